@@ -1,0 +1,300 @@
+//! BSMP: bulk-synchronous message passing (SEMANTICS.md §4, decisions D8–D11).
+//!
+//! A message is a tag of the size in force (set collectively by `set_tagsize`) and a payload of
+//! any length. Sends are copied into the outbox at the call; at the sync every receiver pulls
+//! the messages addressed to it, in ascending source pid and then send order (deterministic,
+//! D10), into one receive buffer whose tags and payloads start at 16-byte boundaries, so that
+//! `hpmove` can hand out `&T` for any plain-data `T` (D11). Unread messages are discarded at
+//! the next sync.
+//!
+//! Tag sizes follow the (A, B, C) model of §4.1: A is the tag size of the messages in the
+//! receive queue, B the size `send` uses now, C the last request; `set_tagsize` returns B (D8);
+//! a sync does (A, B, C) → (B, C, C).
+
+use std::cell::Cell;
+
+use crate::exchange::{flags, MsgRec};
+use crate::{Ctx, Elems, Value};
+
+/// Tag-size state of one process: (A, B, C) of SEMANTICS.md §4.1.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct TagState {
+    pub in_queue: usize,
+    pub in_force: usize,
+    pub requested: usize,
+}
+
+/// Alignment of tags and payloads in the receive buffer.
+const ALIGN: usize = 16;
+
+/// The receive queue: written only by `sync` (which has `&mut Ctx`), read through `&Ctx`.
+#[derive(Default)]
+pub(crate) struct Recv {
+    buf: Vec<u128>,
+    msgs: Vec<MsgRec>,
+    next: Cell<usize>,
+    bytes_left: Cell<usize>,
+}
+
+fn round_up(n: usize) -> usize {
+    n.div_ceil(ALIGN) * ALIGN
+}
+
+impl Recv {
+    /// Empties the queue (keeping capacity).
+    pub(crate) fn clear(&mut self) {
+        self.msgs.clear();
+        self.next.set(0);
+        self.bytes_left.set(0);
+    }
+
+    /// Appends one message; `tag` and `payload` are copied to aligned offsets.
+    pub(crate) fn push(&mut self, tag: &[u8], payload: &[u8]) {
+        let used = self.msgs.last().map_or(0, |m| m.at + round_up(m.tag_len) + round_up(m.payload_len));
+        let need = used + round_up(tag.len()) + round_up(payload.len());
+        if need > self.buf.len() * ALIGN {
+            self.buf.resize(need.div_ceil(ALIGN).max(self.buf.len() * 2), 0);
+        }
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.buf);
+        bytes[used..used + tag.len()].copy_from_slice(tag);
+        let p = used + round_up(tag.len());
+        bytes[p..p + payload.len()].copy_from_slice(payload);
+        self.msgs.push(MsgRec { at: used, tag_len: tag.len(), payload_len: payload.len() });
+        self.bytes_left.set(self.bytes_left.get() + payload.len());
+    }
+
+    fn bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(&self.buf)
+    }
+
+    /// The first unread message: (tag, payload).
+    fn peek(&self) -> Option<(&[u8], &[u8])> {
+        let m = self.msgs.get(self.next.get())?;
+        let b = self.bytes();
+        let p = m.at + round_up(m.tag_len);
+        Some((&b[m.at..m.at + m.tag_len], &b[p..p + m.payload_len]))
+    }
+
+    fn pop(&self) -> Option<(&[u8], &[u8])> {
+        let r = self.peek()?;
+        self.next.set(self.next.get() + 1);
+        self.bytes_left.set(self.bytes_left.get() - r.1.len());
+        Some(r)
+    }
+}
+
+impl Ctx {
+    /// Requests the tag size (in bytes) for the messages of the *next* superstep
+    /// (`bsp_set_tagsize`); collective. Returns the tag size in force now (D8).
+    ///
+    /// All processes must end the superstep with the same request. Several calls in one
+    /// superstep: the last one counts. The initial tag size is 0.
+    ///
+    /// # Panics
+    /// At the next sync, on every process, if the processes requested different sizes.
+    #[track_caller]
+    pub fn set_tagsize(&self, nbytes: usize) -> usize {
+        self.check_live("set_tagsize");
+        let mut st = self.state.borrow_mut();
+        st.tag.requested = nbytes;
+        st.flags |= flags::WORK;
+        st.tag.in_force
+    }
+
+    /// [`set_tagsize`](Ctx::set_tagsize) with the size of `Tg`, for typed tags.
+    #[track_caller]
+    pub fn set_tag<Tg: Value>(&self) -> usize {
+        self.set_tagsize(std::mem::size_of::<Tg>())
+    }
+
+    /// Sends a message with tag `tag` and payload `payload` to process `pid` (`bsp_send`).
+    ///
+    /// Tag and payload are copied at the call. The message can be read by `pid` in the next
+    /// superstep only. The size of `Tg` must be the tag size in force (use `()` with size 0).
+    ///
+    /// ```
+    /// let got = bsp_runtime::run(3, |ctx| {
+    ///     ctx.set_tag::<u32>();
+    ///     ctx.sync();
+    ///     for q in 0..ctx.nprocs() {
+    ///         ctx.send(q, &(ctx.pid() as u32), &[1.5f64, 2.5][..]);
+    ///     }
+    ///     ctx.sync();
+    ///     let mut from = Vec::new();
+    ///     while let Some((tag, payload)) = ctx.move_message::<u32, f64>() {
+    ///         assert_eq!(payload, [1.5, 2.5]);
+    ///         from.push(tag);
+    ///     }
+    ///     from.sort();
+    ///     from
+    /// })
+    /// .unwrap();
+    /// assert_eq!(got[2], [0, 1, 2]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `pid >= nprocs()` or the tag's size is not the tag size in force.
+    #[track_caller]
+    pub fn send<Tg: Value, T: Value, S: ?Sized + Elems<T>>(&self, pid: usize, tag: &Tg, payload: &S) {
+        self.send_impl("send", pid, bytemuck::bytes_of(tag), bytemuck::cast_slice(payload.elems()));
+    }
+
+    /// [`send`](Ctx::send) at the byte level: `tag.len()` must be the tag size in force.
+    #[track_caller]
+    pub fn send_bytes(&self, pid: usize, tag: &[u8], payload: &[u8]) {
+        self.send_impl("send_bytes", pid, tag, payload);
+    }
+
+    #[track_caller]
+    fn send_impl(&self, op: &str, pid: usize, tag: &[u8], payload: &[u8]) {
+        self.check_live(op);
+        self.check_pid(op, pid);
+        let in_force = self.state.borrow().tag.in_force;
+        if tag.len() != in_force {
+            self.fail_misuse(format!(
+                "{op} to process {pid}: the tag has {} bytes but the tag size in force is {in_force} (set it with `set_tagsize` one superstep earlier)",
+                tag.len()
+            ));
+        }
+        let q = self.outbox().dest(pid);
+        q.msgs.push(MsgRec { at: q.msg_data.len(), tag_len: tag.len(), payload_len: payload.len() });
+        q.msg_data.extend_from_slice(tag);
+        q.msg_data.extend_from_slice(payload);
+        let mut st = self.state.borrow_mut();
+        st.flags |= flags::WORK;
+        st.pending.sends += 1;
+    }
+
+    /// The number of unread messages and the sum of their payload sizes in bytes
+    /// (`bsp_qsize`; tags are not counted).
+    pub fn qsize(&self) -> (usize, usize) {
+        (self.recv.msgs.len() - self.recv.next.get(), self.recv.bytes_left.get())
+    }
+
+    /// The payload size in bytes and the tag of the first unread message, without removing it
+    /// (`bsp_get_tag`); `None` if the queue is empty.
+    ///
+    /// # Panics
+    /// If the size of `Tg` is not the tag size of the messages in the queue.
+    #[track_caller]
+    pub fn get_tag<Tg: Value>(&self) -> Option<(usize, Tg)> {
+        let (tag, payload) = self.recv.peek()?;
+        Some((payload.len(), self.typed_tag::<Tg>("get_tag", tag)))
+    }
+
+    /// [`get_tag`](Ctx::get_tag) at the byte level: copies the tag into `tag` (whose length must
+    /// be the tag size of the queued messages) and returns the payload size; `None` (and `tag`
+    /// untouched) if the queue is empty (D9).
+    #[track_caller]
+    pub fn get_tag_bytes(&self, tag: &mut [u8]) -> Option<usize> {
+        let (t, payload) = self.recv.peek()?;
+        self.check_tag_len("get_tag_bytes", tag.len());
+        tag.copy_from_slice(t);
+        Some(payload.len())
+    }
+
+    /// Removes the first unread message and returns its tag and payload (`bsp_move`);
+    /// `None` if the queue is empty (D9).
+    ///
+    /// # Panics
+    /// If the size of `Tg` is not the queue's tag size, or the payload is not a whole number
+    /// of `T`.
+    #[track_caller]
+    pub fn move_message<Tg: Value, T: Value>(&self) -> Option<(Tg, Vec<T>)> {
+        let (tag, payload) = self.recv.peek()?;
+        let tag = self.typed_tag::<Tg>("move_message", tag);
+        let payload: Vec<T> = self.typed_payload::<T>("move_message", payload).to_vec();
+        self.recv.pop();
+        Some((tag, payload))
+    }
+
+    /// Removes the first unread message, copies as much of its payload as fits into `payload`,
+    /// and returns the message's full payload length in elements (`bsp_move`). `None` if empty.
+    #[track_caller]
+    pub fn move_into<T: Value>(&self, payload: &mut [T]) -> Option<usize> {
+        let (_, p) = self.recv.peek()?;
+        let p = self.typed_payload::<T>("move_into", p);
+        let n = p.len().min(payload.len());
+        payload[..n].copy_from_slice(&p[..n]);
+        let len = p.len();
+        self.recv.pop();
+        Some(len)
+    }
+
+    /// [`move_into`](Ctx::move_into) at the byte level: copies `min(len, payload.len())` bytes
+    /// and returns the payload length in bytes.
+    pub fn move_bytes(&self, payload: &mut [u8]) -> Option<usize> {
+        let (_, p) = self.recv.pop()?;
+        let n = p.len().min(payload.len());
+        payload[..n].copy_from_slice(&p[..n]);
+        Some(p.len())
+    }
+
+    /// Removes the first unread message and returns references to its tag and payload in the
+    /// receive buffer, without copying (`bsp_hpmove`). They are valid until the next sync
+    /// (which needs `&mut Ctx`), and aligned for any plain-data type (D11). `None` if empty.
+    ///
+    /// ```
+    /// let total = bsp_runtime::run(2, |ctx| {
+    ///     ctx.send(1 - ctx.pid(), &(), &[1u64, 2, 3][..]);
+    ///     ctx.sync();
+    ///     let (_, xs) = ctx.hpmove::<(), u64>().unwrap();
+    ///     xs.iter().sum::<u64>()
+    /// })
+    /// .unwrap();
+    /// assert_eq!(total, vec![6, 6]);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`move_message`](Ctx::move_message).
+    #[track_caller]
+    pub fn hpmove<Tg: Value, T: Value>(&self) -> Option<(&Tg, &[T])> {
+        let (tag, payload) = self.recv.peek()?;
+        self.check_tag_len("hpmove", std::mem::size_of::<Tg>());
+        let payload = self.typed_payload::<T>("hpmove", payload);
+        let tag: &Tg = if std::mem::size_of::<Tg>() == 0 {
+            bytemuck::from_bytes(&[])
+        } else {
+            bytemuck::try_from_bytes(tag).unwrap_or_else(|e| self.fail_misuse(format!("hpmove: tag: {e}")))
+        };
+        self.recv.pop();
+        Some((tag, payload))
+    }
+
+    /// [`hpmove`](Ctx::hpmove) at the byte level: (tag, payload) as bytes.
+    pub fn hpmove_bytes(&self) -> Option<(&[u8], &[u8])> {
+        self.recv.pop()
+    }
+
+    #[track_caller]
+    fn check_tag_len(&self, op: &str, len: usize) {
+        let in_queue = self.state.borrow().tag.in_queue;
+        if len != in_queue {
+            self.fail_misuse(format!(
+                "{op}: the tag type has {len} bytes but the messages in the queue have {in_queue}-byte tags"
+            ));
+        }
+    }
+
+    #[track_caller]
+    fn typed_tag<Tg: Value>(&self, op: &str, tag: &[u8]) -> Tg {
+        self.check_tag_len(op, std::mem::size_of::<Tg>());
+        bytemuck::pod_read_unaligned(tag)
+    }
+
+    #[track_caller]
+    fn typed_payload<'a, T: Value>(&self, op: &str, payload: &'a [u8]) -> &'a [T] {
+        let size = std::mem::size_of::<T>();
+        if size == 0 {
+            self.fail_misuse(format!("{op}: the payload type `{}` has size 0", std::any::type_name::<T>()));
+        }
+        if payload.len() % size != 0 || std::mem::align_of::<T>() > ALIGN {
+            self.fail_misuse(format!(
+                "{op}: a payload of {} bytes is not a whole number of `{}` ({size} bytes)",
+                payload.len(),
+                std::any::type_name::<T>()
+            ));
+        }
+        bytemuck::cast_slice(payload)
+    }
+}

@@ -1,0 +1,201 @@
+//! `Ctx`: one process's view of an SPMD run.
+//!
+//! The communication primitives live beside their concern (`reg.rs`, `drma.rs`, `bsmp.rs`,
+//! `sync.rs`); this file holds the context itself, its per-superstep state and the failure paths.
+
+use std::cell::{Cell, RefCell};
+use std::fmt::Display;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossbeam_utils::sync::Parker;
+
+use crate::bsmp::{Recv, TagState};
+use crate::drma::GetRec;
+use crate::engine::threads::Group;
+use crate::exchange::{Outbox, Pending};
+use crate::reg::Table;
+use crate::Error;
+
+/// The payload of a silent unwind: this process stops because the run already failed (the
+/// failure is recorded elsewhere), so nothing more is printed.
+pub(crate) struct Stop;
+
+/// What a process accumulates during one superstep, besides its outbox.
+pub(crate) struct State {
+    pub table: Table,
+    pub gets: Vec<GetRec>,
+    pub get_stage: Vec<u8>,
+    pub tag: TagState,
+    /// `exchange::flags` bits this process will arrive with.
+    pub flags: u64,
+    pub pending: Pending,
+}
+
+/// One process of an SPMD run: its pid, the number of processes, and every BSPlib primitive.
+///
+/// A `Ctx` is handed to the SPMD function by [`run`](crate::run) / [`Launch`](crate::Launch)
+/// (or `#[bsp::program]`). Operations that copy at the call (`put`, `send`, registration, BSMP
+/// reception) take `&self`; [`sync`](Ctx::sync) takes `&mut self`, which is how the compiler
+/// knows that no borrow of registered memory or of the message queue survives a sync.
+/// Operations that borrow until the sync (`get`, `hpget`, `hpput`) live on
+/// [`Superstep`](crate::Superstep), obtained from [`superstep`](Ctx::superstep).
+///
+/// ```
+/// let out = bsp_runtime::run(4, |ctx| {
+///     let (pid, p) = (ctx.pid(), ctx.nprocs());
+///     let x = ctx.push_reg([pid as i32]);
+///     ctx.sync();
+///     let mut left = -1;
+///     ctx.superstep(|s| s.get((pid + p - 1) % p, &x, 0, &mut left));
+///     left
+/// })
+/// .unwrap();
+/// assert_eq!(out, vec![3, 0, 1, 2]);
+/// ```
+pub struct Ctx {
+    pub(crate) group: Arc<Group>,
+    pub(crate) parker: Parker,
+    pub(crate) pid: usize,
+    pub(crate) nprocs: usize,
+    pub(crate) step: usize,
+    start: Instant,
+    pub(crate) state: RefCell<State>,
+    pub(crate) recv: Recv,
+    /// Set when a `superstep` closure unwound: the process may not communicate any more.
+    pub(crate) broken: Cell<bool>,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl std::fmt::Debug for Ctx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ctx").field("pid", &self.pid).field("nprocs", &self.nprocs).field("step", &self.step).finish()
+    }
+}
+
+impl Ctx {
+    pub(crate) fn new(group: Arc<Group>, parker: Parker, pid: usize) -> Self {
+        let nprocs = group.nprocs();
+        Ctx {
+            group,
+            parker,
+            pid,
+            nprocs,
+            step: 0,
+            start: Instant::now(),
+            state: RefCell::new(State {
+                table: Table::default(),
+                gets: Vec::new(),
+                get_stage: Vec::new(),
+                tag: TagState::default(),
+                flags: 0,
+                pending: Pending::default(),
+            }),
+            recv: Recv::default(),
+            broken: Cell::new(false),
+            _not_send: PhantomData,
+        }
+    }
+
+    /// This process's id, in `0..nprocs()`.
+    pub fn pid(&self) -> usize {
+        self.pid
+    }
+
+    /// The number of processes in this run.
+    pub fn nprocs(&self) -> usize {
+        self.nprocs
+    }
+
+    /// Seconds since this process started, from a monotonic clock (`bsp_time`).
+    ///
+    /// Each process has its own clock; nothing makes the clocks of different processes agree.
+    pub fn time(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// The number of syncs this process has completed: the index of the current superstep.
+    pub fn step(&self) -> usize {
+        self.step
+    }
+
+    /// Stops every process of the run with `msg` (`bsp_abort`).
+    ///
+    /// Processes waiting in a sync wake up and stop; processes computing stop at their next
+    /// communication call. The launcher returns an [`Error`] with this message and pid, for
+    /// which [`Error::is_abort`] is true.
+    ///
+    /// ```
+    /// let err = bsp_runtime::run(3, |ctx| {
+    ///     if ctx.pid() == 2 {
+    ///         ctx.abort(format!("bad input {}", 42));
+    ///     }
+    ///     ctx.sync();
+    /// })
+    /// .unwrap_err();
+    /// assert_eq!(err.to_string(), "process 2 aborted: bad input 42");
+    /// ```
+    pub fn abort(&self, msg: impl Display) -> ! {
+        self.group.fail(Error::abort(self.pid, msg.to_string()));
+        std::panic::resume_unwind(Box::new(Stop))
+    }
+
+    pub(crate) fn run_id(&self) -> u64 {
+        self.group.run_id()
+    }
+
+    /// Parity of the current superstep: which of the two outboxes it writes.
+    pub(crate) fn parity(&self) -> usize {
+        self.step & 1
+    }
+
+    /// This process's outbox for the current superstep.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) fn outbox(&self) -> &mut Outbox {
+        // SAFETY: we are process `pid`, in a superstep of this parity (the sync code switches
+        // parity only after every reader is done); callers never hold two of these at once
+        // (each primitive takes it, appends, and drops it before returning).
+        unsafe { self.group.own_outbox(self.pid, self.parity()) }
+    }
+
+    /// Panics (in this process) with a misuse message; the launcher stops the others.
+    #[track_caller]
+    pub(crate) fn fail_misuse(&self, msg: String) -> ! {
+        panic!("process {}: {msg}", self.pid)
+    }
+
+    /// Stops this process silently because the run already failed elsewhere.
+    pub(crate) fn stop(&self) -> ! {
+        std::panic::resume_unwind(Box::new(Stop))
+    }
+
+    /// Records a failure every process detects identically (a collective mismatch found at a
+    /// sync) and stops this process.
+    pub(crate) fn fail_collective(&self, msg: String) -> ! {
+        self.group.fail(Error::panic(self.pid, msg));
+        self.stop()
+    }
+
+    /// Checks at the start of every primitive: the run has not failed, and this process may
+    /// still communicate.
+    #[track_caller]
+    pub(crate) fn check_live(&self, op: &str) {
+        if self.group.is_failed() {
+            self.stop();
+        }
+        if self.broken.get() {
+            self.fail_misuse(format!(
+                "{op}: a `superstep` of this process panicked earlier; it cannot communicate any more"
+            ));
+        }
+    }
+
+    /// Checks a destination/source pid.
+    #[track_caller]
+    pub(crate) fn check_pid(&self, op: &str, pid: usize) {
+        if pid >= self.nprocs {
+            self.fail_misuse(format!("{op}: pid {pid} is out of range (nprocs = {})", self.nprocs));
+        }
+    }
+}

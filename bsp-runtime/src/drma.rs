@@ -1,0 +1,171 @@
+//! DRMA: `put`, `hpput`, `get`, `hpget` (SEMANTICS.md §3, decisions D1–D7).
+//!
+//! - `put` copies its source into the outbox at the call (buffered on source and destination).
+//! - `hpput` records the source's address; the receiver copies straight from it during the sync
+//!   (the source is borrowed until then, so it cannot change). A source inside this process's
+//!   registered memory is copied at the call instead, because incoming puts may write there
+//!   during the same sync.
+//! - `get` and `hpget` record the destination's address; the requester reads the source during
+//!   the sync, before any put lands (D1), and writes its destination directly, or through a
+//!   staging buffer when the destination lies in its own registered memory (which other
+//!   processes may be reading at that moment).
+//!
+//! Offsets and lengths are in elements. Zero-length transfers validate pid and registration and
+//! move nothing (D7).
+
+use crate::exchange::{flags, PutRec, PutSrc};
+use crate::{Ctx, Elems, ElemsMut, Reg, Superstep, Value};
+
+/// A get queued for the sync.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GetRec {
+    /// Address of the source in the target's memory (threads engine).
+    pub src_addr: usize,
+    pub bytes: usize,
+    pub dst_addr: usize,
+    /// The destination lies in this process's registered memory: write it after the get phase.
+    pub staged: bool,
+}
+
+impl Ctx {
+    /// Copies `src` into `dst` at `offset` on process `pid` at the next sync (`bsp_put`).
+    ///
+    /// The source is copied before `put` returns, so it may be reused at once. Puts land after
+    /// get results (the put wins, D1); puts to the same element are applied in ascending
+    /// source pid, then issue order, and the last one wins (D2).
+    ///
+    /// ```
+    /// let got = bsp_runtime::run(2, |ctx| {
+    ///     let mut x = ctx.push_reg([0u8; 4]);
+    ///     ctx.sync();
+    ///     let mut v = [1u8, 2];
+    ///     ctx.put(1 - ctx.pid(), &v, &x, 2);
+    ///     v[0] = 9; // no effect on the transfer
+    ///     ctx.sync();
+    ///     x.local(ctx).to_vec()
+    /// })
+    /// .unwrap();
+    /// assert_eq!(got[0], [0, 0, 1, 2]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `pid >= nprocs()`, if `dst` is not an effective registration (pushed in this
+    /// superstep, or already deregistered), or if `offset + len` is past the extent that process
+    /// `pid` registered.
+    #[track_caller]
+    pub fn put<T: Value, S: ?Sized + Elems<T>>(&self, pid: usize, src: &S, dst: &Reg<T>, offset: usize) {
+        let src = src.elems();
+        let r = self.resolve("put", pid, dst, offset, src.len());
+        if r.bytes == 0 {
+            return;
+        }
+        self.queue_buffered_put(pid, r.slot, r.byte_offset, bytemuck::cast_slice(src));
+    }
+
+    fn queue_buffered_put(&self, pid: usize, slot: u32, byte_offset: usize, bytes: &[u8]) {
+        let q = self.outbox().dest(pid);
+        q.puts.push(PutRec { slot, byte_offset, len: bytes.len(), src: PutSrc::Buffered(q.put_data.len()) });
+        q.put_data.extend_from_slice(bytes);
+        let mut st = self.state.borrow_mut();
+        st.flags |= flags::WORK;
+        st.pending.puts += 1;
+    }
+
+    fn queue_get(&self, op: &str, pid: usize, src: &Reg<impl Value>, offset: usize, dst: &mut [u8], elems: usize) {
+        let r = self.resolve(op, pid, src, offset, elems);
+        if r.bytes == 0 {
+            return;
+        }
+        let dst_addr = dst.as_mut_ptr() as usize;
+        let mut st = self.state.borrow_mut();
+        let staged = st.table.overlaps_local(dst_addr, r.bytes);
+        st.gets.push(GetRec { src_addr: r.remote_addr + r.byte_offset, bytes: r.bytes, dst_addr, staged });
+        st.flags |= flags::GET | flags::WORK;
+        st.pending.gets += 1;
+    }
+}
+
+impl<'s> Superstep<'s, '_> {
+    /// Reads `dst.len()` elements of `src` at `offset` on process `pid` into `dst` at the end of
+    /// this superstep (`bsp_get`).
+    ///
+    /// The source is read at the sync, after every process finished its superstep and before
+    /// any put lands. `dst` stays borrowed until the sync, so the compiler rejects reading it
+    /// early. Overlapping get destinations: the later get wins (D2).
+    ///
+    /// ```
+    /// let got = bsp_runtime::run(3, |ctx| {
+    ///     let x = ctx.push_reg([10 * ctx.pid() as u32]);
+    ///     ctx.sync();
+    ///     let mut all = [0u32; 3];
+    ///     ctx.superstep(|s| {
+    ///         // one destination element per process: borrow them with `iter_mut`
+    ///         for (q, slot) in all.iter_mut().enumerate() {
+    ///             s.get(q, &x, 0, slot);
+    ///         }
+    ///     });
+    ///     all
+    /// })
+    /// .unwrap();
+    /// assert_eq!(got[1], [0, 10, 20]);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`Ctx::put`], with the extent of `src` on process `pid`.
+    #[track_caller]
+    pub fn get<T: Value, D: ?Sized + ElemsMut<T>>(&self, pid: usize, src: &Reg<T>, offset: usize, dst: &'s mut D) {
+        let dst = dst.elems_mut();
+        let n = dst.len();
+        self.ctx.queue_get("get", pid, src, offset, bytemuck::cast_slice_mut(dst), n);
+    }
+
+    /// An unbuffered get (`bsp_hpget`): like [`get`](Superstep::get), and the data may move at
+    /// any time until the end of the sync. `dst` is borrowed until the sync.
+    ///
+    /// # Panics
+    /// As [`get`](Superstep::get).
+    #[track_caller]
+    pub fn hpget<T: Value, D: ?Sized + ElemsMut<T>>(&self, pid: usize, src: &Reg<T>, offset: usize, dst: &'s mut D) {
+        let dst = dst.elems_mut();
+        let n = dst.len();
+        self.ctx.queue_get("hpget", pid, src, offset, bytemuck::cast_slice_mut(dst), n);
+    }
+
+    /// An unbuffered put (`bsp_hpput`): the receiver copies straight from `src` during the sync,
+    /// with no staging copy. `src` is borrowed until the sync, so it cannot change meanwhile.
+    ///
+    /// ```
+    /// let got = bsp_runtime::run(2, |ctx| {
+    ///     let x = ctx.push_reg(vec![0u64; 1024]);
+    ///     ctx.sync();
+    ///     let block: Vec<u64> = (0..1024).collect();
+    ///     ctx.superstep(|s| s.hpput(1 - s.pid(), &block[..], &x, 0));
+    ///     x.local(ctx)[1023]
+    /// })
+    /// .unwrap();
+    /// assert_eq!(got, vec![1023, 1023]);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`Ctx::put`].
+    #[track_caller]
+    pub fn hpput<T: Value, S: ?Sized + Elems<T>>(&self, pid: usize, src: &'s S, dst: &Reg<T>, offset: usize) {
+        let ctx = self.ctx;
+        let src = src.elems();
+        let r = ctx.resolve("hpput", pid, dst, offset, src.len());
+        if r.bytes == 0 {
+            return;
+        }
+        let bytes: &[u8] = bytemuck::cast_slice(src);
+        let addr = bytes.as_ptr() as usize;
+        if ctx.state.borrow().table.overlaps_local(addr, bytes.len()) {
+            ctx.queue_buffered_put(pid, r.slot, r.byte_offset, bytes);
+            return;
+        }
+        let q = ctx.outbox().dest(pid);
+        q.puts.push(PutRec { slot: r.slot, byte_offset: r.byte_offset, len: r.bytes, src: PutSrc::Direct(addr) });
+        let mut st = ctx.state.borrow_mut();
+        st.flags |= flags::WORK | flags::HPPUT;
+        st.pending.puts += 1;
+    }
+}

@@ -1,0 +1,78 @@
+//! The error a failed SPMD run returns.
+
+use std::fmt;
+
+/// Why an SPMD run failed: the first failure, with the process it happened on.
+///
+/// Returned by [`run`](crate::run) and [`Launch::run`](crate::Launch::run). Misuse (a pid out of
+/// range, an access past a registration's extent, a collective mismatch, ...) and panics or
+/// [`Ctx::abort`](crate::Ctx::abort) calls in user code all end up here.
+///
+/// ```
+/// let err = bsp_runtime::run(2, |ctx| {
+///     if ctx.pid() == 1 {
+///         ctx.abort("no data");
+///     }
+///     ctx.sync();
+/// })
+/// .unwrap_err();
+/// assert_eq!(err.pid(), Some(1));
+/// assert!(err.to_string().contains("no data"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    pid: Option<usize>,
+    kind: Kind,
+    message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A process panicked (including misuse detected by the runtime).
+    Panic,
+    /// A process called `abort`.
+    Abort,
+    /// The launch itself was wrong (zero processes, bad `BSP_NPROCS`).
+    Launch,
+}
+
+impl Error {
+    pub(crate) fn panic(pid: usize, message: String) -> Self {
+        Error { pid: Some(pid), kind: Kind::Panic, message }
+    }
+
+    pub(crate) fn abort(pid: usize, message: String) -> Self {
+        Error { pid: Some(pid), kind: Kind::Abort, message }
+    }
+
+    pub(crate) fn launch(message: String) -> Self {
+        Error { pid: None, kind: Kind::Launch, message }
+    }
+
+    /// The process the failure happened on (`None` for a launch error).
+    pub fn pid(&self) -> Option<usize> {
+        self.pid
+    }
+
+    /// The failure's message, without the process prefix.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Whether the run failed because a process called [`Ctx::abort`](crate::Ctx::abort).
+    pub fn is_abort(&self) -> bool {
+        self.kind == Kind::Abort
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.kind, self.pid) {
+            (Kind::Abort, Some(pid)) => write!(f, "process {pid} aborted: {}", self.message),
+            (_, Some(pid)) => write!(f, "process {pid} failed: {}", self.message),
+            (_, None) => write!(f, "{}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

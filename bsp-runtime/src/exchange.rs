@@ -1,0 +1,170 @@
+//! What one process publishes at a sync: its outbox.
+//!
+//! This is the engine-neutral description of a superstep's communication. The semantic layer
+//! (`ctx`, `drma`, `bsmp`, `reg`) fills it during the superstep; an engine moves it. Nothing here
+//! is a pointer into another process's memory except [`PutSrc::Direct`], which only the threads
+//! engine creates (an engine without a shared address space copies those bytes instead).
+
+/// Per-process flags combined by the sync barrier.
+pub(crate) mod flags {
+    /// The process arrived from `sync`.
+    pub const SYNC: u64 = 1;
+    /// The process arrived from the end of the SPMD function.
+    pub const END: u64 = 1 << 1;
+    /// The process queued something others must look at (puts, messages, registration changes,
+    /// a tag-size request).
+    pub const WORK: u64 = 1 << 2;
+    /// The process has gets: a get phase (and a barrier after it) is needed.
+    pub const GET: u64 = 1 << 3;
+    /// The process has unbuffered puts read straight from its memory: a closing barrier is
+    /// needed so that it does not return (and release the source) before the readers finish.
+    pub const HPPUT: u64 = 1 << 4;
+    /// The process ended with communication still queued.
+    pub const PENDING: u64 = 1 << 5;
+}
+
+/// How a process arrived at the barrier (for diagnostics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum Arrival {
+    #[default]
+    Sync,
+    End,
+}
+
+/// A registration pushed in this superstep, as the other processes need to know it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PushInfo {
+    /// Serial number of the registration (the same on every process if the pushes match).
+    pub serial: u64,
+    /// Address of the local memory (meaningful to the threads engine only).
+    pub addr: usize,
+    /// Extent in bytes.
+    pub bytes: usize,
+    /// Size of one element, to catch processes registering different types.
+    pub elem_size: usize,
+    /// Element type name, for messages.
+    pub type_name: &'static str,
+}
+
+/// Collective bookkeeping compared at the sync.
+#[derive(Debug, Default)]
+pub(crate) struct Meta {
+    pub arrival: Arrival,
+    pub step: usize,
+    pub pushes: Vec<PushInfo>,
+    /// Serials of the registrations popped in this superstep, in call order.
+    pub pops: Vec<u64>,
+    /// The tag size requested for the next superstep (state `C` of SEMANTICS.md §4.1).
+    pub tag_request: usize,
+    /// Operations still queued when the SPMD function returned (D15), for the message.
+    pub pending: Pending,
+}
+
+/// Counts of queued operations, by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Pending {
+    pub puts: usize,
+    pub gets: usize,
+    pub sends: usize,
+    pub regs: usize,
+}
+
+impl Pending {
+    pub(crate) fn total(&self) -> usize {
+        self.puts + self.gets + self.sends + self.regs
+    }
+}
+
+impl std::fmt::Display for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        for (n, what) in [(self.puts, "put"), (self.gets, "get"), (self.sends, "send"), (self.regs, "push_reg/pop_reg")]
+        {
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        write!(f, "{}", parts.join(", "))
+    }
+}
+
+/// Where the bytes of a put come from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum PutSrc {
+    /// Offset into the destination queue's `data` (a buffered put, copied at the call).
+    Buffered(usize),
+    /// Address in the sender's memory, borrowed until the end of the sync (an `hpput`).
+    Direct(usize),
+}
+
+/// One put (or hpput) to one destination.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PutRec {
+    pub slot: u32,
+    pub byte_offset: usize,
+    pub len: usize,
+    pub src: PutSrc,
+}
+
+/// One message to one destination; tag and payload live in the queue's `msg_data`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MsgRec {
+    pub at: usize,
+    pub tag_len: usize,
+    pub payload_len: usize,
+}
+
+/// Everything one process sends to one destination in one superstep, in issue order.
+#[derive(Debug, Default)]
+pub(crate) struct DestQueue {
+    pub puts: Vec<PutRec>,
+    pub put_data: Vec<u8>,
+    pub msgs: Vec<MsgRec>,
+    pub msg_data: Vec<u8>,
+}
+
+impl DestQueue {
+    pub(crate) fn clear(&mut self) {
+        self.puts.clear();
+        self.put_data.clear();
+        self.msgs.clear();
+        self.msg_data.clear();
+    }
+}
+
+/// One process's outbox for one superstep.
+#[derive(Debug, Default)]
+pub(crate) struct Outbox {
+    pub meta: Meta,
+    /// Indexed by destination pid.
+    pub to: Vec<DestQueue>,
+    /// Destinations with something queued, so a sync touches only those.
+    pub touched: Vec<usize>,
+}
+
+impl Outbox {
+    pub(crate) fn new(nprocs: usize) -> Self {
+        Outbox { meta: Meta::default(), to: (0..nprocs).map(|_| DestQueue::default()).collect(), touched: Vec::new() }
+    }
+
+    /// Empties the outbox, keeping every buffer's capacity (no allocation in steady state).
+    pub(crate) fn clear(&mut self) {
+        for &d in &self.touched {
+            self.to[d].clear();
+        }
+        self.touched.clear();
+        self.meta.pushes.clear();
+        self.meta.pops.clear();
+        self.meta.pending = Pending::default();
+        self.meta.arrival = Arrival::Sync;
+    }
+
+    /// The queue for `pid`, remembering that it was touched.
+    pub(crate) fn dest(&mut self, pid: usize) -> &mut DestQueue {
+        let q = &mut self.to[pid];
+        if q.puts.is_empty() && q.msgs.is_empty() {
+            self.touched.push(pid);
+        }
+        &mut self.to[pid]
+    }
+}

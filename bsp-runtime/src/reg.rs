@@ -1,0 +1,404 @@
+//! Registered variables: `Reg<T>`, the memory it owns, and each process's registration table.
+//!
+//! A registration is created collectively by `push_reg` and matched across processes by order,
+//! as in BSPlib. Here the runtime owns the registered memory (`Reg<T>` is the handle), so local
+//! code can only reach it through a borrow of the process's [`Ctx`](crate::Ctx); `sync` takes
+//! `&mut Ctx`, so no such borrow is alive while other processes write into it.
+//!
+//! Every process keeps a full table: for each slot, every process's address and extent (the
+//! address is used by the threads engine only). Bounds checks therefore use the *target's*
+//! extent at the call, without asking the target.
+
+use std::any::Any;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use crate::{Ctx, Value};
+
+/// The memory of one registration: a boxed slice, shared between the `Reg` handle and the
+/// table so that it outlives the registration even if the handle is dropped.
+pub(crate) struct Storage<T> {
+    ptr: NonNull<T>,
+    len: usize,
+}
+
+// SAFETY: `Storage` is a `Box<[T]>` in raw form with `T: Value` (`Send + Sync` plain data).
+// Accesses through the raw pointer follow the superstep protocol (`sync.rs`): local code borrows
+// through `&Ctx`/`&mut Reg`, other processes touch it only inside a sync.
+unsafe impl<T: Value> Send for Storage<T> {}
+// SAFETY: as above.
+unsafe impl<T: Value> Sync for Storage<T> {}
+
+impl<T> Storage<T> {
+    fn new(data: Vec<T>) -> Self {
+        let boxed: Box<[T]> = data.into_boxed_slice();
+        let len = boxed.len();
+        let ptr = NonNull::new(Box::into_raw(boxed).cast::<T>()).expect("Box::into_raw is never null");
+        Storage { ptr, len }
+    }
+
+    pub(crate) fn addr(&self) -> usize {
+        self.ptr.as_ptr() as usize
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        std::mem::size_of_val(self.as_slice_unchecked())
+    }
+
+    fn as_slice_unchecked(&self) -> &[T] {
+        // SAFETY: ptr/len come from a live Box<[T]>; callers guarantee no concurrent writer
+        // (the public accessors go through `&Ctx`, see the module docs).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T> Drop for Storage<T> {
+    fn drop(&mut self) {
+        // SAFETY: ptr/len are the parts of the Box<[T]> made in `new`, dropped exactly once.
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len)) });
+    }
+}
+
+/// Where a registration stands on this process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RegState {
+    /// Pushed in superstep `.0`; effective after the next sync.
+    Pushed(usize),
+    /// Effective.
+    Active,
+    /// Popped in superstep `.0`; usable until the next sync (D6).
+    Popped(usize),
+}
+
+/// One slot of a process's registration table.
+pub(crate) struct Entry {
+    pub serial: u64,
+    pub state: RegState,
+    /// This process's memory.
+    pub local_addr: usize,
+    pub local_bytes: usize,
+    /// Every process's (address, extent in bytes); filled when the registration takes effect.
+    pub remote: Vec<(usize, usize)>,
+    /// Keeps the memory alive while registered (never read).
+    pub _keep: Arc<dyn Any + Send + Sync>,
+}
+
+/// A process's registration table. Slots are reused LIFO; since pushes and pops are collective
+/// and applied in the same order everywhere, slot numbers agree across processes.
+#[derive(Default)]
+pub(crate) struct Table {
+    pub entries: Vec<Option<Entry>>,
+    free: Vec<u32>,
+    next_serial: u64,
+}
+
+impl Table {
+    pub(crate) fn alloc(&mut self) -> (u32, u64) {
+        self.next_serial += 1;
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.entries.push(None);
+                u32::try_from(self.entries.len() - 1).expect("more than 2^32 registrations")
+            }
+        };
+        (slot, self.next_serial)
+    }
+
+    pub(crate) fn release(&mut self, slot: u32) {
+        self.entries[slot as usize] = None;
+        self.free.push(slot);
+    }
+
+    pub(crate) fn get(&self, slot: u32, serial: u64) -> Option<&Entry> {
+        self.entries.get(slot as usize)?.as_ref().filter(|e| e.serial == serial)
+    }
+
+    /// The slot whose serial is `serial`, if registered.
+    pub(crate) fn find_serial(&self, serial: u64) -> Option<u32> {
+        self.entries.iter().position(|e| e.as_ref().is_some_and(|e| e.serial == serial)).map(|i| i as u32)
+    }
+
+    /// Whether `[addr, addr + len)` overlaps memory of any registration of this process.
+    pub(crate) fn overlaps_local(&self, addr: usize, len: usize) -> bool {
+        len > 0
+            && self.entries.iter().flatten().any(|e| addr < e.local_addr + e.local_bytes && e.local_addr < addr + len)
+    }
+}
+
+/// A typed registered variable: a slice of `T` that other processes can put into and get from.
+///
+/// Made by [`Ctx::push_reg`](crate::Ctx::push_reg) (collective, effective at the next sync) and
+/// deregistered by [`Ctx::pop_reg`](crate::Ctx::pop_reg) (collective, effective at the next sync,
+/// usable until then). Offsets and lengths are counted in elements of `T`; each process may
+/// register a different length.
+///
+/// The memory belongs to the runtime while registered: read and write it through the process's
+/// context with [`local`](Reg::local) and [`local_mut`](Reg::local_mut). Those borrows end before
+/// the next sync (which needs `&mut Ctx`), so remote writes never race with local code.
+///
+/// ```
+/// let sums = bsp_runtime::run(3, |ctx| {
+///     let mut x = ctx.push_reg(vec![0u64; ctx.nprocs()]);
+///     ctx.sync();
+///     for q in 0..ctx.nprocs() {
+///         ctx.put(q, &(ctx.pid() as u64 + 1), &x, ctx.pid());
+///     }
+///     ctx.sync();
+///     x.local_mut(ctx)[0] += 100;
+///     x.local(ctx).iter().sum::<u64>()
+/// })
+/// .unwrap();
+/// assert_eq!(sums, vec![106, 106, 106]);
+/// ```
+pub struct Reg<T: Value> {
+    pub(crate) slot: u32,
+    pub(crate) serial: u64,
+    pub(crate) run_id: u64,
+    pub(crate) pid: usize,
+    pub(crate) storage: Arc<Storage<T>>,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl<T: Value> std::fmt::Debug for Reg<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reg")
+            .field("registration", &self.serial)
+            .field("pid", &self.pid)
+            .field("len", &self.storage.len)
+            .finish()
+    }
+}
+
+impl<T: Value> Reg<T> {
+    pub(crate) fn new(slot: u32, serial: u64, run_id: u64, pid: usize, data: Vec<T>) -> (Self, Arc<Storage<T>>) {
+        let storage = Arc::new(Storage::new(data));
+        let reg = Reg { slot, serial, run_id, pid, storage: storage.clone(), _not_send: PhantomData };
+        (reg, storage)
+    }
+
+    /// The number of elements this process registered.
+    pub fn len(&self) -> usize {
+        self.storage.len
+    }
+
+    /// Whether this process registered no elements.
+    pub fn is_empty(&self) -> bool {
+        self.storage.len == 0
+    }
+
+    /// The registration's number in messages (`registration #n`): the n-th `push_reg` of the run.
+    pub fn id(&self) -> u64 {
+        self.serial
+    }
+
+    #[track_caller]
+    fn check_owner(&self, ctx: &Ctx, what: &str) {
+        if self.run_id != ctx.run_id() || self.pid != ctx.pid() {
+            ctx.fail_misuse(format!(
+                "{what}: registration #{} belongs to process {} of another run or process, not to this one",
+                self.serial, self.pid
+            ));
+        }
+    }
+
+    /// This process's registered elements.
+    ///
+    /// # Panics
+    /// If the registration belongs to another process or run.
+    #[track_caller]
+    pub fn local<'a>(&'a self, ctx: &'a Ctx) -> &'a [T] {
+        self.check_owner(ctx, "local");
+        self.storage.as_slice_unchecked()
+    }
+
+    /// This process's registered elements, to modify.
+    ///
+    /// # Panics
+    /// If the registration belongs to another process or run.
+    #[track_caller]
+    pub fn local_mut<'a>(&'a mut self, ctx: &'a Ctx) -> &'a mut [T] {
+        self.check_owner(ctx, "local_mut");
+        // SAFETY: `&mut self` is the only handle (Reg is not Clone), the borrow of `ctx` keeps
+        // the process out of `sync` (the only time other processes or the runtime touch this
+        // memory), and the returned borrow is tied to both.
+        unsafe { std::slice::from_raw_parts_mut(self.storage.ptr.as_ptr(), self.storage.len) }
+    }
+
+    /// Element 0 (the usual shape of a registered single value).
+    ///
+    /// # Panics
+    /// If no element was registered, or as [`local`](Reg::local).
+    #[track_caller]
+    pub fn value<'a>(&'a self, ctx: &'a Ctx) -> &'a T {
+        match self.local(ctx).first() {
+            Some(v) => v,
+            None => ctx.fail_misuse(format!("value: registration #{} has no elements on this process", self.serial)),
+        }
+    }
+
+    /// Element 0, to modify.
+    ///
+    /// # Panics
+    /// As [`value`](Reg::value).
+    #[track_caller]
+    pub fn value_mut<'a>(&'a mut self, ctx: &'a Ctx) -> &'a mut T {
+        let serial = self.serial;
+        match self.local_mut(ctx).first_mut() {
+            Some(v) => v,
+            None => ctx.fail_misuse(format!("value_mut: registration #{serial} has no elements on this process")),
+        }
+    }
+
+    /// Takes the elements back once the registration is gone (popped, and the sync after the pop
+    /// has happened).
+    ///
+    /// # Panics
+    /// If the registration is still registered.
+    #[track_caller]
+    pub fn into_vec(self, ctx: &Ctx) -> Vec<T> {
+        self.check_owner(ctx, "into_vec");
+        let serial = self.serial;
+        match Arc::try_unwrap(self.storage) {
+            Ok(storage) => storage.as_slice_unchecked().to_vec(),
+            Err(_) => ctx.fail_misuse(format!(
+                "into_vec: registration #{serial} is still registered; call `pop_reg` and `sync` first"
+            )),
+        }
+    }
+}
+
+impl Ctx {
+    /// Registers `data` for remote access (`bsp_push_reg`); collective.
+    ///
+    /// Every process must call `push_reg` in the same superstep and in the same order relative to
+    /// its other `push_reg`/`pop_reg` calls; lengths may differ per process (a process that only
+    /// reads or writes others' parts may register nothing: `Vec::new()`). The registration takes
+    /// effect at the next sync: using it for communication before that is an error (D4).
+    ///
+    /// # Panics
+    /// At the next sync, on every process, if the processes pushed different numbers of
+    /// registrations or registered different element types.
+    #[track_caller]
+    pub fn push_reg<T: Value>(&self, data: impl Into<Vec<T>>) -> Reg<T> {
+        self.check_live("push_reg");
+        let data = data.into();
+        let mut st = self.state.borrow_mut();
+        let (slot, serial) = st.table.alloc();
+        let (reg, storage) = Reg::new(slot, serial, self.run_id(), self.pid, data);
+        let (addr, bytes) = (storage.addr(), storage.bytes());
+        st.table.entries[slot as usize] = Some(crate::reg::Entry {
+            serial,
+            state: RegState::Pushed(self.step),
+            local_addr: addr,
+            local_bytes: bytes,
+            remote: Vec::new(),
+            _keep: storage,
+        });
+        st.flags |= crate::exchange::flags::WORK;
+        st.pending.regs += 1;
+        self.outbox().meta.pushes.push(crate::exchange::PushInfo {
+            serial,
+            addr,
+            bytes,
+            elem_size: std::mem::size_of::<T>(),
+            type_name: std::any::type_name::<T>(),
+        });
+        reg
+    }
+
+    /// Deregisters `reg` (`bsp_pop_reg`); collective.
+    ///
+    /// Every process must pop the same registration in the same superstep (in the same order
+    /// relative to its other pops). It stays usable for communication until the next sync (D6),
+    /// after which [`Reg::into_vec`] gives the data back.
+    ///
+    /// # Panics
+    /// If `reg` was pushed in this superstep (D5), was already popped, or is not registered; at
+    /// the next sync, on every process, if the processes popped different registrations.
+    #[track_caller]
+    pub fn pop_reg<T: Value>(&self, reg: &Reg<T>) {
+        self.check_live("pop_reg");
+        if reg.run_id != self.run_id() || reg.pid != self.pid {
+            self.fail_misuse(format!(
+                "pop_reg: registration #{} belongs to process {} of another run or process",
+                reg.serial, reg.pid
+            ));
+        }
+        let mut st = self.state.borrow_mut();
+        let step = self.step;
+        let Some(entry) =
+            st.table.entries.get_mut(reg.slot as usize).and_then(|e| e.as_mut()).filter(|e| e.serial == reg.serial)
+        else {
+            drop(st);
+            self.fail_misuse(format!("pop_reg: registration #{} is not registered (already deregistered)", reg.serial));
+        };
+        match entry.state {
+            RegState::Pushed(_) => {
+                drop(st);
+                self.fail_misuse(format!(
+                    "pop_reg: registration #{} was pushed in this superstep ({step}); it can be popped only after the sync that makes it effective",
+                    reg.serial
+                ))
+            }
+            RegState::Popped(s) => {
+                drop(st);
+                self.fail_misuse(format!("pop_reg: registration #{} was already popped in superstep {s}", reg.serial))
+            }
+            RegState::Active => entry.state = RegState::Popped(step),
+        }
+        st.flags |= crate::exchange::flags::WORK;
+        st.pending.regs += 1;
+        self.outbox().meta.pops.push(reg.serial);
+    }
+
+    /// Looks up `reg` for a communication with `pid` of `len` elements at `offset`; returns
+    /// the byte offset and length, and the target's address (threads engine) for gets.
+    #[track_caller]
+    pub(crate) fn resolve<T: Value>(&self, op: &str, pid: usize, reg: &Reg<T>, offset: usize, len: usize) -> Resolved {
+        self.check_live(op);
+        self.check_pid(op, pid);
+        if reg.run_id != self.run_id() || reg.pid != self.pid {
+            self.fail_misuse(format!(
+                "{op}: registration #{} belongs to process {} of another run; use this process's handle",
+                reg.serial, reg.pid
+            ));
+        }
+        let st = self.state.borrow();
+        let Some(entry) = st.table.get(reg.slot, reg.serial) else {
+            drop(st);
+            self.fail_misuse(format!(
+                "{op} with process {pid}: registration #{} is not registered (it was deregistered by an earlier sync)",
+                reg.serial
+            ));
+        };
+        if let RegState::Pushed(s) = entry.state {
+            drop(st);
+            self.fail_misuse(format!(
+                "{op} with process {pid}: registration #{} was pushed in this superstep ({s}) and takes effect only at the next sync",
+                reg.serial
+            ));
+        }
+        let size = std::mem::size_of::<T>();
+        let (addr, extent_bytes) = entry.remote[pid];
+        let extent = extent_bytes.checked_div(size).unwrap_or(0);
+        if len > 0 && offset.checked_add(len).is_none_or(|end| end > extent) {
+            drop(st);
+            self.fail_misuse(format!(
+                "{op} with process {pid}: registration #{}: offset {offset} + length {len} is past the extent {extent} that process {pid} registered (elements of `{}`)",
+                reg.serial,
+                std::any::type_name::<T>()
+            ));
+        }
+        Resolved { slot: reg.slot, byte_offset: offset * size, bytes: len * size, remote_addr: addr }
+    }
+}
+
+/// A validated DRMA target.
+pub(crate) struct Resolved {
+    pub slot: u32,
+    pub byte_offset: usize,
+    pub bytes: usize,
+    pub remote_addr: usize,
+}

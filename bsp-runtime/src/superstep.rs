@@ -1,0 +1,111 @@
+//! `Superstep`: the scope in which operations that borrow until the sync are allowed.
+//!
+//! `Ctx::superstep(|s| ...)` runs the closure and then syncs, like `std::thread::scope` runs a
+//! closure and then joins. Borrows handed to `get`/`hpget` (destinations) and `hpput` (sources)
+//! have the scope's lifetime `'s`, which ends only after the sync; so the borrow checker rejects
+//! touching them before the data has moved. The closure cannot leak `'s` (it is higher-ranked),
+//! and soundness does not rest on any user value being dropped: the sync is done by
+//! `Ctx::superstep` itself, after the closure returns. If the closure unwinds instead, the
+//! process is marked broken and never syncs again, so the recorded addresses are never used.
+
+use std::marker::PhantomData;
+use std::ops::Deref;
+
+use crate::Ctx;
+
+/// A superstep in progress: [`Ctx`] plus `get`, `hpget` and `hpput`.
+///
+/// Obtained from [`Ctx::superstep`]; derefs to [`Ctx`], so `pid`, `put`, `send`, `push_reg`,
+/// ... are all available. The superstep ends (with a sync) when the closure returns.
+///
+/// ```
+/// let r = bsp_runtime::run(2, |ctx| {
+///     let x = ctx.push_reg([ctx.pid() as i64 + 1]);
+///     ctx.sync();
+///     let mut sum = [0i64; 2];
+///     ctx.superstep(|s| {
+///         let [a, b] = &mut sum;
+///         s.hpget(0, &x, 0, a);
+///         s.hpget(1, &x, 0, b);
+///         // reading `sum` here would not compile: it is borrowed until the sync
+///     });
+///     sum[0] + sum[1]
+/// })
+/// .unwrap();
+/// assert_eq!(r, vec![3, 3]);
+/// ```
+///
+/// Reading a get destination before the sync is a compile error:
+///
+/// ```compile_fail,E0502
+/// bsp_runtime::run(2, |ctx| {
+///     let x = ctx.push_reg([1u8]);
+///     ctx.sync();
+///     let mut v = 0u8;
+///     ctx.superstep(|s| {
+///         s.get(0, &x, 0, &mut v);
+///         println!("{v}"); // error: `v` is borrowed until the end of the superstep
+///     });
+/// });
+/// ```
+pub struct Superstep<'s, 'env: 's> {
+    pub(crate) ctx: &'s Ctx,
+    _scope: PhantomData<&'s mut &'s ()>,
+    _env: PhantomData<&'env mut &'env ()>,
+}
+
+impl std::fmt::Debug for Superstep<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Superstep").field("pid", &self.ctx.pid).field("step", &self.ctx.step).finish()
+    }
+}
+
+impl Deref for Superstep<'_, '_> {
+    type Target = Ctx;
+    fn deref(&self) -> &Ctx {
+        self.ctx
+    }
+}
+
+/// Marks the process broken if the superstep closure unwinds.
+struct BreakOnUnwind<'a>(&'a Ctx);
+
+impl Drop for BreakOnUnwind<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.broken.set(true);
+        }
+    }
+}
+
+impl Ctx {
+    /// Runs `f` as one superstep and ends it with a sync; returns what `f` returns.
+    ///
+    /// Inside, `get`, `hpget` and `hpput` borrow their destination or source until the sync, so
+    /// the compiler rejects reading a get destination (or changing an hpput source) too early.
+    /// This is what the `superstep!` macro lowers to.
+    ///
+    /// ```
+    /// let v = bsp_runtime::run(2, |ctx| {
+    ///     let x = ctx.push_reg([ctx.pid() as u16]);
+    ///     ctx.sync();
+    ///     let mut other = 0;
+    ///     let n = ctx.superstep(|s| {
+    ///         s.get(1 - s.pid(), &x, 0, &mut other);
+    ///         s.nprocs()
+    ///     });
+    ///     (n, other)
+    /// })
+    /// .unwrap();
+    /// assert_eq!(v, vec![(2, 1), (2, 0)]);
+    /// ```
+    pub fn superstep<'env, R>(&'env mut self, f: impl for<'s> FnOnce(&'s Superstep<'s, 'env>) -> R) -> R {
+        let result = {
+            let guard = BreakOnUnwind(self);
+            let step = Superstep { ctx: guard.0, _scope: PhantomData, _env: PhantomData };
+            f(&step)
+        };
+        self.sync();
+        result
+    }
+}

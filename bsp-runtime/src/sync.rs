@@ -1,0 +1,314 @@
+//! `sync`: the end of a superstep, and the end of the SPMD function.
+//!
+//! # Phases (SEMANTICS.md §1)
+//! 1. Every process publishes its outbox and arrives at the barrier with flags; the barrier
+//!    returns their OR. If nobody queued anything, that was the whole sync (one barrier).
+//! 2. Everyone checks the collective bookkeeping (push counts and types, popped registrations,
+//!    requested tag sizes) from the same published data, so everyone reaches the same verdict
+//!    and a mismatch fails the run identically on every process, naming the superstep.
+//! 3. Gets (if any process has one): each requester reads the sources in the owners' registered
+//!    memory — before any put of the superstep lands (D1) — and writes its destinations. Then a
+//!    barrier, so that no owner applies puts while someone still reads.
+//! 4. Each process applies the puts addressed to it (ascending source pid, then issue order;
+//!    the last write wins, D2), after its get results (the put wins, D1); builds its receive
+//!    queue the same way; applies pops, then pushes; rotates the tag size.
+//! 5. If any process has an `hpput`, a last barrier keeps its source borrowed until every
+//!    receiver has copied from it.
+//!
+//! # Who touches registered memory, when
+//! Process X's registered memory is written only by X (its own code between syncs, puts and
+//! staged get results inside its sync). Others only read it, in phase 3 of a sync that X is in
+//! too, and X writes nothing registered until the barrier that ends phase 3. `hpput` sources
+//! that lie in registered memory are copied at the call (`drma.rs`), so phase 4 reads only
+//! unregistered, immutably borrowed memory of other processes.
+
+use crate::exchange::{flags, Arrival, Outbox, Pending};
+use crate::reg::RegState;
+use crate::Ctx;
+
+impl Ctx {
+    /// Ends the superstep (`bsp_sync`): waits for every process, then completes all
+    /// communication queued in the superstep.
+    ///
+    /// After `sync` returns, puts and gets have landed, messages sent to this process in the
+    /// superstep are in its queue (older unread ones are gone), registrations pushed in the
+    /// superstep are effective and popped ones are gone, and the requested tag size is in force.
+    /// An empty superstep costs one barrier.
+    ///
+    /// # Panics
+    /// On every process, if the processes disagree on registrations or tag size, or if one
+    /// process returned from the SPMD function while others sync; and silently (so that the
+    /// launcher reports the first failure) if another process failed.
+    pub fn sync(&mut self) {
+        self.check_live("sync");
+        let parity = self.parity();
+        let mine = {
+            let st = self.state.get_mut();
+            let (requested, flags) = (st.tag.requested, st.flags);
+            let out = self.outbox();
+            out.meta.arrival = Arrival::Sync;
+            out.meta.step = self.step;
+            out.meta.tag_request = requested;
+            flags
+        };
+        let all = self.barrier(flags::SYNC | mine);
+        if all & flags::END != 0 {
+            self.fail_end_mismatch(parity);
+        }
+        if all & (flags::WORK | flags::GET) != 0 {
+            self.exchange(all, parity);
+        }
+        self.next_superstep();
+    }
+
+    fn barrier(&self, flags: u64) -> u64 {
+        match self.group.barrier(self.pid, &self.parker, flags) {
+            Ok(all) => all,
+            Err(_) => self.stop(),
+        }
+    }
+
+    /// Others' outbox for this superstep.
+    fn outbox_of(&self, pid: usize, parity: usize) -> &Outbox {
+        // SAFETY: we are inside the sync of a superstep of `parity`, after its first barrier.
+        unsafe { self.group.outbox(pid, parity) }
+    }
+
+    fn exchange(&mut self, all: u64, parity: usize) {
+        self.check_collectives(parity);
+        if all & flags::GET != 0 {
+            self.read_gets();
+            self.barrier(0);
+        }
+        self.write_staged_gets();
+        self.apply_puts(parity);
+        self.receive_messages(parity);
+        self.apply_registrations(parity);
+        if all & flags::HPPUT != 0 {
+            self.barrier(0);
+        }
+    }
+
+    fn check_collectives(&self, parity: usize) {
+        let p = self.nprocs;
+        let step = self.step;
+        let metas: Vec<_> = (0..p).map(|q| &self.outbox_of(q, parity).meta).collect();
+        let counts: Vec<usize> = metas.iter().map(|m| m.pushes.len()).collect();
+        if counts.iter().any(|&c| c != counts[0]) {
+            self.fail_collective(format!(
+                "registration mismatch at the sync ending superstep {step}: the processes called `push_reg` different numbers of times (per process: {counts:?})"
+            ));
+        }
+        for i in 0..counts[0] {
+            let first = &metas[0].pushes[i];
+            for (q, m) in metas.iter().enumerate() {
+                let other = &m.pushes[i];
+                if other.elem_size != first.elem_size {
+                    self.fail_collective(format!(
+                        "registration mismatch at the sync ending superstep {step}: registration #{} holds `{}` ({} bytes) on process 0 but `{}` ({} bytes) on process {q}",
+                        first.serial, first.type_name, first.elem_size, other.type_name, other.elem_size
+                    ));
+                }
+            }
+        }
+        if metas.iter().any(|m| m.pops != metas[0].pops) {
+            let pops: Vec<String> = metas
+                .iter()
+                .enumerate()
+                .map(|(q, m)| {
+                    let ids: Vec<String> = m.pops.iter().map(|s| format!("#{s}")).collect();
+                    format!("process {q} popped [{}]", ids.join(", "))
+                })
+                .collect();
+            self.fail_collective(format!(
+                "deregistration mismatch at the sync ending superstep {step}: every process must pop the same registrations in the same order, but {}",
+                pops.join(", ")
+            ));
+        }
+        let tags: Vec<usize> = metas.iter().map(|m| m.tag_request).collect();
+        if tags.iter().any(|&t| t != tags[0]) {
+            self.fail_collective(format!(
+                "tag size mismatch at the sync ending superstep {step}: the processes requested different tag sizes (per process: {tags:?})"
+            ));
+        }
+    }
+
+    fn read_gets(&mut self) {
+        let st = self.state.get_mut();
+        st.get_stage.clear();
+        for g in &st.gets {
+            if g.staged {
+                // SAFETY: the source is registered memory of a process that is inside this sync
+                // and writes no registered memory before the barrier after this phase; it stays
+                // allocated (held by its table) at least until then. `g.bytes` is within its
+                // extent (checked at the call).
+                let src = unsafe { std::slice::from_raw_parts(g.src_addr as *const u8, g.bytes) };
+                st.get_stage.extend_from_slice(src);
+            } else {
+                // SAFETY: source as above. The destination is memory this process borrowed
+                // mutably until the end of this sync (`Superstep::get`), outside every
+                // registration, so nobody else reads or writes it; source and destination
+                // cannot overlap (one is registered, the other is not).
+                unsafe { std::ptr::copy_nonoverlapping(g.src_addr as *const u8, g.dst_addr as *mut u8, g.bytes) };
+            }
+        }
+    }
+
+    fn write_staged_gets(&mut self) {
+        let st = self.state.get_mut();
+        let mut at = 0;
+        for g in st.gets.iter().filter(|g| g.staged) {
+            // SAFETY: the destination is this process's registered memory, borrowed mutably
+            // until the end of this sync; after the get-phase barrier no other process reads it
+            // in this sync. The stage holds exactly these bytes, in this order.
+            unsafe { std::ptr::copy_nonoverlapping(st.get_stage[at..].as_ptr(), g.dst_addr as *mut u8, g.bytes) };
+            at += g.bytes;
+        }
+    }
+
+    fn apply_puts(&mut self, parity: usize) {
+        let me = self.pid;
+        for src in 0..self.nprocs {
+            let q = &self.outbox_of(src, parity).to[me];
+            if q.puts.is_empty() {
+                continue;
+            }
+            let st = self.state.borrow();
+            for put in &q.puts {
+                let entry =
+                    st.table.entries[put.slot as usize].as_ref().expect("put into a slot that was checked at the call");
+                let dst = entry.local_addr + put.byte_offset;
+                let from = match put.src {
+                    crate::exchange::PutSrc::Buffered(at) => q.put_data[at..at + put.len].as_ptr(),
+                    crate::exchange::PutSrc::Direct(addr) => addr as *const u8,
+                };
+                // SAFETY: `dst..dst+len` is inside this process's registration (checked against
+                // its extent at the call); only this process writes it now (module docs). The
+                // source is the sender's outbox (read-only during this sync) or memory the
+                // sender borrowed immutably until it leaves this sync, which it cannot do before
+                // the closing barrier; it lies outside every registration, so it does not
+                // overlap `dst`.
+                unsafe { std::ptr::copy_nonoverlapping(from, dst as *mut u8, put.len) };
+            }
+        }
+    }
+
+    fn receive_messages(&mut self, parity: usize) {
+        let me = self.pid;
+        self.recv.clear();
+        for src in 0..self.nprocs {
+            // SAFETY: as in `outbox_of` (not called through `self` to keep `self.recv` free).
+            let q = unsafe { &self.group.outbox(src, parity).to[me] };
+            for m in &q.msgs {
+                let tag = &q.msg_data[m.at..m.at + m.tag_len];
+                let payload = &q.msg_data[m.at + m.tag_len..m.at + m.tag_len + m.payload_len];
+                self.recv.push(tag, payload);
+            }
+        }
+    }
+
+    fn apply_registrations(&mut self, parity: usize) {
+        let p = self.nprocs;
+        let pushes = self.outbox_of(self.pid, parity).meta.pushes.len();
+        let pops: Vec<u64> = self.outbox_of(self.pid, parity).meta.pops.clone();
+        let remotes: Vec<Vec<(usize, usize)>> = (0..pushes)
+            .map(|i| {
+                (0..p)
+                    .map(|q| {
+                        let info = &self.outbox_of(q, parity).meta.pushes[i];
+                        (info.addr, info.bytes)
+                    })
+                    .collect()
+            })
+            .collect();
+        let serials: Vec<u64> = self.outbox_of(self.pid, parity).meta.pushes.iter().map(|i| i.serial).collect();
+        let st = self.state.get_mut();
+        for serial in pops {
+            if let Some(slot) = st.table.find_serial(serial) {
+                st.table.release(slot);
+            }
+        }
+        for (serial, remote) in serials.into_iter().zip(remotes) {
+            let slot = st.table.find_serial(serial).expect("a pushed registration is in the table");
+            let e = st.table.entries[slot as usize].as_mut().expect("just found");
+            e.state = RegState::Active;
+            e.remote = remote;
+        }
+    }
+
+    /// Bookkeeping shared by every sync: the next superstep starts with a clean outbox and the
+    /// rotated tag size.
+    fn next_superstep(&mut self) {
+        let st = self.state.get_mut();
+        if st.flags & flags::WORK == 0 {
+            // Nothing was sent to anyone; but messages sent *to* us were taken in `exchange`,
+            // and when nobody communicated the queue must still be emptied.
+        }
+        st.gets.clear();
+        st.flags = 0;
+        st.pending = Pending::default();
+        st.tag.in_queue = st.tag.in_force;
+        st.tag.in_force = st.tag.requested;
+        self.step += 1;
+        self.outbox().clear();
+    }
+
+    /// Called when the SPMD function returns: the last, collective, step.
+    pub(crate) fn finish(&mut self) {
+        self.check_live("the end of the SPMD function");
+        let parity = self.parity();
+        let pending = {
+            let st = self.state.get_mut();
+            let mut pending = st.pending;
+            pending.regs = st.pending.regs;
+            pending
+        };
+        let out = self.outbox();
+        out.meta.arrival = Arrival::End;
+        out.meta.step = self.step;
+        out.meta.pending = pending;
+        let mine = flags::END | if pending.total() > 0 { flags::PENDING } else { 0 };
+        let all = self.barrier(mine);
+        if all & flags::SYNC != 0 {
+            self.fail_end_mismatch(parity);
+        }
+        if all & flags::PENDING != 0 {
+            let culprits: Vec<String> = (0..self.nprocs)
+                .filter_map(|q| {
+                    let m = &self.outbox_of(q, parity).meta;
+                    (m.pending.total() > 0).then(|| format!("process {q} has {} queued", m.pending))
+                })
+                .collect();
+            self.fail_collective(format!(
+                "communication queued after the last sync would never happen: {} when the SPMD function returned in superstep {}; end the function with `sync()`",
+                culprits.join("; "),
+                self.step
+            ));
+        }
+    }
+
+    /// Some processes returned from the SPMD function while others called sync (D16).
+    fn fail_end_mismatch(&self, parity: usize) -> ! {
+        let mut ended = Vec::new();
+        let mut synced = Vec::new();
+        let mut step = self.step;
+        for q in 0..self.nprocs {
+            let m = &self.outbox_of(q, parity).meta;
+            match m.arrival {
+                Arrival::End => ended.push(q.to_string()),
+                Arrival::Sync => {
+                    synced.push(q.to_string());
+                    step = m.step;
+                }
+            }
+        }
+        let plural = |v: &Vec<String>| if v.len() == 1 { "process" } else { "processes" };
+        self.fail_collective(format!(
+            "{} {} returned from the SPMD function while {} {} called `sync` (superstep {step}): every process must make the same number of syncs",
+            plural(&ended),
+            ended.join(", "),
+            plural(&synced),
+            synced.join(", ")
+        ))
+    }
+}

@@ -1,0 +1,14 @@
+//! `bsp`: bulk-synchronous parallel (BSPlib) programming for Rust, typed and checked by the
+//! compiler.
+//!
+//! This is the crate to depend on. It re-exports the runtime ([`bsp_runtime`]) and the macros
+//! ([`program`] and [`superstep!`]). See the README for the model and a tour.
+
+pub use bsp_macros::{program, superstep};
+pub use bsp_runtime::*;
+
+/// Items the macros expand to. Not a public API: no stability promise.
+#[doc(hidden)]
+pub mod __private {
+    pub use bsp_runtime::__private::*;
+}

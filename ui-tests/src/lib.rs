@@ -1,0 +1,1 @@
+//! Compile-fail and compile-pass tests of `bsp` (see `tests/ui.rs`).
