@@ -27,6 +27,8 @@ pub(crate) struct State {
     pub table: Table,
     pub gets: Vec<GetRec>,
     pub get_stage: Vec<u8>,
+    /// Reads run in the get phase (`ext.rs`).
+    pub deferred: Vec<crate::ext::Deferred>,
     pub tag: TagState,
     /// `exchange::flags` bits this process will arrive with.
     pub flags: u64,
@@ -88,6 +90,7 @@ impl Ctx {
                 table: Table::default(),
                 gets: Vec::new(),
                 get_stage: Vec::new(),
+                deferred: Vec::new(),
                 tag: TagState::default(),
                 flags: 0,
                 pending: Pending::default(),

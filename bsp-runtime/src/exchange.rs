@@ -121,6 +121,9 @@ pub(crate) struct DestQueue {
     pub put_data: Vec<u8>,
     pub msgs: Vec<MsgRec>,
     pub msg_data: Vec<u8>,
+    /// Records for extension objects (`ext.rs`).
+    pub ext: Vec<crate::ext::ExtRec>,
+    pub ext_data: Vec<u8>,
 }
 
 impl DestQueue {
@@ -129,6 +132,8 @@ impl DestQueue {
         self.put_data.clear();
         self.msgs.clear();
         self.msg_data.clear();
+        self.ext.clear();
+        self.ext_data.clear();
     }
 }
 
@@ -162,7 +167,7 @@ impl Outbox {
     /// The queue for `pid`, remembering that it was touched.
     pub(crate) fn dest(&mut self, pid: usize) -> &mut DestQueue {
         let q = &mut self.to[pid];
-        if q.puts.is_empty() && q.msgs.is_empty() {
+        if q.puts.is_empty() && q.msgs.is_empty() && q.ext.is_empty() {
             self.touched.push(pid);
         }
         &mut self.to[pid]

@@ -82,6 +82,8 @@ pub(crate) struct Entry {
     pub remote: Vec<(usize, usize)>,
     /// Keeps the memory alive while registered (never read).
     pub _keep: Arc<dyn Any + Send + Sync>,
+    /// For an extension registration: the object that applies records sent to it.
+    pub ext: Option<Arc<dyn crate::ext::ExtTarget>>,
 }
 
 /// A process's registration table. Slots are reused LIFO; since pushes and pops are collective
@@ -286,26 +288,40 @@ impl Ctx {
         let data = data.into();
         let mut st = self.state.borrow_mut();
         let (slot, serial) = st.table.alloc();
+        drop(st);
         let (reg, storage) = Reg::new(slot, serial, self.run_id(), self.pid, data);
         let (addr, bytes) = (storage.addr(), storage.bytes());
-        st.table.entries[slot as usize] = Some(crate::reg::Entry {
+        self.push_entry(slot, serial, addr, bytes, std::mem::size_of::<T>(), std::any::type_name::<T>(), storage, None);
+        reg
+    }
+
+    /// Records a pushed registration (of memory or of an extension object) in the table and the
+    /// outbox.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn push_entry(
+        &self,
+        slot: u32,
+        serial: u64,
+        addr: usize,
+        bytes: usize,
+        elem_size: usize,
+        type_name: &'static str,
+        keep: Arc<dyn Any + Send + Sync>,
+        ext: Option<Arc<dyn crate::ext::ExtTarget>>,
+    ) {
+        let mut st = self.state.borrow_mut();
+        st.table.entries[slot as usize] = Some(Entry {
             serial,
             state: RegState::Pushed(self.step),
-            local_addr: addr,
-            local_bytes: bytes,
+            local_addr: if ext.is_some() { 0 } else { addr },
+            local_bytes: if ext.is_some() { 0 } else { bytes },
             remote: Vec::new(),
-            _keep: storage,
+            _keep: keep,
+            ext,
         });
         st.flags |= crate::exchange::flags::WORK;
         st.pending.regs += 1;
-        self.outbox().meta.pushes.push(crate::exchange::PushInfo {
-            serial,
-            addr,
-            bytes,
-            elem_size: std::mem::size_of::<T>(),
-            type_name: std::any::type_name::<T>(),
-        });
-        reg
+        self.outbox().meta.pushes.push(crate::exchange::PushInfo { serial, addr, bytes, elem_size, type_name });
     }
 
     /// Deregisters `reg` (`bsp_pop_reg`); collective.
@@ -320,71 +336,56 @@ impl Ctx {
     #[track_caller]
     pub fn pop_reg<T: Value>(&self, reg: &Reg<T>) {
         self.check_live("pop_reg");
-        if reg.run_id != self.run_id() || reg.pid != self.pid {
+        self.check_handle("pop_reg", reg.run_id, reg.pid, reg.serial);
+        self.pop_entry("pop_reg", reg.slot, reg.serial);
+    }
+
+    #[track_caller]
+    pub(crate) fn check_handle(&self, op: &str, run_id: u64, pid: usize, serial: u64) {
+        if run_id != self.run_id() || pid != self.pid {
             self.fail_misuse(format!(
-                "pop_reg: registration #{} belongs to process {} of another run or process",
-                reg.serial, reg.pid
+                "{op}: registration #{serial} belongs to process {pid} of another run or process; use this process's handle"
             ));
         }
+    }
+
+    #[track_caller]
+    pub(crate) fn pop_entry(&self, op: &str, slot: u32, serial: u64) {
         let mut st = self.state.borrow_mut();
         let step = self.step;
         let Some(entry) =
-            st.table.entries.get_mut(reg.slot as usize).and_then(|e| e.as_mut()).filter(|e| e.serial == reg.serial)
+            st.table.entries.get_mut(slot as usize).and_then(|e| e.as_mut()).filter(|e| e.serial == serial)
         else {
             drop(st);
-            self.fail_misuse(format!("pop_reg: registration #{} is not registered (already deregistered)", reg.serial));
+            self.fail_misuse(format!("{op}: registration #{serial} is not registered (already deregistered)"));
         };
         match entry.state {
             RegState::Pushed(_) => {
                 drop(st);
                 self.fail_misuse(format!(
-                    "pop_reg: registration #{} was pushed in this superstep ({step}); it can be popped only after the sync that makes it effective",
-                    reg.serial
+                    "{op}: registration #{serial} was pushed in this superstep ({step}); it can be popped only after the sync that makes it effective"
                 ))
             }
             RegState::Popped(s) => {
                 drop(st);
-                self.fail_misuse(format!("pop_reg: registration #{} was already popped in superstep {s}", reg.serial))
+                self.fail_misuse(format!("{op}: registration #{serial} was already popped in superstep {s}"))
             }
             RegState::Active => entry.state = RegState::Popped(step),
         }
         st.flags |= crate::exchange::flags::WORK;
         st.pending.regs += 1;
-        self.outbox().meta.pops.push(reg.serial);
+        drop(st);
+        self.outbox().meta.pops.push(serial);
     }
 
     /// Looks up `reg` for a communication with `pid` of `len` elements at `offset`; returns
     /// the byte offset and length, and the target's address (threads engine) for gets.
     #[track_caller]
     pub(crate) fn resolve<T: Value>(&self, op: &str, pid: usize, reg: &Reg<T>, offset: usize, len: usize) -> Resolved {
-        self.check_live(op);
-        self.check_pid(op, pid);
-        if reg.run_id != self.run_id() || reg.pid != self.pid {
-            self.fail_misuse(format!(
-                "{op}: registration #{} belongs to process {} of another run; use this process's handle",
-                reg.serial, reg.pid
-            ));
-        }
-        let st = self.state.borrow();
-        let Some(entry) = st.table.get(reg.slot, reg.serial) else {
-            drop(st);
-            self.fail_misuse(format!(
-                "{op} with process {pid}: registration #{} is not registered (it was deregistered by an earlier sync)",
-                reg.serial
-            ));
-        };
-        if let RegState::Pushed(s) = entry.state {
-            drop(st);
-            self.fail_misuse(format!(
-                "{op} with process {pid}: registration #{} was pushed in this superstep ({s}) and takes effect only at the next sync",
-                reg.serial
-            ));
-        }
+        let (addr, extent_bytes) = self.lookup(op, pid, reg.run_id, reg.pid, reg.slot, reg.serial);
         let size = std::mem::size_of::<T>();
-        let (addr, extent_bytes) = entry.remote[pid];
         let extent = extent_bytes.checked_div(size).unwrap_or(0);
         if len > 0 && offset.checked_add(len).is_none_or(|end| end > extent) {
-            drop(st);
             self.fail_misuse(format!(
                 "{op} with process {pid}: registration #{}: offset {offset} + length {len} is past the extent {extent} that process {pid} registered (elements of `{}`)",
                 reg.serial,
@@ -392,6 +393,37 @@ impl Ctx {
             ));
         }
         Resolved { slot: reg.slot, byte_offset: offset * size, bytes: len * size, remote_addr: addr }
+    }
+
+    /// Validates a use of registration `(slot, serial)` with `pid` and returns that process's
+    /// (address, extent in bytes).
+    #[track_caller]
+    pub(crate) fn lookup(
+        &self,
+        op: &str,
+        pid: usize,
+        run_id: u64,
+        owner: usize,
+        slot: u32,
+        serial: u64,
+    ) -> (usize, usize) {
+        self.check_live(op);
+        self.check_pid(op, pid);
+        self.check_handle(op, run_id, owner, serial);
+        let st = self.state.borrow();
+        let Some(entry) = st.table.get(slot, serial) else {
+            drop(st);
+            self.fail_misuse(format!(
+                "{op} with process {pid}: registration #{serial} is not registered (it was deregistered by an earlier sync)"
+            ));
+        };
+        if let RegState::Pushed(s) = entry.state {
+            drop(st);
+            self.fail_misuse(format!(
+                "{op} with process {pid}: registration #{serial} was pushed in this superstep ({s}) and takes effect only at the next sync"
+            ));
+        }
+        entry.remote[pid]
     }
 }
 

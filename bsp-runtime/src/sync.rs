@@ -134,6 +134,10 @@ impl Ctx {
     }
 
     fn read_gets(&mut self) {
+        let deferred = std::mem::take(&mut self.state.get_mut().deferred);
+        for read in deferred {
+            read(self);
+        }
         let st = self.state.get_mut();
         st.get_stage.clear();
         for g in &st.gets {
@@ -191,6 +195,18 @@ impl Ctx {
                 unsafe { std::ptr::copy_nonoverlapping(from, dst as *mut u8, put.len) };
             }
         }
+        for src in 0..self.nprocs {
+            let q = &self.outbox_of(src, parity).to[me];
+            for rec in &q.ext {
+                let target = {
+                    let st = self.state.borrow();
+                    let entry =
+                        st.table.entries[rec.slot as usize].as_ref().expect("record for a slot checked at the call");
+                    entry.ext.clone().expect("records go to extension registrations")
+                };
+                target.apply(self, src, &q.ext_data[rec.at..rec.at + rec.len]);
+            }
+        }
     }
 
     fn receive_messages(&mut self, parity: usize) {
@@ -245,6 +261,7 @@ impl Ctx {
             // and when nobody communicated the queue must still be emptied.
         }
         st.gets.clear();
+        st.deferred.clear();
         st.flags = 0;
         st.pending = Pending::default();
         st.tag.in_queue = st.tag.in_force;

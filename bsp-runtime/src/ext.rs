@@ -1,0 +1,105 @@
+//! Extensions: further kinds of one-sided communication built on the phases of the sync.
+//!
+//! Global pointer arrays (`gp`) move variable-sized elements, which `put`/`get` on a flat
+//! registration cannot express. Rather than a second synchronisation scheme, they plug into the
+//! sync through two internal primitives, with the same ordering guarantees as DRMA:
+//!
+//! - **records** ([`Ctx::queue_ext`]): bytes queued for an object registered on process `pid`,
+//!   copied at the call, delivered to the object's [`ExtTarget::apply`] on `pid` during the put
+//!   phase of the sync (ascending source pid, then issue order), after that process's own gets;
+//! - **deferred reads** ([`Ctx::defer_read`]): a closure run by the requester during the get
+//!   phase of the sync, while every process is inside the sync and before any record or put is
+//!   applied, which may read other processes' registered objects (threads engine).
+//!
+//! Objects are registered collectively like memory ([`Ctx::push_ext`]), so every process learns
+//! where the others' objects are, and deregistered like memory.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use crate::exchange::flags;
+use crate::Ctx;
+
+/// An object that other processes can address at the sync.
+pub(crate) trait ExtTarget: Any + Send + Sync {
+    /// Applies a record that process `src` queued for this object. Called on the owner only,
+    /// inside its sync, during the put phase (no other process reads the object then).
+    fn apply(&self, owner: &Ctx, src: usize, bytes: &[u8]);
+}
+
+/// A registered extension object (collective handle, like `Reg`).
+#[derive(Debug)]
+pub(crate) struct ExtReg {
+    pub slot: u32,
+    pub serial: u64,
+    pub run_id: u64,
+    pub pid: usize,
+}
+
+/// A record queued for an extension object on one destination.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ExtRec {
+    pub slot: u32,
+    pub at: usize,
+    pub len: usize,
+}
+
+/// A deferred read, with its lifetime erased (see [`Ctx::defer_read`]).
+pub(crate) type Deferred = Box<dyn FnOnce(&Ctx)>;
+
+impl Ctx {
+    /// Registers `obj` collectively; effective at the next sync, like [`Ctx::push_reg`].
+    #[track_caller]
+    pub(crate) fn push_ext<X: ExtTarget>(&self, obj: Arc<X>) -> ExtReg {
+        self.check_live("push");
+        let (slot, serial) = self.state.borrow_mut().table.alloc();
+        let addr = Arc::as_ptr(&obj) as usize;
+        let keep: Arc<dyn Any + Send + Sync> = obj.clone();
+        self.push_entry(slot, serial, addr, 0, 0, std::any::type_name::<X>(), keep, Some(obj));
+        ExtReg { slot, serial, run_id: self.run_id(), pid: self.pid }
+    }
+
+    /// Deregisters an extension object; collective, effective at the next sync.
+    #[track_caller]
+    pub(crate) fn pop_ext(&self, r: &ExtReg) {
+        self.check_live("destroy");
+        self.check_handle("destroy", r.run_id, r.pid, r.serial);
+        self.pop_entry("destroy", r.slot, r.serial);
+    }
+
+    /// The address of process `pid`'s object (threads engine), after validating the handle.
+    #[track_caller]
+    pub(crate) fn ext_addr(&self, op: &str, pid: usize, r: &ExtReg) -> usize {
+        self.lookup(op, pid, r.run_id, r.pid, r.slot, r.serial).0
+    }
+
+    /// Queues `bytes` for process `pid`'s object: applied there at the sync.
+    #[track_caller]
+    pub(crate) fn queue_ext(&self, op: &str, pid: usize, r: &ExtReg, bytes: &[u8]) {
+        self.ext_addr(op, pid, r);
+        let q = self.outbox().dest(pid);
+        q.ext.push(ExtRec { slot: r.slot, at: q.ext_data.len(), len: bytes.len() });
+        q.ext_data.extend_from_slice(bytes);
+        let mut st = self.state.borrow_mut();
+        st.flags |= flags::WORK;
+        st.pending.puts += 1;
+    }
+
+    /// Runs `read` during the get phase of the next sync.
+    ///
+    /// # Safety
+    /// `read` may borrow data for the superstep's lifetime `'s` only: the caller must guarantee
+    /// that what it borrows stays valid and untouched until the end of the sync that ends the
+    /// superstep (as `Superstep` borrows do), and `read` must not have drop glue that uses those
+    /// borrows (it may be dropped without running if the process fails).
+    pub(crate) unsafe fn defer_read<'s>(&self, read: Box<dyn FnOnce(&Ctx) + 's>) {
+        // SAFETY: lifetime erasure only; the caller guarantees the borrows outlive the point
+        // where the closure runs (the get phase of the next sync) and that dropping it touches
+        // none of them.
+        let read: Deferred = unsafe { std::mem::transmute::<Box<dyn FnOnce(&Ctx) + 's>, Deferred>(read) };
+        let mut st = self.state.borrow_mut();
+        st.deferred.push(read);
+        st.flags |= flags::GET | flags::WORK;
+        st.pending.gets += 1;
+    }
+}
