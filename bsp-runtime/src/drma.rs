@@ -14,7 +14,8 @@
 //! move nothing (D7).
 
 use crate::exchange::{flags, PutRec, PutSrc};
-use crate::{Ctx, Elems, ElemsMut, Reg, Superstep, Value};
+use crate::reg::Remote;
+use crate::{AsRemote, Ctx, Elems, ElemsMut, Superstep, Value};
 
 /// A get queued for the sync.
 #[derive(Clone, Copy, Debug)]
@@ -53,9 +54,9 @@ impl Ctx {
     /// superstep, or already deregistered), or if `offset + len` is past the extent that process
     /// `pid` registered.
     #[track_caller]
-    pub fn put<T: Value, S: ?Sized + Elems<T>>(&self, pid: usize, src: &S, dst: &Reg<T>, offset: usize) {
+    pub fn put<T: Value, S: ?Sized + Elems<T>>(&self, pid: usize, src: &S, dst: impl AsRemote<T>, offset: usize) {
         let src = src.elems();
-        let r = self.resolve("put", pid, dst, offset, src.len());
+        let r = self.resolve("put", pid, dst.as_remote(), offset, src.len());
         if r.bytes == 0 {
             return;
         }
@@ -71,7 +72,7 @@ impl Ctx {
         st.pending.puts += 1;
     }
 
-    fn queue_get(&self, op: &str, pid: usize, src: &Reg<impl Value>, offset: usize, dst: &mut [u8], elems: usize) {
+    fn queue_get<T: Value>(&self, op: &str, pid: usize, src: Remote<T>, offset: usize, dst: &mut [u8], elems: usize) {
         let r = self.resolve(op, pid, src, offset, elems);
         if r.bytes == 0 {
             return;
@@ -113,10 +114,16 @@ impl<'s> Superstep<'s, '_> {
     /// # Panics
     /// As [`Ctx::put`], with the extent of `src` on process `pid`.
     #[track_caller]
-    pub fn get<T: Value, D: ?Sized + ElemsMut<T>>(&self, pid: usize, src: &Reg<T>, offset: usize, dst: &'s mut D) {
+    pub fn get<T: Value, D: ?Sized + ElemsMut<T>>(
+        &self,
+        pid: usize,
+        src: impl AsRemote<T>,
+        offset: usize,
+        dst: &'s mut D,
+    ) {
         let dst = dst.elems_mut();
         let n = dst.len();
-        self.ctx.queue_get("get", pid, src, offset, bytemuck::cast_slice_mut(dst), n);
+        self.ctx.queue_get("get", pid, src.as_remote(), offset, bytemuck::cast_slice_mut(dst), n);
     }
 
     /// An unbuffered get (`bsp_hpget`): like [`get`](Superstep::get), and the data may move at
@@ -125,10 +132,16 @@ impl<'s> Superstep<'s, '_> {
     /// # Panics
     /// As [`get`](Superstep::get).
     #[track_caller]
-    pub fn hpget<T: Value, D: ?Sized + ElemsMut<T>>(&self, pid: usize, src: &Reg<T>, offset: usize, dst: &'s mut D) {
+    pub fn hpget<T: Value, D: ?Sized + ElemsMut<T>>(
+        &self,
+        pid: usize,
+        src: impl AsRemote<T>,
+        offset: usize,
+        dst: &'s mut D,
+    ) {
         let dst = dst.elems_mut();
         let n = dst.len();
-        self.ctx.queue_get("hpget", pid, src, offset, bytemuck::cast_slice_mut(dst), n);
+        self.ctx.queue_get("hpget", pid, src.as_remote(), offset, bytemuck::cast_slice_mut(dst), n);
     }
 
     /// An unbuffered put (`bsp_hpput`): the receiver copies straight from `src` during the sync,
@@ -149,10 +162,10 @@ impl<'s> Superstep<'s, '_> {
     /// # Panics
     /// As [`Ctx::put`].
     #[track_caller]
-    pub fn hpput<T: Value, S: ?Sized + Elems<T>>(&self, pid: usize, src: &'s S, dst: &Reg<T>, offset: usize) {
+    pub fn hpput<T: Value, S: ?Sized + Elems<T>>(&self, pid: usize, src: &'s S, dst: impl AsRemote<T>, offset: usize) {
         let ctx = self.ctx;
         let src = src.elems();
-        let r = ctx.resolve("hpput", pid, dst, offset, src.len());
+        let r = ctx.resolve("hpput", pid, dst.as_remote(), offset, src.len());
         if r.bytes == 0 {
             return;
         }

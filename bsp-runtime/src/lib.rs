@@ -81,7 +81,7 @@ mod value;
 pub use ctx::Ctx;
 pub use error::Error;
 pub use launch::{exit_on_error, run, Launch, NPROCS_VAR};
-pub use reg::Reg;
+pub use reg::{AsRemote, Reg, Remote};
 pub use superstep::Superstep;
 pub use value::{Elems, ElemsMut, Value};
 

@@ -173,7 +173,80 @@ impl<T: Value> std::fmt::Debug for Reg<T> {
     }
 }
 
+/// A registration's name for communication: `Copy`, and it borrows no local memory.
+///
+/// Communication calls accept `&Reg<T>` or `Remote<T>`. The difference matters when a get's
+/// destination is this process's own part of the registration it reads from (as in
+/// `bsp_get(3)`'s `get_array`): the destination is borrowed mutably through
+/// [`Reg::local_mut`], so the source is named by a `Remote` taken before.
+///
+/// ```
+/// // forall i: xs[i] := xs[(i + 1) mod n], with xs distributed one element per process
+/// let xs = bsp_runtime::run(3, |ctx| {
+///     let (pid, p) = (ctx.pid(), ctx.nprocs());
+///     let mut xs = ctx.push_reg([pid * 10]);
+///     ctx.sync();
+///     let name = xs.remote();
+///     ctx.superstep(|s| s.get((pid + 1) % p, name, 0, xs.local_mut(s)));
+///     *xs.value(ctx)
+/// })
+/// .unwrap();
+/// assert_eq!(xs, vec![10, 20, 0]);
+/// ```
+pub struct Remote<T: Value> {
+    pub(crate) slot: u32,
+    pub(crate) serial: u64,
+    pub(crate) run_id: u64,
+    pub(crate) pid: usize,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: Value> Clone for Remote<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Value> Copy for Remote<T> {}
+
+impl<T: Value> std::fmt::Debug for Remote<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Remote").field("registration", &self.serial).field("pid", &self.pid).finish()
+    }
+}
+
+/// A registration as communication calls take it: `&Reg<T>`, `Remote<T>` or `&Remote<T>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not name a registration of `{T}`",
+    label = "expected `&Reg<{T}>` or `Remote<{T}>`",
+    note = "register memory with `push_reg`; the element types of source and registration must agree"
+)]
+pub trait AsRemote<T: Value> {
+    /// The registration's name.
+    fn as_remote(&self) -> Remote<T>;
+}
+
+impl<T: Value> AsRemote<T> for &Reg<T> {
+    fn as_remote(&self) -> Remote<T> {
+        self.remote()
+    }
+}
+impl<T: Value> AsRemote<T> for Remote<T> {
+    fn as_remote(&self) -> Remote<T> {
+        *self
+    }
+}
+impl<T: Value> AsRemote<T> for &Remote<T> {
+    fn as_remote(&self) -> Remote<T> {
+        **self
+    }
+}
+
 impl<T: Value> Reg<T> {
+    /// This registration's name for communication, which borrows nothing (see [`Remote`]).
+    pub fn remote(&self) -> Remote<T> {
+        Remote { slot: self.slot, serial: self.serial, run_id: self.run_id, pid: self.pid, _t: PhantomData }
+    }
+
     pub(crate) fn new(slot: u32, serial: u64, run_id: u64, pid: usize, data: Vec<T>) -> (Self, Arc<Storage<T>>) {
         let storage = Arc::new(Storage::new(data));
         let reg = Reg { slot, serial, run_id, pid, storage: storage.clone(), _not_send: PhantomData };
@@ -320,7 +393,6 @@ impl Ctx {
             ext,
         });
         st.flags |= crate::exchange::flags::WORK;
-        st.pending.regs += 1;
         self.outbox().meta.pushes.push(crate::exchange::PushInfo { serial, addr, bytes, elem_size, type_name });
     }
 
@@ -373,7 +445,6 @@ impl Ctx {
             RegState::Active => entry.state = RegState::Popped(step),
         }
         st.flags |= crate::exchange::flags::WORK;
-        st.pending.regs += 1;
         drop(st);
         self.outbox().meta.pops.push(serial);
     }
@@ -381,7 +452,14 @@ impl Ctx {
     /// Looks up `reg` for a communication with `pid` of `len` elements at `offset`; returns
     /// the byte offset and length, and the target's address (threads engine) for gets.
     #[track_caller]
-    pub(crate) fn resolve<T: Value>(&self, op: &str, pid: usize, reg: &Reg<T>, offset: usize, len: usize) -> Resolved {
+    pub(crate) fn resolve<T: Value>(
+        &self,
+        op: &str,
+        pid: usize,
+        reg: Remote<T>,
+        offset: usize,
+        len: usize,
+    ) -> Resolved {
         let (addr, extent_bytes) = self.lookup(op, pid, reg.run_id, reg.pid, reg.slot, reg.serial);
         let size = std::mem::size_of::<T>();
         let extent = extent_bytes.checked_div(size).unwrap_or(0);

@@ -274,12 +274,7 @@ impl Ctx {
     pub(crate) fn finish(&mut self) {
         self.check_live("the end of the SPMD function");
         let parity = self.parity();
-        let pending = {
-            let st = self.state.get_mut();
-            let mut pending = st.pending;
-            pending.regs = st.pending.regs;
-            pending
-        };
+        let pending = self.state.get_mut().pending;
         let out = self.outbox();
         out.meta.arrival = Arrival::End;
         out.meta.step = self.step;

@@ -1,0 +1,87 @@
+//! Small syntax helpers of the walker: what a place expression is rooted at, which names a
+//! pattern binds, which operators assign.
+
+use syn::{Expr, Ident, Pat};
+
+/// Removes parentheses, invisible groups and references: `&(x)` is `x`.
+pub(super) fn strip(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(paren) => strip(&paren.expr),
+        Expr::Group(group) => strip(&group.expr),
+        Expr::Reference(reference) => strip(&reference.expr),
+        Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => strip(&unary.expr),
+        _ => expr,
+    }
+}
+
+/// The local a place expression is rooted at: `&mut buf[i].0` is rooted at `buf`.
+pub(super) fn root_ident(expr: &Expr) -> Option<&Ident> {
+    match strip(expr) {
+        Expr::Field(field) => root_ident(&field.base),
+        Expr::Index(index) => root_ident(&index.expr),
+        Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
+        _ => None,
+    }
+}
+
+/// `x`, `mut x` or `x: T`.
+pub(super) fn single_ident(pat: &Pat) -> Option<&Ident> {
+    match pat {
+        Pat::Ident(ident) if ident.subpat.is_none() => Some(&ident.ident),
+        Pat::Type(typed) => single_ident(&typed.pat),
+        _ => None,
+    }
+}
+
+/// Every name a pattern binds.
+pub(super) fn bound_names<'a>(pat: &'a Pat, out: &mut Vec<&'a Ident>) {
+    match pat {
+        Pat::Ident(ident) => {
+            out.push(&ident.ident);
+            if let Some((_, sub)) = &ident.subpat {
+                bound_names(sub, out);
+            }
+        }
+        Pat::Tuple(tuple) => tuple.elems.iter().for_each(|p| bound_names(p, out)),
+        Pat::TupleStruct(tuple) => tuple.elems.iter().for_each(|p| bound_names(p, out)),
+        Pat::Slice(slice) => slice.elems.iter().for_each(|p| bound_names(p, out)),
+        Pat::Struct(strukt) => strukt.fields.iter().for_each(|f| bound_names(&f.pat, out)),
+        // Every alternative binds the same names.
+        Pat::Or(or) => {
+            if let Some(first) = or.cases.first() {
+                bound_names(first, out);
+            }
+        }
+        Pat::Reference(reference) => bound_names(&reference.pat, out),
+        Pat::Paren(paren) => bound_names(&paren.pat, out),
+        Pat::Type(typed) => bound_names(&typed.pat, out),
+        Pat::Guard(guarded) => bound_names(&guarded.pat, out),
+        _ => {}
+    }
+}
+
+pub(super) fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp as B;
+    matches!(
+        op,
+        B::AddAssign(_)
+            | B::SubAssign(_)
+            | B::MulAssign(_)
+            | B::DivAssign(_)
+            | B::RemAssign(_)
+            | B::BitXorAssign(_)
+            | B::BitAndAssign(_)
+            | B::BitOrAssign(_)
+            | B::ShlAssign(_)
+            | B::ShrAssign(_)
+    )
+}
+
+/// `std::process::exit(..)` or `process::exit(..)`.
+pub(super) fn is_process_exit(func: &Expr) -> bool {
+    let Expr::Path(path) = func else {
+        return false;
+    };
+    let segments: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    segments.ends_with(&["process".to_owned(), "exit".to_owned()])
+}

@@ -1,0 +1,583 @@
+//! The pending-state walker: visits the function in evaluation order, keeps the flow state of
+//! `state.rs` up to date at every operation, sync, branch and loop, and records the findings.
+//!
+//! What it recognises (receivers must be one of the context names: the function's parameter,
+//! the name given to `superstep!`, or the parameter of a closure passed to `ctx.superstep`):
+//!
+//! - `ctx.get(pid, src, off, DST)` / `ctx.hpget(..)`: the root name of `DST` is pending until the
+//!   sync; any use of it is reported. `src` must not be a registration of this superstep.
+//! - `ctx.hpput(pid, SRC, dst, off)`: writes to the root name of `SRC` are reported.
+//! - `ctx.put(pid, src, dst, off)`: copies at the call, so nothing is pending (only `dst` must
+//!   not be a registration of this superstep).
+//! - `let r = ctx.push_reg(..)`: `r` as the registration argument of a communication in the same
+//!   superstep is reported.
+//! - `let m = ctx.hpmove()` / `hpmove_bytes()` (and names bound from it by `let`, `if let`,
+//!   `while let` and `match`, through `.unwrap()` / `.expect(..)`): uses after a sync are
+//!   reported.
+//! - Syncs: `ctx.sync()`, the end of a `superstep!` block or of a `ctx.superstep(|s| ..)` call.
+//!   Handing the context to other code (`helper(ctx)`, an unknown method on it, an unknown macro
+//!   mentioning it) may sync: registrations and `hpmove` results are no longer reported.
+//!
+//! Loops are walked twice: the first pass starts from the state before the loop, the second from
+//! the state at the end of the first pass (what a later iteration sees). Closures are walked
+//! where they are written, with a copy of the state, and their syncs do not leak out.
+
+use super::macro_args::{self, MacroKind};
+use super::state::{Entry, Op, Scopes, State, Validity};
+use super::syntax::{bound_names, is_compound_assign, is_process_exit, root_ident, single_ident, strip};
+use super::{Access, Finding, Problem};
+use crate::superstep::SuperstepInput;
+use proc_macro2::Span;
+use std::collections::HashSet;
+use syn::visit::{self, Visit};
+use syn::{Block, Expr, Ident, Lit, Pat, Stmt};
+
+/// Methods of the context that never sync.
+const NON_SYNCING: &[&str] = &[
+    "pid",
+    "nprocs",
+    "time",
+    "step",
+    "push_reg",
+    "pop_reg",
+    "put",
+    "set_tagsize",
+    "set_tag",
+    "send",
+    "send_bytes",
+    "qsize",
+    "get_tag",
+    "get_tag_bytes",
+    "move_message",
+    "move_into",
+    "move_bytes",
+    "hpmove",
+    "hpmove_bytes",
+];
+
+#[derive(Debug)]
+pub(crate) struct Walker {
+    scopes: Scopes,
+    state: State,
+    ctx_names: Vec<String>,
+    findings: Vec<Finding>,
+    /// Use ordinals already reported: a loop walked twice reports a use once.
+    reported: HashSet<usize>,
+    next_serial: usize,
+    /// Ordinal of the next use, in walk order. Both passes over a loop body give its uses the
+    /// same ordinals (the walk visits every node whatever the state), which identifies a use
+    /// even inside macro arguments that are parsed again at each pass.
+    next_use: usize,
+}
+
+impl Walker {
+    pub(crate) fn new(ctx: &Ident) -> Self {
+        Walker {
+            scopes: Scopes::default(),
+            state: State::default(),
+            ctx_names: vec![ctx.to_string()],
+            findings: Vec::new(),
+            reported: HashSet::new(),
+            next_serial: 0,
+            next_use: 0,
+        }
+    }
+
+    pub(crate) fn into_findings(self) -> Vec<Finding> {
+        self.findings
+    }
+
+    pub(crate) fn walk_program(&mut self, body: &Block) {
+        self.walk_block(body);
+    }
+
+    /// One superstep: the block with `ctx` as a context name, then the sync that ends it.
+    pub(crate) fn walk_superstep(&mut self, ctx: &Ident, block: &Block, end: Span) {
+        self.scopes.push();
+        self.scopes.declare(&ctx.to_string());
+        self.ctx_names.push(ctx.to_string());
+        self.walk_block(block);
+        self.ctx_names.pop();
+        self.scopes.pop();
+        self.state.sync(end);
+    }
+
+    // ---- names -------------------------------------------------------------------------------
+
+    fn is_ctx(&self, expr: &Expr) -> bool {
+        match strip(expr) {
+            Expr::Path(path) => path.path.get_ident().is_some_and(|i| self.ctx_names.iter().any(|n| i == n)),
+            _ => false,
+        }
+    }
+
+    /// Declares every name bound by `pat`; with `origin`, they are `hpmove` results.
+    fn declare_pat(&mut self, pat: &Pat, origin: Option<(Span, Validity)>) {
+        let mut names = Vec::new();
+        bound_names(pat, &mut names);
+        for ident in names {
+            let name = ident.to_string();
+            let binding = self.scopes.declare(&name);
+            if let Some((op_span, validity)) = origin {
+                self.add_entry(binding, name, Op::HpMove, op_span, validity);
+            }
+        }
+    }
+
+    fn add_entry(&mut self, binding: usize, name: String, op: Op, op_span: Span, v: Validity) {
+        self.next_serial += 1;
+        self.state.entries.push(Entry { serial: self.next_serial, binding, name, op, op_span, validity: v });
+    }
+
+    /// Marks the root name of the place `expr` as pending because of `op`.
+    fn make_pending(&mut self, expr: &Expr, op: Op, op_span: Span) {
+        if let Some(ident) = root_ident(expr) {
+            let name = ident.to_string();
+            let binding = self.scopes.lookup(&name);
+            self.add_entry(binding, name, op, op_span, Validity::Live);
+        }
+    }
+
+    /// The `hpmove` call or tracked result that `expr` evaluates to, if any.
+    fn hpmove_origin(&mut self, expr: &Expr) -> Option<(Span, Validity)> {
+        match strip(expr) {
+            Expr::MethodCall(call)
+                if (call.method == "unwrap" && call.args.is_empty())
+                    || (call.method == "expect" && call.args.len() == 1) =>
+            {
+                self.hpmove_origin(&call.receiver)
+            }
+            Expr::MethodCall(call)
+                if (call.method == "hpmove" || call.method == "hpmove_bytes") && self.is_ctx(&call.receiver) =>
+            {
+                Some((call.method.span(), Validity::Live))
+            }
+            Expr::Path(path) => {
+                let ident = path.path.get_ident()?;
+                let binding = self.scopes.lookup(&ident.to_string());
+                self.state
+                    .entries
+                    .iter()
+                    .find(|e| e.binding == binding && e.op == Op::HpMove)
+                    .map(|e| (e.op_span, e.validity))
+            }
+            _ => None,
+        }
+    }
+
+    // ---- uses --------------------------------------------------------------------------------
+
+    fn use_ident(&mut self, ident: &Ident, access: Access) {
+        self.use_name(&ident.to_string(), ident.span(), access);
+    }
+
+    fn use_name(&mut self, name: &str, span: Span, access: Access) {
+        let key = self.next_use;
+        self.next_use += 1;
+        if !self.state.reachable {
+            return;
+        }
+        let binding = self.scopes.lookup(name);
+        let entries: Vec<Entry> = self.state.entries.iter().filter(|e| e.binding == binding).cloned().collect();
+        for entry in entries {
+            let problem = match (entry.op, entry.validity) {
+                (Op::Get | Op::HpGet, _) => Problem::PendingDestination(access),
+                (Op::HpPut, _) if access == Access::Write => Problem::ModifiedSource,
+                (Op::HpMove, Validity::Stale(_)) => Problem::StaleMessage,
+                _ => continue,
+            };
+            self.report(key, &entry, problem, span);
+        }
+    }
+
+    /// `expr` is the registration argument of a communication.
+    fn use_registration(&mut self, expr: &Expr) {
+        let Some(ident) = root_ident(expr) else {
+            return;
+        };
+        let key = self.next_use;
+        self.next_use += 1;
+        if !self.state.reachable {
+            return;
+        }
+        let binding = self.scopes.lookup(&ident.to_string());
+        let pushed: Vec<Entry> =
+            self.state.entries.iter().filter(|e| e.binding == binding && e.op == Op::PushReg).cloned().collect();
+        for entry in pushed {
+            self.report(key, &entry, Problem::RegistrationNotYetEffective, ident.span());
+        }
+    }
+
+    fn report(&mut self, key: usize, entry: &Entry, problem: Problem, span: Span) {
+        if self.reported.insert(key) {
+            self.findings.push(Finding {
+                problem,
+                name: entry.name.clone(),
+                use_span: span,
+                op: entry.op,
+                op_span: entry.op_span,
+            });
+        }
+    }
+
+    /// A place written through (`place = ..`, `&mut place`, `place += ..`).
+    fn walk_place(&mut self, expr: &Expr, access: Access) {
+        match expr {
+            Expr::Field(field) => self.walk_place(&field.base, access),
+            Expr::Index(index) => {
+                self.visit_expr(&index.index);
+                self.walk_place(&index.expr, access);
+            }
+            Expr::Paren(paren) => self.walk_place(&paren.expr, access),
+            Expr::Group(group) => self.walk_place(&group.expr, access),
+            Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => {
+                self.walk_place(&unary.expr, access);
+            }
+            Expr::Path(path) if path.qself.is_none() => match path.path.get_ident() {
+                Some(ident) => self.use_ident(ident, access),
+                None => self.visit_expr(expr),
+            },
+            _ => self.visit_expr(expr),
+        }
+    }
+
+    // ---- control flow ------------------------------------------------------------------------
+
+    fn walk_branches(&mut self, before: &State, branches: impl Iterator<Item = State>) {
+        let ends: Vec<State> = branches.collect();
+        self.state = State::join(before, ends);
+    }
+
+    /// A condition: `let` patterns in it bind names for the then-branch (the caller's scope).
+    fn walk_cond(&mut self, cond: &Expr) {
+        match cond {
+            Expr::Let(let_expr) => {
+                self.visit_expr(&let_expr.expr);
+                let origin = self.hpmove_origin(&let_expr.expr);
+                self.declare_pat(&let_expr.pat, origin);
+            }
+            Expr::Binary(binary) if matches!(binary.op, syn::BinOp::And(_)) => {
+                self.walk_cond(&binary.left);
+                self.walk_cond(&binary.right);
+            }
+            _ => self.visit_expr(cond),
+        }
+    }
+
+    fn walk_if(&mut self, node: &syn::ExprIf) {
+        self.scopes.push();
+        self.walk_cond(&node.cond);
+        let after_cond = self.state.clone();
+        self.walk_block(&node.then_branch);
+        self.scopes.pop();
+        let then_end = std::mem::replace(&mut self.state, after_cond.clone());
+        if let Some((_, else_branch)) = &node.else_branch {
+            self.visit_expr(else_branch);
+        }
+        let else_end = std::mem::take(&mut self.state);
+        self.walk_branches(&after_cond, [then_end, else_end].into_iter());
+    }
+
+    fn walk_match(&mut self, node: &syn::ExprMatch) {
+        self.visit_expr(&node.expr);
+        let origin = self.hpmove_origin(&node.expr);
+        let before = self.state.clone();
+        let mut ends = Vec::new();
+        for arm in &node.arms {
+            self.state = before.clone();
+            self.scopes.push();
+            match &arm.pat {
+                Pat::Guard(guarded) => {
+                    self.declare_pat(&guarded.pat, origin);
+                    self.visit_expr(&guarded.guard);
+                }
+                pat => self.declare_pat(pat, origin),
+            }
+            self.visit_expr(&arm.body);
+            self.scopes.pop();
+            ends.push(std::mem::take(&mut self.state));
+        }
+        self.walk_branches(&before, ends.into_iter());
+    }
+
+    /// One iteration: the condition or pattern, then the body, in a fresh scope.
+    fn iteration(&mut self, pat: Option<&Pat>, cond: Option<&Expr>, body: &Block) {
+        self.scopes.push();
+        if let Some(cond) = cond {
+            self.walk_cond(cond);
+        }
+        if let Some(pat) = pat {
+            self.declare_pat(pat, None);
+        }
+        self.walk_block(body);
+        self.scopes.pop();
+    }
+
+    fn walk_loop(&mut self, pat: Option<&Pat>, cond: Option<&Expr>, body: &Block) {
+        let before = self.state.clone();
+        let first_use = self.next_use;
+        self.iteration(pat, cond, body);
+        let after_uses = self.next_use;
+        let first_end = self.state.clone();
+        let mut ends = vec![before.clone(), first_end.clone()];
+        if first_end.reachable {
+            self.next_use = first_use;
+            self.iteration(pat, cond, body);
+            ends.push(std::mem::take(&mut self.state));
+            self.next_use = after_uses;
+        }
+        self.walk_branches(&before, ends.into_iter());
+    }
+
+    /// Code that runs later or elsewhere (closures, async blocks): walked here with a copy of the
+    /// state, whose changes are dropped.
+    fn walk_detached(&mut self, f: impl FnOnce(&mut Self)) {
+        let saved = self.state.clone();
+        self.scopes.push();
+        f(self);
+        self.scopes.pop();
+        self.state = saved;
+    }
+
+    // ---- method calls ------------------------------------------------------------------------
+
+    fn walk_method_call(&mut self, call: &syn::ExprMethodCall) {
+        if !self.is_ctx(&call.receiver) {
+            self.visit_expr(&call.receiver);
+            self.walk_args(call.args.iter());
+            if call.args.iter().any(|a| self.is_ctx_handle(a)) {
+                self.state.maybe_sync();
+            }
+            return;
+        }
+        let method = call.method.to_string();
+        let args: Vec<&Expr> = call.args.iter().collect();
+        match (method.as_str(), args.as_slice()) {
+            ("sync", []) => self.state.sync(call.method.span()),
+            ("superstep", [Expr::Closure(closure)]) if closure.inputs.len() == 1 => {
+                self.walk_superstep_closure(closure, call.method.span());
+            }
+            ("get" | "hpget", [pid, src, offset, dst]) => {
+                self.walk_args([*pid, *src, *offset].into_iter());
+                self.use_registration(src);
+                self.walk_arg(dst);
+                let op = if method == "get" { Op::Get } else { Op::HpGet };
+                self.make_pending(dst, op, call.method.span());
+            }
+            ("hpput", [pid, src, dst, offset]) => {
+                self.walk_args([*pid, *src, *dst, *offset].into_iter());
+                self.use_registration(dst);
+                self.make_pending(src, Op::HpPut, call.method.span());
+            }
+            ("put", [pid, src, dst, offset]) => {
+                self.walk_args([*pid, *src, *dst, *offset].into_iter());
+                self.use_registration(dst);
+            }
+            ("abort", _) => {
+                self.walk_args(args.into_iter());
+                self.state.reachable = false;
+            }
+            (name, _) => {
+                self.walk_args(args.into_iter());
+                if !NON_SYNCING.contains(&name) {
+                    self.state.maybe_sync();
+                }
+            }
+        }
+    }
+
+    fn walk_superstep_closure(&mut self, closure: &syn::ExprClosure, end: Span) {
+        let Some(ident) = closure.inputs.first().and_then(single_ident) else {
+            self.state.maybe_sync();
+            return;
+        };
+        self.scopes.push();
+        self.scopes.declare(&ident.to_string());
+        self.ctx_names.push(ident.to_string());
+        self.visit_expr(&closure.body);
+        self.ctx_names.pop();
+        self.scopes.pop();
+        self.state.sync(end);
+    }
+
+    fn walk_arg(&mut self, arg: &Expr) {
+        match arg {
+            Expr::Reference(reference) if reference.mutability.is_some() => {
+                self.walk_place(&reference.expr, Access::Write);
+            }
+            _ => self.visit_expr(arg),
+        }
+    }
+
+    fn walk_args<'a>(&mut self, args: impl Iterator<Item = &'a Expr>) {
+        for arg in args {
+            self.walk_arg(arg);
+        }
+    }
+
+    /// `ctx`, `&mut *ctx`, `&mut ctx`: the context itself, which the callee could sync.
+    fn is_ctx_handle(&self, expr: &Expr) -> bool {
+        self.is_ctx(expr)
+    }
+
+    // ---- macros ------------------------------------------------------------------------------
+
+    fn walk_macro(&mut self, mac: &syn::Macro) {
+        match macro_args::classify(mac) {
+            MacroKind::Superstep => match mac.parse_body::<SuperstepInput>() {
+                Ok(input) => self.walk_superstep(&input.ctx, &input.block, mac.bang_token.span),
+                // `superstep!` reports its own syntax errors.
+                Err(_) => self.state.maybe_sync(),
+            },
+            MacroKind::Args { format, diverges } => {
+                if let Some(args) = macro_args::comma_args(mac) {
+                    self.walk_macro_args(&args, format);
+                }
+                if diverges {
+                    self.state.reachable = false;
+                }
+            }
+            MacroKind::Vec => {
+                if let Some(args) = macro_args::vec_args(mac) {
+                    self.walk_macro_args(&args, false);
+                }
+            }
+            MacroKind::Matches => {
+                if let Some(expr) = macro_args::first_arg(mac) {
+                    self.visit_expr(&expr);
+                }
+            }
+            MacroKind::Opaque => {
+                let mentions_ctx = mac.tokens.clone().into_iter().any(|tt| {
+                    matches!(&tt, proc_macro2::TokenTree::Ident(i)
+                        if self.ctx_names.iter().any(|n| i == n))
+                });
+                if mentions_ctx {
+                    self.state.maybe_sync();
+                }
+            }
+        }
+    }
+
+    fn walk_macro_args(&mut self, args: &[Expr], format: bool) {
+        let mut format_seen = !format;
+        for arg in args {
+            match arg {
+                // `name = value` in a format macro: only `value` is a use.
+                Expr::Assign(assign) if matches!(&*assign.left, Expr::Path(_)) => {
+                    self.visit_expr(&assign.right);
+                }
+                Expr::Lit(syn::ExprLit { lit: Lit::Str(lit), .. }) if !format_seen => {
+                    format_seen = true;
+                    for name in macro_args::inline_captures(&lit.value()) {
+                        self.use_name(&name, lit.span(), Access::Read);
+                    }
+                }
+                _ => self.visit_expr(arg),
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Walker {
+    fn visit_block(&mut self, block: &'ast Block) {
+        self.walk_block(block);
+    }
+
+    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+        match stmt {
+            Stmt::Local(local) => {
+                if let Some(init) = &local.init {
+                    self.visit_expr(&init.expr);
+                    if let Some((_, diverge)) = &init.diverge {
+                        self.walk_detached(|this| this.visit_expr(diverge));
+                    }
+                }
+                let init = local.init.as_ref().map(|init| &*init.expr);
+                let origin = init.and_then(|init| self.hpmove_origin(init));
+                self.declare_pat(&local.pat, origin);
+                if let (Some(Expr::MethodCall(call)), Some(ident)) = (init.map(strip), single_ident(&local.pat)) {
+                    if call.method == "push_reg" && self.is_ctx(&call.receiver) {
+                        let name = ident.to_string();
+                        let binding = self.scopes.lookup(&name);
+                        let span = call.method.span();
+                        self.add_entry(binding, name, Op::PushReg, span, Validity::Live);
+                    }
+                }
+            }
+            Stmt::Item(_) => {}
+            Stmt::Expr(expr, _) => self.visit_expr(expr),
+            Stmt::Macro(stmt) => self.walk_macro(&stmt.mac),
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        match expr {
+            Expr::Path(path) if path.qself.is_none() => {
+                if let Some(ident) = path.path.get_ident() {
+                    self.use_ident(ident, Access::Read);
+                }
+            }
+            Expr::Assign(assign) => {
+                self.visit_expr(&assign.right);
+                self.walk_place(&assign.left, Access::Write);
+            }
+            Expr::Binary(binary) if is_compound_assign(&binary.op) => {
+                self.visit_expr(&binary.right);
+                self.walk_place(&binary.left, Access::Write);
+            }
+            Expr::Reference(reference) if reference.mutability.is_some() => {
+                self.walk_place(&reference.expr, Access::Write);
+            }
+            Expr::MethodCall(call) => self.walk_method_call(call),
+            Expr::Call(call) => {
+                self.visit_expr(&call.func);
+                self.walk_args(call.args.iter());
+                if is_process_exit(&call.func) {
+                    self.state.reachable = false;
+                } else if call.args.iter().any(|a| self.is_ctx_handle(a)) {
+                    self.state.maybe_sync();
+                }
+            }
+            Expr::Macro(mac) => self.walk_macro(&mac.mac),
+            Expr::Closure(closure) => self.walk_detached(|this| {
+                for input in &closure.inputs {
+                    this.declare_pat(input, None);
+                }
+                this.visit_expr(&closure.body);
+            }),
+            Expr::Async(block) => self.walk_detached(|this| this.walk_block(&block.block)),
+            Expr::If(node) => self.walk_if(node),
+            Expr::Match(node) => self.walk_match(node),
+            Expr::ForLoop(node) => {
+                self.visit_expr(&node.expr);
+                self.walk_loop(Some(&node.pat), None, &node.body);
+            }
+            Expr::While(node) => self.walk_loop(None, Some(&node.cond), &node.body),
+            Expr::Loop(node) => self.walk_loop(None, None, &node.body),
+            Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => {
+                visit::visit_expr(self, expr);
+                self.state.reachable = false;
+            }
+            _ => visit::visit_expr(self, expr),
+        }
+    }
+
+    // Items cannot capture locals; types and patterns hold no uses.
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+    fn visit_type(&mut self, _: &'ast syn::Type) {}
+    fn visit_pat(&mut self, _: &'ast Pat) {}
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.walk_macro(mac);
+    }
+}
+
+impl Walker {
+    fn walk_block(&mut self, block: &Block) {
+        self.scopes.push();
+        for stmt in &block.stmts {
+            self.visit_stmt(stmt);
+        }
+        self.scopes.pop();
+    }
+}

@@ -1,0 +1,156 @@
+//! Procedural macros of [`bsp`](https://docs.rs/bsp): `#[bsp::program]` and `bsp::superstep!`.
+//!
+//! This crate is an implementation detail: use the macros through the `bsp` crate, which
+//! re-exports them and provides the hidden `bsp::__private` module their expansions call into.
+//!
+//! The crate only translates: parsing and validation of the knobs (`knobs`), the program
+//! expansion (`program`), the superstep expansion (`superstep`), the compile-time checks of
+//! pending communication (`analysis`), and the error collector (`ctxt`). It never panics on
+//! user input: every error is reported as a spanned `compile_error!`, all of them at once,
+//! beside the best expansion of the user's code that could be made.
+
+#![forbid(unsafe_code)]
+
+mod analysis;
+mod ctxt;
+mod knobs;
+mod program;
+mod superstep;
+
+#[cfg(test)]
+mod tests;
+
+use proc_macro::TokenStream;
+
+/// Turns a function into an SPMD program: every process runs its body with its own context.
+///
+/// ```rust,ignore
+/// #[bsp::program(procs = 4)]
+/// fn main(ctx: &mut bsp::Ctx) {
+///     let x = ctx.push_reg([ctx.pid() as i32]);
+///     ctx.sync();
+///     let mut left = 0;
+///     bsp::superstep!(ctx, {
+///         ctx.get((ctx.pid() + ctx.nprocs() - 1) % ctx.nprocs(), &x, 0, &mut left);
+///     });
+///     println!("{} got {left}", ctx.pid());
+/// }
+/// ```
+///
+/// The function's first parameter is the process context (`ctx: &mut bsp::Ctx` or `&mut Ctx`,
+/// any name). The expansion keeps that parameter's type as written and names everything else by
+/// absolute paths into the hidden `bsp::__private` module.
+///
+/// # Knobs
+///
+/// - `procs = N`: the number of processes, any `usize` expression. The `BSP_NPROCS` environment
+///   variable overrides it; without either, one process per core.
+/// - `crate = "path"`: where the `bsp` crate is, if the dependency was renamed
+///   (`crate = "my_bsp"`).
+///
+/// # On `main`
+///
+/// A panic or `ctx.abort(..)` in any process stops every process and makes `main` print the
+/// runtime's message and exit with status 1. `main` returns `()`.
+///
+/// The example above is equivalent to this code without the macro:
+///
+/// ```rust,ignore
+/// fn main() {
+///     let __bsp_result = ::bsp::__private::Launch::new()
+///         .default_procs(4)
+///         .run(|ctx: &mut bsp::Ctx| {
+///             let x = ctx.push_reg([ctx.pid() as i32]);
+///             ctx.sync();
+///             let mut left = 0;
+///             ctx.superstep(|ctx| {
+///                 ctx.get((ctx.pid() + ctx.nprocs() - 1) % ctx.nprocs(), &x, 0, &mut left);
+///             });
+///             println!("{} got {left}", ctx.pid());
+///         });
+///     ::bsp::__private::exit_on_error(__bsp_result);
+/// }
+/// ```
+///
+/// # On another function
+///
+/// The function becomes a reusable SPMD entry: it loses the context parameter, runs the body on
+/// every process (its other arguments are shared by reference), and returns the value of every
+/// process, indexed by pid, or the first failure.
+///
+/// ```rust,ignore
+/// #[bsp::program(procs = 2)]
+/// fn sum_of_pids(ctx: &mut bsp::Ctx, offset: usize) -> usize {
+///     ctx.pid() + offset
+/// }
+///
+/// // Equivalent code without the macro:
+/// fn sum_of_pids(
+///     offset: usize,
+/// ) -> ::core::result::Result<::std::vec::Vec<usize>, ::bsp::__private::Error> {
+///     ::bsp::__private::Launch::new()
+///         .default_procs(2)
+///         .run(|ctx: &mut bsp::Ctx| -> usize { ctx.pid() + offset })
+/// }
+/// ```
+///
+/// # Compile-time checks
+///
+/// Over the whole function (through branches, loops, closures and the arguments of `println!`,
+/// `format!`, `assert!`, ...), the macro reports, spanned at the offending use and with a note on
+/// the operation that caused it:
+///
+/// - a read or write of a `get` or `hpget` destination before the sync that completes it;
+/// - a write to an `hpput` source before the sync;
+/// - a registration used by `put`/`get`/`hpput`/`hpget` in the superstep that registers it;
+/// - an `hpmove` result used after the sync that invalidates it.
+///
+/// When a value escapes into a helper function or an alias, the macro stays silent and the
+/// runtime's types (borrows that last until the sync) reject the program instead.
+///
+/// # Errors
+///
+/// Using the attribute on something else than a function, on an `async fn`, with an unknown or
+/// duplicate knob or a bad value is a compile error that lists the valid knobs.
+#[proc_macro_attribute]
+pub fn program(args: TokenStream, item: TokenStream) -> TokenStream {
+    program::expand(args.into(), item.into()).into()
+}
+
+/// Marks one superstep: its block runs the BSPlib operations, then the superstep ends with a
+/// sync.
+///
+/// ```rust,ignore
+/// let mut left = 0;
+/// bsp::superstep!(ctx, {
+///     ctx.get(ctx.pid().saturating_sub(1), &x, 0, &mut left);
+///     ctx.put(0, &[ctx.pid() as i32], &all, ctx.pid());
+/// });
+/// // `left` holds the value here, after the sync.
+/// ```
+///
+/// The first argument is the context (`&mut bsp::Ctx`); inside the block the same name is the
+/// superstep in progress (`&bsp::Superstep`), which offers everything `Ctx` does plus `get`,
+/// `hpget` and `hpput`, whose buffers stay borrowed until the sync. The block's value is the
+/// value of `superstep!`. Outside `superstep!`, `ctx.sync()` still ends a superstep.
+///
+/// The example above is equivalent to this code without the macro:
+///
+/// ```rust,ignore
+/// let mut left = 0;
+/// ctx.superstep(|ctx| {
+///     ctx.get(ctx.pid().saturating_sub(1), &x, 0, &mut left);
+///     ctx.put(0, &[ctx.pid() as i32], &all, ctx.pid());
+/// });
+/// ```
+///
+/// # Errors
+///
+/// `return`, `?`, and `break`/`continue` to a loop outside the block are compile errors: the
+/// block is the body of a closure, so they could only leave the superstep. Used on its own
+/// (outside `#[bsp::program]`), `superstep!` also runs the checks of `#[bsp::program]` over its
+/// block.
+#[proc_macro]
+pub fn superstep(input: TokenStream) -> TokenStream {
+    superstep::expand(input.into()).into()
+}

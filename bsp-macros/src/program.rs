@@ -1,0 +1,281 @@
+//! `#[bsp::program]`: validation of the function and its lowering onto the runtime's launcher.
+//!
+//! ```text
+//! #[bsp::program(procs = 4)]            fn main() {
+//! fn main(ctx: &mut bsp::Ctx) {   ==>       let __bsp_result = ::bsp::__private::Launch::new()
+//!     body                                      .default_procs(4)
+//! }                                             .run(|ctx: &mut bsp::Ctx| { body });
+//!                                           ::bsp::__private::exit_on_error(__bsp_result);
+//!                                       }
+//!
+//! #[bsp::program]                       fn name(a: A) -> ::core::result::Result<
+//! fn name(ctx: &mut Ctx, a: A) -> R {       ::std::vec::Vec<R>, ::bsp::__private::Error> {
+//!     body                          ==>     ::bsp::__private::Launch::new()
+//! }                                             .run(|ctx: &mut Ctx| -> R { body })
+//!                                       }
+//! ```
+//!
+//! The closure's parameter keeps the type the user wrote (so a `use bsp::Ctx;` stays used and a
+//! mismatch is reported on the user's tokens); everything else is named by absolute paths.
+//!
+//! Phases: knobs (`knobs.rs`) → signature checks (here) → analysis of the whole body
+//! (`analysis/`) → lowering of the `superstep!` invocations (`superstep.rs`) → output. Errors
+//! of every phase are collected and emitted beside the best expansion that could be made, so
+//! the rest of the function is still type-checked and IDEs keep working.
+
+use crate::analysis;
+use crate::ctxt::Ctxt;
+use crate::knobs::{self, Knobs};
+use crate::superstep::{self, SuperstepInput};
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens as _};
+use syn::punctuated::Punctuated;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, FnArg, Ident, Item, ItemFn, Pat, ReturnType, Stmt, Token, Type};
+
+const SHAPE: &str = "`#[bsp::program] fn main(ctx: &mut bsp::Ctx) { ... }`";
+
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut cx = Ctxt::new();
+    let knobs = knobs::parse(args, &mut cx);
+    let function = match syn::parse2::<Item>(item.clone()) {
+        Ok(Item::Fn(function)) => function,
+        Ok(other) => {
+            cx.error_spanned_by(
+                other,
+                format_args!(
+                    "`#[bsp::program]` goes on a function, whose body becomes the program that \
+                     every process runs: {SHAPE}"
+                ),
+            );
+            return with_errors(cx, item);
+        }
+        Err(error) => {
+            cx.syn_error(error);
+            return with_errors(cx, item);
+        }
+    };
+    let output = expand_fn(function, &knobs, &mut cx);
+    with_errors(cx, output)
+}
+
+fn with_errors(cx: Ctxt, code: TokenStream) -> TokenStream {
+    let mut errors = cx.into_compile_errors();
+    errors.extend(code);
+    errors
+}
+
+/// The context parameter: its pattern, its name (for the analysis) and its type.
+struct CtxParam {
+    pat: Pat,
+    name: Ident,
+    /// The type as the user wrote it (`&mut bsp::Ctx`, `&mut Ctx`), kept so that a
+    /// `use bsp::Ctx;` stays used; `None` after an error, then the expansion names the runtime's
+    /// `Ctx` by its absolute path.
+    ty: Option<Type>,
+}
+
+fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream {
+    check_modifiers(&mut function, cx);
+    let is_main = function.sig.ident == "main";
+    let mut inputs = std::mem::take(&mut function.sig.inputs).into_iter();
+    let ctx = ctx_param(inputs.next(), &function.sig.ident, cx);
+    let rest: Punctuated<FnArg, Token![,]> = inputs.collect();
+    if is_main {
+        for extra in &rest {
+            cx.error_spanned_by(
+                extra,
+                "`main` takes only the context: to pass arguments, put `#[bsp::program]` on \
+                 another function and call it from `main` (it returns the value of every process)",
+            );
+        }
+        if let ReturnType::Type(_, ty) = &function.sig.output {
+            if !is_unit(ty) {
+                cx.error_spanned_by(
+                    ty,
+                    "`#[bsp::program] fn main` returns `()`: a panic or abort in any process \
+                     already makes `main` exit with an error\n\
+                     = help: to collect a value from every process, put `#[bsp::program]` on \
+                     another function, which returns `Result<Vec<T>, bsp::Error>`, and call it \
+                     from `main`",
+                );
+            }
+        }
+    }
+
+    analysis::check_program(&function.block, &ctx.name, cx);
+    let mut lowering = LowerSupersteps { cx };
+    lowering.visit_block_mut(&mut function.block);
+
+    let krate = &knobs.krate;
+    let private = quote!(#krate::__private);
+    let default_procs = knobs.procs.as_ref().map(|procs| quote!(.default_procs(#procs)));
+    let pat = &ctx.pat;
+    let ty = match &ctx.ty {
+        Some(ty) => ty.to_token_stream(),
+        None => quote!(&mut #private::Ctx),
+    };
+    let block = &function.block;
+    let ItemFn { attrs, vis, sig, .. } = &function;
+    if is_main {
+        let syn::Signature { safety, fn_token, ident, generics, .. } = sig;
+        let where_clause = &generics.where_clause;
+        quote! {
+            #(#attrs)*
+            #vis #safety #fn_token #ident #generics() #where_clause {
+                let __bsp_result = #private::Launch::new()
+                    #default_procs
+                    .run(|#pat: #ty| #block);
+                #private::exit_on_error(__bsp_result);
+            }
+        }
+    } else {
+        let syn::Signature { safety, abi, fn_token, ident, generics, output, .. } = sig;
+        let where_clause = &generics.where_clause;
+        let ret = match output {
+            ReturnType::Default => quote!(()),
+            ReturnType::Type(_, ty) => ty.to_token_stream(),
+        };
+        let closure_ret = match output {
+            ReturnType::Default => None,
+            ReturnType::Type(arrow, ty) => Some(quote!(#arrow #ty)),
+        };
+        quote! {
+            #(#attrs)*
+            #vis #safety #abi #fn_token #ident #generics(#rest)
+                -> ::core::result::Result<::std::vec::Vec<#ret>, #private::Error>
+                #where_clause
+            {
+                #private::Launch::new()
+                    #default_procs
+                    .run(|#pat: #ty| #closure_ret #block)
+            }
+        }
+    }
+}
+
+/// `async` and `const` are reported and dropped, so the rest still expands.
+fn check_modifiers(function: &mut ItemFn, cx: &mut Ctxt) {
+    if let Some(token) = function.sig.asyncness.take() {
+        cx.error(
+            token.span,
+            "`#[bsp::program]` cannot be `async`: every process runs the body synchronously on \
+             its own thread\n= help: remove `async`",
+        );
+    }
+    if let Some(token) = function.sig.constness.take() {
+        cx.error(
+            token.span,
+            "`#[bsp::program]` cannot be `const`: it starts processes at run time\n\
+             = help: remove `const`",
+        );
+    }
+}
+
+/// Checks the first parameter; after an error, `ctx` stands in so the body still expands.
+fn ctx_param(first: Option<FnArg>, fn_name: &Ident, cx: &mut Ctxt) -> CtxParam {
+    let fallback = || {
+        let name = Ident::new("ctx", Span::call_site());
+        CtxParam { pat: syn::parse_quote!(#name), name, ty: None }
+    };
+    let expected = format!("the process context as its first parameter: `fn {fn_name}(ctx: &mut bsp::Ctx)`");
+    let typed = match first {
+        Some(FnArg::Typed(typed)) => typed,
+        Some(FnArg::Receiver(receiver)) => {
+            cx.error_spanned_by(
+                receiver,
+                format_args!("a `#[bsp::program]` function cannot take `self`; it takes {expected}"),
+            );
+            return fallback();
+        }
+        None => {
+            cx.error(fn_name.span(), format_args!("a `#[bsp::program]` function takes {expected}"));
+            return fallback();
+        }
+    };
+    let ty = is_ctx_type(&typed.ty).then(|| (*typed.ty).clone());
+    if ty.is_none() {
+        cx.error_spanned_by(
+            &typed.ty,
+            "the context parameter has type `&mut bsp::Ctx` (or `&mut Ctx` with `bsp::Ctx` in \
+             scope)",
+        );
+    }
+    match &*typed.pat {
+        Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+            CtxParam { name: ident.ident.clone(), pat: (*typed.pat).clone(), ty }
+        }
+        other => {
+            cx.error_spanned_by(other, "the context parameter must be a name, such as `ctx` in `ctx: &mut bsp::Ctx`");
+            fallback()
+        }
+    }
+}
+
+/// `&mut Ctx`, `&mut bsp::Ctx`, `&mut some::path::Ctx` (any lifetime).
+fn is_ctx_type(ty: &Type) -> bool {
+    let Type::Reference(reference) = ty else {
+        return false;
+    };
+    let Type::Path(path) = &*reference.elem else {
+        return false;
+    };
+    reference.mutability.is_some()
+        && path.qself.is_none()
+        && path.path.segments.last().is_some_and(|s| s.ident == "Ctx")
+}
+
+fn is_unit(ty: &Type) -> bool {
+    matches!(ty, Type::Tuple(tuple) if tuple.elems.is_empty())
+}
+
+/// Rewrites every `superstep!(ctx, { .. })` of the body into `ctx.superstep(|ctx| { .. })`,
+/// checking each block for `return`, `?`, `break` and `continue`. The analysis has already seen
+/// the blocks with the whole function; lowering them here keeps `superstep!` from checking them a
+/// second time. Invocations that do not parse are left for `superstep!` to report.
+struct LowerSupersteps<'a> {
+    cx: &'a mut Ctxt,
+}
+
+impl LowerSupersteps<'_> {
+    fn lower(&mut self, mac: &syn::Macro) -> Option<Expr> {
+        let last = mac.path.segments.last()?;
+        if last.ident != "superstep" {
+            return None;
+        }
+        let mut input: SuperstepInput = mac.parse_body().ok()?;
+        superstep::check_escapes(&input.block, self.cx);
+        self.visit_block_mut(&mut input.block);
+        Some(superstep::lower(&input))
+    }
+}
+
+impl VisitMut for LowerSupersteps<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Macro(mac) = expr {
+            if let Some(lowered) = self.lower(&mac.mac) {
+                *expr = lowered;
+                return;
+            }
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        let count = block.stmts.len();
+        for (i, stmt) in block.stmts.iter_mut().enumerate() {
+            if let Stmt::Macro(mac) = stmt {
+                if let Some(lowered) = self.lower(&mac.mac) {
+                    let last = i + 1 == count;
+                    let semi = mac.semi_token.or_else(|| (!last).then(|| Token![;](Span::call_site())));
+                    *stmt = Stmt::Expr(lowered, semi);
+                    continue;
+                }
+            }
+            self.visit_stmt_mut(stmt);
+        }
+    }
+
+    // Nested items are not part of the program.
+    fn visit_item_mut(&mut self, _: &mut Item) {}
+}

@@ -1,0 +1,466 @@
+//! The analysis on function bodies: every check with its variants (exactly the expected finding)
+//! and the cases that must compile (no finding).
+
+use crate::analysis::{message, Walker};
+use syn::{parse_quote, Block, Ident};
+
+/// The first line of each finding's message, in order.
+fn findings(body: Block) -> Vec<String> {
+    let ctx: Ident = parse_quote!(ctx);
+    let mut walker = Walker::new(&ctx);
+    walker.walk_program(&body);
+    walker.into_findings().iter().map(|f| message(f, "ctx").lines().next().unwrap_or_default().to_owned()).collect()
+}
+
+macro_rules! assert_findings {
+    ({ $($body:tt)* } => [$($expected:expr),* $(,)?]) => {{
+        let body: Block = parse_quote!({ $($body)* });
+        let expected: Vec<&str> = vec![$($expected),*];
+        assert_eq!(findings(body), expected);
+    }};
+}
+
+const GET_READ: &str = "`left` is read before the sync that completes the `get` writing it";
+const GET_WRITTEN: &str = "`left` is written before the sync that completes the `get` writing it";
+
+// ---- get / hpget ------------------------------------------------------------------------------
+
+#[test]
+fn get_destination_read_in_the_superstep() {
+    assert_findings!({
+        let mut left = 0;
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+            let y = left + 1;
+        });
+    } => [GET_READ]);
+}
+
+#[test]
+fn get_destination_written_in_the_superstep() {
+    assert_findings!({
+        let mut left = 0;
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+            left = 3;
+        });
+    } => [GET_WRITTEN]);
+}
+
+#[test]
+fn get_destination_read_through_a_field_and_an_index() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut buf[2..]);
+            let y = buf.len();
+        });
+    } => ["`buf` is read before the sync that completes the `get` writing it"]);
+}
+
+#[test]
+fn hpget_destination_read_in_the_superstep() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.hpget(1, &x, 0, &mut left);
+            consume(left);
+        });
+    } => ["`left` is read before the sync that completes the `hpget` writing it"]);
+}
+
+#[test]
+fn get_destination_read_in_a_branch() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+            if ctx.pid() == 0 { let y = left; } else { other(); }
+        });
+    } => [GET_READ]);
+}
+
+#[test]
+fn get_destination_read_in_a_match_arm() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+            match ctx.pid() { 0 => {} _ => consume(left) }
+        });
+    } => [GET_READ]);
+}
+
+#[test]
+fn get_destination_read_in_a_nested_block() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+            { { let y = left * 2; } }
+        });
+    } => [GET_READ]);
+}
+
+#[test]
+fn get_destination_read_in_the_loop_body_before_the_sync_is_reported_once() {
+    assert_findings!({
+        for i in 0..3 {
+            superstep!(ctx, {
+                ctx.get(i, &x, 0, &mut left);
+                total += left;
+            });
+        }
+    } => [GET_READ]);
+}
+
+#[test]
+fn get_destination_read_in_a_loop_inside_the_superstep() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+            for i in 0..3 { total += left; }
+        });
+    } => [GET_READ]);
+}
+
+#[test]
+fn get_destination_captured_by_a_closure() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+            let f = || left + 1;
+        });
+    } => [GET_READ]);
+}
+
+#[test]
+fn get_destination_read_in_println_arguments() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+            println!("{}", left);
+        });
+    } => [GET_READ]);
+}
+
+#[test]
+fn get_destination_captured_inline_by_a_format_string() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+            let s = format!("got {left:>4} from {}", 1);
+        });
+    } => [GET_READ]);
+}
+
+#[test]
+fn get_destination_read_in_assert() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+            assert!(left > 0, "left = {}", 0);
+            assert_eq!(1, left);
+        });
+    } => [GET_READ, GET_READ]);
+}
+
+#[test]
+fn get_in_an_explicit_superstep_call() {
+    assert_findings!({
+        ctx.superstep(|s| {
+            s.get(1, &x, 0, &mut left);
+            let y = left;
+        });
+        let z = left;
+    } => [GET_READ]);
+}
+
+#[test]
+fn get_in_a_standalone_superstep_sees_outer_names() {
+    let ctx: Ident = parse_quote!(ctx);
+    let input: crate::superstep::SuperstepInput = parse_quote!(ctx, {
+        ctx.get(1, &x, 0, &mut left);
+        println!("{left}");
+    });
+    let mut cx = crate::ctxt::Ctxt::new();
+    crate::analysis::check_superstep(&input, &mut cx);
+    let messages = cx.messages();
+    assert_eq!(messages.len(), 2, "{messages:#?}");
+    assert!(messages[0].starts_with(GET_READ));
+    assert_eq!(messages[1], "note: the `get` that makes `left` pending is here");
+    let _ = ctx;
+}
+
+// ---- no false positives -----------------------------------------------------------------------
+
+#[test]
+fn shadowed_destination_is_not_reported() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+            let left = 5;
+            println!("{left}");
+            let y = left + 1;
+        });
+    } => []);
+}
+
+#[test]
+fn read_after_the_superstep_is_fine() {
+    assert_findings!({
+        let mut left = 0;
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+        });
+        println!("{left}");
+        assert_eq!(left, 1);
+    } => []);
+}
+
+#[test]
+fn read_in_a_later_iteration_after_the_loop_sync_is_fine() {
+    assert_findings!({
+        let mut left = 0;
+        for i in 0..4 {
+            if i > 0 {
+                println!("previous: {left}");
+            }
+            superstep!(ctx, {
+                ctx.get(i, &x, 0, &mut left);
+            });
+        }
+        println!("{left}");
+    } => []);
+}
+
+#[test]
+fn put_source_reused_right_after_the_put_is_fine() {
+    assert_findings!({
+        let mut v = [1, 2];
+        ctx.put(1, &v, &r, 0);
+        v[0] = 7;
+        superstep!(ctx, {
+            ctx.put(1, &v, &r, 0);
+            v = [3, 4];
+        });
+    } => []);
+}
+
+#[test]
+fn destination_behind_an_alias_or_helper_is_left_to_the_types() {
+    assert_findings!({
+        superstep!(ctx, {
+            let alias = &mut left;
+            ctx.get(1, &x, 0, alias);
+            fill(ctx, &mut other);
+            let y = left + other;
+        });
+    } => []);
+}
+
+#[test]
+fn superstep_in_one_branch_completes_its_own_get() {
+    assert_findings!({
+        if ctx.pid() == 0 {
+            superstep!(ctx, { ctx.get(1, &x, 0, &mut left); });
+        } else {
+            ctx.sync();
+        }
+        println!("{left}");
+    } => []);
+}
+
+#[test]
+fn ordinary_code_is_quiet() {
+    assert_findings!({
+        let mut v = vec![0; 4];
+        let map: std::collections::HashMap<u32, u32> = Default::default();
+        let got = map.get(&1);
+        v.get(1);
+        let s = format!("{v:?} {got:?}", );
+        let w = vec![s.len(); 3];
+        if let Some(x) = v.first() { println!("{x}"); }
+        match v.len() { n if n > 2 => {}, _ => {} }
+        assert!(matches!(got, Some(_)));
+    } => []);
+}
+
+// ---- hpput ------------------------------------------------------------------------------------
+
+const SOURCE_MODIFIED: &str = "`v` is modified before the sync that completes the `hpput` reading it";
+
+#[test]
+fn hpput_source_modified_before_the_sync() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.hpput(1, &v, &r, 0);
+            v[0] = 3;
+        });
+    } => [SOURCE_MODIFIED]);
+}
+
+#[test]
+fn hpput_source_modified_through_mut_borrow_in_a_closure() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.hpput(1, &v, &r, 0);
+            let f = || fill(&mut v);
+        });
+    } => [SOURCE_MODIFIED]);
+}
+
+#[test]
+fn hpput_source_read_or_modified_after_the_sync_is_fine() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.hpput(1, &v, &r, 0);
+            let y = v[0];
+            println!("{v:?}");
+        });
+        v[0] = 3;
+    } => []);
+}
+
+// ---- registrations ----------------------------------------------------------------------------
+
+const REG_EARLY: &str = "`r` is used for communication in the superstep that registers it";
+
+#[test]
+fn registration_used_in_the_superstep_that_registers_it() {
+    assert_findings!({
+        let r = ctx.push_reg(vec![0u32; 4]);
+        ctx.put(1, &[1u32], &r, 0);
+    } => [REG_EARLY]);
+}
+
+#[test]
+fn registration_used_by_get_in_a_superstep_block() {
+    assert_findings!({
+        let r = ctx.push_reg(vec![0u32; 4]);
+        superstep!(ctx, {
+            ctx.get(1, &r, 0, &mut buf);
+        });
+    } => [REG_EARLY]);
+}
+
+#[test]
+fn registration_used_after_a_sync_is_fine() {
+    assert_findings!({
+        let r = ctx.push_reg(vec![0u32; 4]);
+        let n = r.len();
+        ctx.sync();
+        ctx.put(1, &[1u32], &r, 0);
+        superstep!(ctx, { let s = ctx.push_reg([0u8]); });
+        superstep!(ctx, { ctx.hpput(1, &v, &s, 0); });
+    } => []);
+}
+
+#[test]
+fn registration_with_a_sync_on_one_path_is_not_reported() {
+    assert_findings!({
+        let r = ctx.push_reg(vec![0u32; 4]);
+        if ctx.pid() == 0 { ctx.sync(); }
+        ctx.put(1, &[1u32], &r, 0);
+    } => []);
+}
+
+#[test]
+fn registration_with_no_sync_on_any_path_is_reported() {
+    assert_findings!({
+        let r = ctx.push_reg(vec![0u32; 4]);
+        if ctx.pid() == 0 { log(1); } else { log(2); }
+        ctx.put(1, &[1u32], &r, 0);
+    } => [REG_EARLY]);
+}
+
+#[test]
+fn registration_used_in_the_first_iteration_of_a_loop() {
+    assert_findings!({
+        let r = ctx.push_reg(vec![0u32; 4]);
+        for i in 0..3 {
+            ctx.put(i, &[1u32], &r, 0);
+            ctx.sync();
+        }
+    } => [REG_EARLY]);
+}
+
+#[test]
+fn registration_after_the_context_went_to_a_helper_is_not_reported() {
+    assert_findings!({
+        let r = ctx.push_reg(vec![0u32; 4]);
+        helper(ctx);
+        ctx.put(1, &[1u32], &r, 0);
+    } => []);
+}
+
+// ---- hpmove -----------------------------------------------------------------------------------
+
+#[test]
+fn hpmove_result_used_after_the_sync() {
+    assert_findings!({
+        let m = ctx.hpmove::<u32, u32>();
+        ctx.sync();
+        println!("{:?}", m);
+    } => ["`m` is used after the sync that invalidates it"]);
+}
+
+#[test]
+fn hpmove_destructured_by_if_let_used_after_a_superstep() {
+    assert_findings!({
+        if let Some((tag, payload)) = ctx.hpmove::<u32, u32>() {
+            superstep!(ctx, {});
+            let first = payload[0];
+        }
+    } => ["`payload` is used after the sync that invalidates it"]);
+}
+
+#[test]
+fn hpmove_destructured_by_let_else_and_match() {
+    assert_findings!({
+        let Some((tag, payload)) = ctx.hpmove_bytes() else { return };
+        match ctx.hpmove::<u8, u8>().unwrap() { (t, p) => { ctx.sync(); let z = t; } }
+        let y = payload;
+    } => [
+        "`t` is used after the sync that invalidates it",
+        "`payload` is used after the sync that invalidates it",
+    ]);
+}
+
+#[test]
+fn hpmove_used_after_a_sync_in_one_branch() {
+    assert_findings!({
+        let m = ctx.hpmove::<u32, u32>();
+        if ctx.pid() == 0 { ctx.sync(); }
+        let y = m;
+    } => ["`m` is used after the sync that invalidates it"]);
+}
+
+#[test]
+fn hpmove_used_before_the_sync_or_copied_is_fine() {
+    assert_findings!({
+        let mut total = 0;
+        while let Some((tag, payload)) = ctx.hpmove::<u32, u32>() {
+            total += payload.len();
+        }
+        let kept = if let Some((_, p)) = ctx.hpmove::<u32, u32>() { p.to_vec() } else { vec![] };
+        ctx.sync();
+        println!("{total} {kept:?}");
+        let m = ctx.hpmove::<u32, u32>();
+        helper(ctx);
+        let y = m;
+    } => []);
+}
+
+// ---- all at once ------------------------------------------------------------------------------
+
+#[test]
+fn every_finding_is_reported() {
+    assert_findings!({
+        let r = ctx.push_reg(vec![0u32; 4]);
+        superstep!(ctx, {
+            ctx.get(1, &r, 0, &mut left);
+            ctx.hpput(1, &v, &q, 0);
+            v = left;
+        });
+    } => [
+        REG_EARLY,
+        GET_READ,
+        SOURCE_MODIFIED,
+    ]);
+}

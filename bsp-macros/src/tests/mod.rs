@@ -1,0 +1,5 @@
+//! Unit tests on token streams: knobs, analysis, expansions.
+
+mod analysis;
+mod expansion;
+mod knobs;

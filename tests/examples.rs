@@ -1,0 +1,154 @@
+//! Runs every example with p = 1, 2, 3, 4 and 8 (through `BSP_NPROCS`) and checks its output
+//! against the result computed here, sequentially.
+//!
+//! Processes print concurrently, so lines are compared as multisets.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+const PROCS: [usize; 5] = [1, 2, 3, 4, 8];
+
+/// `target/<profile>/examples/<name>`, which `cargo test` builds before running this test.
+fn example(name: &str) -> PathBuf {
+    let mut dir = std::env::current_exe().expect("test binary path");
+    dir.pop(); // the test binary
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    dir.join("examples").join(name)
+}
+
+/// Runs `name` on `p` processes; returns its stdout lines, sorted. Fails on a non-zero exit.
+fn run(name: &str, p: usize) -> Vec<String> {
+    let out = Command::new(example(name))
+        .env("BSP_NPROCS", p.to_string())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run example `{name}` ({}): {e}", example(name).display()));
+    assert!(
+        out.status.success(),
+        "example `{name}` on {p} processes failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut lines: Vec<String> =
+        String::from_utf8(out.stdout).expect("utf-8 output").lines().map(String::from).collect();
+    lines.sort();
+    lines
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+#[test]
+fn allsums() {
+    for p in PROCS {
+        let want = (1..=p).map(|y| format!("y={y} sums={}", y * (y + 1) / 2)).collect();
+        assert_eq!(run("allsums", p), sorted(want), "p = {p}");
+    }
+}
+
+#[test]
+fn allsums_on_four_processes_prints_the_man_page_output() {
+    assert_eq!(run("allsums", 4), ["y=1 sums=1", "y=2 sums=3", "y=3 sums=6", "y=4 sums=10"]);
+}
+
+/// Block `pid` of an array of length `4p` given by `f(global index)`.
+fn blocks(p: usize, f: impl Fn(usize, usize) -> usize) -> Vec<String> {
+    let n = 4 * p;
+    (0..p).map(|pid| format!("pid {pid}: {:?}", (0..4).map(|i| f(pid * 4 + i, n)).collect::<Vec<_>>())).collect()
+}
+
+#[test]
+fn put_array_inverts_the_permutation() {
+    for p in PROCS {
+        let want = blocks(p, |j, n| (j + n - 1) % n);
+        assert_eq!(run("put_array", p), sorted(want), "p = {p}");
+    }
+}
+
+#[test]
+fn get_array_composes_the_permutation() {
+    for p in PROCS {
+        let want = blocks(p, |i, n| (i + 2) % n);
+        assert_eq!(run("get_array", p), sorted(want), "p = {p}");
+    }
+}
+
+#[test]
+fn bsp_sum() {
+    for p in PROCS {
+        let total: usize = (1..=p).map(|q| q * q).sum();
+        let want = (0..p).map(|pid| format!("pid {pid}: sum = {total}")).collect();
+        assert_eq!(run("bsp_sum", p), sorted(want), "p = {p}");
+    }
+}
+
+#[test]
+fn cyclic_shift() {
+    for p in PROCS {
+        let want = (0..p)
+            .map(|pid| {
+                let left = 10 * ((pid + p - 1) % p);
+                format!("pid {pid}: get = {left}, hpget = {left}")
+            })
+            .collect();
+        assert_eq!(run("cyclic_shift", p), sorted(want), "p = {p}");
+    }
+}
+
+#[test]
+fn max() {
+    for p in PROCS {
+        assert_eq!(run("max", p), [format!("The maximum is {}", 5 * (p - 1))], "p = {p}");
+    }
+}
+
+#[test]
+fn push_reg() {
+    for p in PROCS {
+        let want = (0..p)
+            .map(|pid| match (pid, p) {
+                (0, _) => "pid 0: x=1 y=2".to_string(),
+                (1, _) => "pid 1: x=2 y=4".to_string(),
+                _ => format!("pid {pid}: x=3 y=4"),
+            })
+            .collect();
+        assert_eq!(run("push_reg", p), sorted(want), "p = {p}");
+    }
+}
+
+#[test]
+fn bsmp_buckets() {
+    let draws = |pid: usize| (0..20usize).map(move |k| (pid * 37 + k * 13 + k * k) % 100);
+    for p in PROCS {
+        let want = (0..p)
+            .map(|pid| {
+                let mut values = Vec::new();
+                let mut senders = std::collections::BTreeSet::new();
+                for src in 0..p {
+                    for v in draws(src).filter(|v| v * p / 100 == pid) {
+                        values.push(v);
+                        senders.insert(src);
+                    }
+                }
+                match (values.iter().min(), values.iter().max()) {
+                    (Some(lo), Some(hi)) => {
+                        format!("pid {pid}: {} values in [{lo}, {hi}] from {} processes", values.len(), senders.len())
+                    }
+                    _ => format!("pid {pid}: 0 values"),
+                }
+            })
+            .collect();
+        assert_eq!(run("bsmp_buckets", p), sorted(want), "p = {p}");
+    }
+}
+
+#[test]
+fn inner_product() {
+    for p in PROCS {
+        let want = (0..p).map(|pid| format!("pid {pid}: inner product = 999000 (sequential 999000)")).collect();
+        assert_eq!(run("inner_product", p), sorted(want), "p = {p}");
+    }
+}
