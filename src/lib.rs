@@ -1,8 +1,8 @@
-//! `bsp`: bulk-synchronous parallel (BSPlib) programming for Rust, typed and checked by the
-//! compiler.
+#![doc = include_str!("../README.md")]
 //!
+//! # This crate
 //! This is the crate to depend on. It re-exports the runtime ([`bsp_runtime`]) and the macros
-//! ([`program`] and [`superstep!`]). See the README for the model and a tour.
+//! ([`program`] and [`superstep!`]).
 
 pub use bsp_macros::{program, superstep};
 pub use bsp_runtime::*;
