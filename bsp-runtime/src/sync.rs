@@ -22,6 +22,8 @@
 //! that lie in registered memory are copied at the call (`drma.rs`), so phase 4 reads only
 //! unregistered, immutably borrowed memory of other processes.
 
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
 use crate::exchange::{flags, Arrival, Outbox, Pending};
 use crate::reg::RegState;
 use crate::Ctx;
@@ -76,16 +78,35 @@ impl Ctx {
 
     fn exchange(&mut self, all: u64, parity: usize) {
         self.check_collectives(parity);
+        // A panic in a data phase (an extension's deferred read or record, e.g. a GP checksize
+        // error) must not unwind yet: other processes may still be reading this process's
+        // memory (registered memory until the get-phase barrier, hpput sources until the
+        // closing barrier), and unwinding would free it. So it is caught, the sync's remaining
+        // barriers are kept, and it resumes only when nobody reads this process's memory.
+        let mut failure = None;
         if all & flags::GET != 0 {
-            self.read_gets();
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| self.read_gets())) {
+                failure = Some(p);
+            }
             self.barrier(0);
         }
-        self.write_staged_gets();
-        self.apply_puts(parity);
-        self.receive_messages(parity);
-        self.apply_registrations(parity);
+        if failure.is_none() {
+            let phase = catch_unwind(AssertUnwindSafe(|| {
+                self.write_staged_gets();
+                self.apply_puts(parity);
+                self.receive_messages(parity);
+                self.apply_registrations(parity);
+            }));
+            if let Err(p) = phase {
+                failure = Some(p);
+            }
+        }
         if all & flags::HPPUT != 0 {
             self.barrier(0);
+        }
+        if let Some(payload) = failure {
+            self.broken.set(true);
+            resume_unwind(payload);
         }
     }
 
