@@ -1,128 +1,327 @@
-//! The barrier every sync is built on: a combining, poisonable, spin-then-park barrier.
+//! The barrier every sync is built on: combining, poisonable, spin-then-park.
 //!
-//! # Protocol
-//! Each arrival ORs its `flags` into `acc` and increments `count`. The last arrival of an epoch
-//! takes the accumulated flags, resets `acc` and `count` for the next epoch, stores the result in
-//! `result`, and then advances `epoch`. Everyone else waits for `epoch` to move and then reads
-//! `result`. So one barrier round also answers "did anyone communicate / end / fail", which is
-//! what lets an empty superstep cost exactly one barrier.
+//! Every process arrives with `flags` and leaves with the OR of the flags all processes arrived
+//! with in that epoch (one call of [`Barrier::wait`] per process is one epoch). So one barrier
+//! round also answers "did anyone communicate / end / fail", which is what lets an empty
+//! superstep cost exactly one barrier. Flags are at most [`FLAG_BITS`] bits wide.
 //!
-//! `result` cannot be overwritten before a waiter reads it: the next epoch completes only when
-//! every process (that waiter included) has arrived again.
+//! # Two algorithms
+//! - **Dissemination** (when there are no more processes than cores). In round `k` of
+//!   `ceil(log2 n)` rounds, process `i` writes its running OR to a slot of process
+//!   `i + 2^k (mod n)` and waits for its own slot, written by `i - 2^k`. After the last round every
+//!   process has heard, directly or through others, from all `n`. There is no shared counter and
+//!   no read-modify-write that two processes contend on: each slot has one writer and one reader,
+//!   and the epoch tag and the flags travel in the same word. For `n = 2` a barrier is one store
+//!   and one load per process, in parallel: one cache-line transfer each way.
+//! - **Central** (more processes than cores). A counter; the last arrival ORs the flags
+//!   everyone left in their own slot and publishes the result and the new epoch in one word.
+//!   Waiters spin only briefly: with more processes than cores, a waiter that spins takes the
+//!   core from a process that still has to arrive. The last arrival wakes only those that sleep.
+//!
+//! Slots of the dissemination barrier are double-buffered by epoch parity: the writer of a slot
+//! can be at most one epoch ahead of its reader (to be two epochs ahead it would have to finish
+//! the next epoch, which needs the reader to arrive at it, i.e. to have finished this one). So
+//! the value for epoch `e + 2` is never written before the reader took the one for `e`.
+//!
+//! # Sleeping without lost wake-ups
+//! - Dissemination: a waiter that gives up spinning sets the `SLEEP` bit in its slot with a
+//!   compare-exchange that succeeds only if the slot still holds the old epoch; the writer
+//!   publishes with a swap and unparks the reader iff the value it replaced has `SLEEP`. Both are
+//!   read-modify-writes of one atomic, so they are totally ordered (its modification order):
+//!   either the swap comes first (the compare-exchange fails and the waiter sees the new epoch)
+//!   or the compare-exchange does (the swap sees `SLEEP` and unparks). A `Parker` keeps an
+//!   unpark that comes before the park.
+//! - Central: a waiter stores `sleeping[pid] = true` and then re-reads the epoch word; the last
+//!   arrival stores the epoch word and then reads `sleeping`. All four are `SeqCst`, so in their
+//!   single total order one of the two sees the other (the store-buffering pattern).
+//! - Poison: [`Barrier::poison`] stores `poisoned` and then unparks *every* process,
+//!   unconditionally. A waiter checks `poisoned` before each park; if the poison comes after the
+//!   check, its unpark comes after it too, and the park returns.
 //!
 //! # Memory ordering
-//! - `count.fetch_add(AcqRel)`: the arrivals form one release sequence on `count`, so the last
-//!   arrival acquires everything every process wrote before arriving (their outboxes).
-//! - `epoch.store(Release)` by the last arrival pairs with `epoch.load(Acquire)` by the waiters:
-//!   they see `result`, the reset counters, and (transitively) every process's pre-barrier writes.
-//! - Sleeping: a waiter stores `sleeping[pid] = true` (SeqCst) and then re-reads `epoch`
-//!   (SeqCst); the waker stores `epoch` (SeqCst) and then reads `sleeping` (SeqCst). In the single
-//!   total order of SeqCst operations one of the two sees the other, so a waiter never sleeps
-//!   through its wake-up. `Parker` keeps an unpark that comes before the park.
-//! - `poisoned` is SeqCst for the same reason, paired with the same re-check.
-//!
-//! Waiting spins briefly with [`Backoff`], then yields, then parks: with more processes than
-//! cores the waiters give their core to the processes that still compute.
+//! What a sync needs from the barrier: everything any process wrote before arriving happens
+//! before everything any process does after leaving (it then reads the others' outboxes).
+//! - Dissemination: the writer's `swap(Release)` pairs with the reader's `load(Acquire)` of the
+//!   same slot. A process's swap in round `k` comes after its acquire loads of rounds `< k`, so
+//!   the edges chain: after the last round a process has acquired (transitively) the release of
+//!   every process's arrival.
+//! - Central: each arrival's `arrived.fetch_add(AcqRel)` continues the release sequence on
+//!   `arrived`, so the last arrival acquires every earlier arrival's writes (their flag slots
+//!   and outboxes). Its `SeqCst` store of `word` (a release store) pairs with the waiters'
+//!   `Acquire`/`SeqCst` loads of it, publishing the reset counter and everyone's writes.
+//! - `Relaxed` everywhere else: each process's own epoch counter (only it touches it), the flag
+//!   slots of the central barrier (published by the `arrived` release sequence), `poisoned`
+//!   (ordered by the unpark/park handshake, see above), the `SLEEP` compare-exchange (only its
+//!   place in the slot's modification order matters; the data is acquired by the next load).
 
+use std::hint::spin_loop;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use crossbeam_utils::sync::{Parker, Unparker};
-use crossbeam_utils::{Backoff, CachePadded};
+use crossbeam_utils::CachePadded;
+
+/// How many low bits of a word carry flags; the bits above carry the epoch tag and `SLEEP`.
+pub(crate) const FLAG_BITS: u32 = 56;
+const FLAG_MASK: u64 = (1 << FLAG_BITS) - 1;
+/// Set by a dissemination waiter in its slot just before it parks.
+const SLEEP: u64 = 1 << 63;
+/// The epoch tag: `epoch mod 128`, above the flags. Readers only compare it for equality with
+/// the tag they expect, and a slot holds either the expected tag or the one of two epochs before
+/// (central: one epoch before), so any tag width of two bits or more would do.
+const TAG_SHIFT: u32 = FLAG_BITS;
+const TAG_MASK: u64 = 0x7f << TAG_SHIFT;
+
+fn tag(epoch: u64) -> u64 {
+    (epoch << TAG_SHIFT) & TAG_MASK
+}
+
+/// How long a waiter polls before yielding its core, and yields before parking.
+#[derive(Clone, Copy, Debug)]
+struct Patience {
+    /// Polls of the awaited word, each followed by one `spin_loop` hint.
+    spins: u32,
+    /// `yield_now` calls (each followed by a poll) before parking.
+    yields: u32,
+}
+
+/// For processes that own a core: a sync of balanced supersteps completes within the spin, so
+/// no process pays for a wake-up (tens of µs); ~20 µs of polling on the machines we measured.
+const PATIENT: Patience = Patience { spins: 1 << 11, yields: 8 };
+/// For more processes than cores: the core is better given to a process that still computes.
+const OVERSUBSCRIBED: Patience = Patience { spins: 16, yields: 2 };
 
 /// The barrier was poisoned: another process failed.
 #[derive(Debug)]
 pub(crate) struct Poisoned;
 
+/// The algorithm of a barrier (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Strategy {
+    Dissemination,
+    Central,
+}
+
 pub(crate) struct Barrier {
     n: usize,
-    count: CachePadded<AtomicUsize>,
-    acc: CachePadded<AtomicU64>,
-    epoch: CachePadded<AtomicUsize>,
-    result: CachePadded<AtomicU64>,
     poisoned: CachePadded<AtomicBool>,
-    sleeping: Box<[CachePadded<AtomicBool>]>,
     unparkers: Box<[Unparker]>,
+    /// Per process: the number of epochs it completed. Touched only by that process.
+    epochs: Box<[CachePadded<AtomicU64>]>,
+    patience: Patience,
+    algo: Algo,
+}
+
+enum Algo {
+    /// `slots[(pid * rounds + round) * 2 + parity]`: written by `pid - 2^round`, read by `pid`.
+    Dissemination {
+        rounds: usize,
+        slots: Box<[CachePadded<AtomicU64>]>,
+    },
+    Central(Central),
+}
+
+struct Central {
+    arrived: CachePadded<AtomicUsize>,
+    /// `tag(epochs completed) | flags of the last completed epoch`.
+    word: CachePadded<AtomicU64>,
+    /// Each process's flags for the current epoch.
+    flags: Box<[CachePadded<AtomicU64>]>,
+    sleeping: Box<[CachePadded<AtomicBool>]>,
 }
 
 impl Barrier {
-    /// A barrier for `n` processes and the parkers they wait with (index = pid).
+    /// A barrier for `n` processes and the parkers they wait with (index = pid). The algorithm
+    /// is chosen by comparing `n` with the number of cores (module docs).
     pub(crate) fn new(n: usize) -> (Self, Vec<Parker>) {
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let strategy = if n <= cores { Strategy::Dissemination } else { Strategy::Central };
+        Self::with_strategy(n, strategy)
+    }
+
+    /// A barrier with a given algorithm (the patience follows it).
+    pub(crate) fn with_strategy(n: usize, strategy: Strategy) -> (Self, Vec<Parker>) {
+        assert!(n >= 1, "a barrier needs at least one process");
         let parkers: Vec<Parker> = (0..n).map(|_| Parker::new()).collect();
         let unparkers = parkers.iter().map(|p| p.unparker().clone()).collect();
+        let padded = |v: u64| CachePadded::new(AtomicU64::new(v));
+        let (algo, patience) = match strategy {
+            Strategy::Dissemination => {
+                let rounds = (usize::BITS - (n - 1).leading_zeros()) as usize; // ceil(log2 n)
+                                                                               // Slot of parity `q` first awaits epoch `q`; it starts with the tag of `q - 2`.
+                let slots = (0..n * rounds * 2).map(|i| padded(tag((i as u64 % 2).wrapping_sub(2)))).collect();
+                (Algo::Dissemination { rounds, slots }, PATIENT)
+            }
+            Strategy::Central => {
+                let central = Central {
+                    arrived: CachePadded::new(AtomicUsize::new(0)),
+                    word: padded(tag(0)),
+                    flags: (0..n).map(|_| padded(0)).collect(),
+                    sleeping: (0..n).map(|_| CachePadded::new(AtomicBool::new(false))).collect(),
+                };
+                (Algo::Central(central), OVERSUBSCRIBED)
+            }
+        };
         let barrier = Barrier {
             n,
-            count: CachePadded::new(AtomicUsize::new(0)),
-            acc: CachePadded::new(AtomicU64::new(0)),
-            epoch: CachePadded::new(AtomicUsize::new(0)),
-            result: CachePadded::new(AtomicU64::new(0)),
             poisoned: CachePadded::new(AtomicBool::new(false)),
-            sleeping: (0..n).map(|_| CachePadded::new(AtomicBool::new(false))).collect(),
             unparkers,
+            epochs: (0..n).map(|_| padded(0)).collect(),
+            patience,
+            algo,
         };
         (barrier, parkers)
     }
 
+    /// Which algorithm this barrier runs.
+    #[cfg_attr(not(test), allow(dead_code, reason = "for tests and diagnostics"))]
+    pub(crate) fn strategy(&self) -> Strategy {
+        match self.algo {
+            Algo::Dissemination { .. } => Strategy::Dissemination,
+            Algo::Central(_) => Strategy::Central,
+        }
+    }
+
     /// Whether a process failed.
     pub(crate) fn is_poisoned(&self) -> bool {
-        // Relaxed: a hint for the checks in the communication calls; the barrier's own wait
-        // re-reads it with SeqCst before sleeping.
+        // Relaxed: a hint for the checks in the communication calls; waiters are woken by the
+        // unpark that follows the store (module docs).
         self.poisoned.load(Ordering::Relaxed)
     }
 
-    /// Marks the barrier failed and wakes every waiter.
+    /// Marks the barrier failed and wakes every waiter; their `wait` returns `Err(Poisoned)`,
+    /// and so does every later `wait`.
     pub(crate) fn poison(&self) {
-        // SeqCst: pairs with the waiter's SeqCst re-check after it announces it is sleeping.
-        self.poisoned.store(true, Ordering::SeqCst);
+        // Relaxed: the unparks below order it before the woken waiters' re-check (module docs).
+        self.poisoned.store(true, Ordering::Relaxed);
         for u in self.unparkers.iter() {
             u.unpark();
         }
     }
 
-    /// Arrives with `flags`; returns the OR of every process's flags for this epoch.
+    /// Process `pid` arrives with `flags` (at most [`FLAG_BITS`] bits); returns the OR of every
+    /// process's flags for this epoch once all `n` have arrived.
+    ///
+    /// # Errors
+    /// If the barrier is or becomes poisoned before this epoch completes.
     pub(crate) fn wait(&self, pid: usize, parker: &Parker, flags: u64) -> Result<u64, Poisoned> {
-        // Acquire: pairs with the Release store of the previous epoch's last arrival, so the
-        // epoch we read is the one we are arriving at.
-        let epoch = self.epoch.load(Ordering::Acquire);
-        if flags != 0 {
-            // Relaxed: published to the last arrival through the `count` release sequence.
-            self.acc.fetch_or(flags, Ordering::Relaxed);
+        debug_assert!(flags & !FLAG_MASK == 0, "barrier flags must fit in {FLAG_BITS} bits");
+        if self.is_poisoned() {
+            return Err(Poisoned);
         }
-        // AcqRel: releases this process's writes (acc, outbox) and, for the last arrival,
-        // acquires everyone's.
-        if self.count.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
-            let all = self.acc.swap(0, Ordering::Relaxed);
-            self.count.store(0, Ordering::Relaxed);
-            self.result.store(all, Ordering::Relaxed);
-            // SeqCst (a release store): publishes `result` and the resets; see the module docs
-            // for why the sleepers' handshake needs SeqCst.
-            self.epoch.store(epoch.wrapping_add(1), Ordering::SeqCst);
-            for (i, s) in self.sleeping.iter().enumerate() {
-                // SeqCst: pairs with the sleeper's SeqCst store of `true` (module docs).
+        // Relaxed: only this process reads or writes its epoch counter.
+        let epoch = self.epochs[pid].load(Ordering::Relaxed);
+        let all = match &self.algo {
+            Algo::Dissemination { rounds, slots } => self.disseminate(pid, parker, flags, epoch, *rounds, slots)?,
+            Algo::Central(c) => self.central(c, pid, parker, flags, epoch)?,
+        };
+        self.epochs[pid].store(epoch.wrapping_add(1), Ordering::Relaxed);
+        Ok(all)
+    }
+
+    fn disseminate(
+        &self,
+        pid: usize,
+        parker: &Parker,
+        flags: u64,
+        epoch: u64,
+        rounds: usize,
+        slots: &[CachePadded<AtomicU64>],
+    ) -> Result<u64, Poisoned> {
+        let parity = (epoch & 1) as usize;
+        let want = tag(epoch);
+        let mut acc = flags;
+        for round in 0..rounds {
+            let to = (pid + (1 << round)) % self.n;
+            // Release: publishes everything this process wrote and acquired so far (module
+            // docs); the value replaced tells whether the reader sleeps.
+            let old = slots[(to * rounds + round) * 2 + parity].swap(want | acc, Ordering::Release);
+            if old & SLEEP != 0 {
+                self.unparkers[to].unpark();
+            }
+            let mine = &slots[(pid * rounds + round) * 2 + parity];
+            acc |= self.await_slot(parker, mine, want)? & FLAG_MASK;
+        }
+        Ok(acc)
+    }
+
+    /// Waits until `slot` holds tag `want`; returns its value.
+    fn await_slot(&self, parker: &Parker, slot: &AtomicU64, want: u64) -> Result<u64, Poisoned> {
+        let mut polls = 0u32;
+        loop {
+            // Acquire: pairs with the writer's Release swap.
+            let v = slot.load(Ordering::Acquire);
+            if v & TAG_MASK == want {
+                return Ok(v);
+            }
+            polls += 1;
+            if polls <= self.patience.spins {
+                spin_loop();
+                continue;
+            }
+            if self.is_poisoned() {
+                return Err(Poisoned);
+            }
+            if polls <= self.patience.spins + self.patience.yields {
+                std::thread::yield_now();
+                continue;
+            }
+            // Relaxed: only the place in the slot's modification order matters (module docs).
+            let announced =
+                v & SLEEP != 0 || slot.compare_exchange(v, v | SLEEP, Ordering::Relaxed, Ordering::Relaxed).is_ok();
+            if announced && !self.is_poisoned() {
+                parker.park();
+            }
+        }
+    }
+
+    fn central(&self, c: &Central, pid: usize, parker: &Parker, flags: u64, epoch: u64) -> Result<u64, Poisoned> {
+        // Relaxed: published to the last arrival by the `arrived` release sequence.
+        c.flags[pid].store(flags, Ordering::Relaxed);
+        // AcqRel: releases this process's writes; the last arrival acquires everyone's.
+        if c.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
+            // Relaxed: the flag slots were acquired through `arrived`.
+            let all = c.flags.iter().fold(0, |acc, f| acc | f.load(Ordering::Relaxed));
+            // Relaxed: published by the store of `word` below, which every next arrival
+            // acquires before it increments `arrived` again.
+            c.arrived.store(0, Ordering::Relaxed);
+            // SeqCst (a release store): publishes the result and the reset, pairs with the
+            // waiters' loads; SeqCst for the sleeping handshake (module docs).
+            c.word.store(tag(epoch.wrapping_add(1)) | all, Ordering::SeqCst);
+            for (i, s) in c.sleeping.iter().enumerate() {
+                // SeqCst: the waker side of the sleeping handshake (module docs).
                 if s.load(Ordering::SeqCst) {
                     self.unparkers[i].unpark();
                 }
             }
             return Ok(all);
         }
-        let backoff = Backoff::new();
+        let want = tag(epoch.wrapping_add(1));
+        let mut polls = 0u32;
         loop {
-            // Acquire: pairs with the last arrival's store of `epoch`.
-            if self.epoch.load(Ordering::Acquire) != epoch {
-                return Ok(self.result.load(Ordering::Relaxed));
+            // Acquire: pairs with the last arrival's store of `word`.
+            let v = c.word.load(Ordering::Acquire);
+            if v & TAG_MASK == want {
+                return Ok(v & FLAG_MASK);
             }
-            if self.poisoned.load(Ordering::Relaxed) {
-                return Err(Poisoned);
-            }
-            if !backoff.is_completed() {
-                backoff.snooze();
+            polls += 1;
+            if polls <= self.patience.spins {
+                spin_loop();
                 continue;
             }
-            // SeqCst: the sleeper side of the handshake described in the module docs.
-            self.sleeping[pid].store(true, Ordering::SeqCst);
-            if self.epoch.load(Ordering::SeqCst) == epoch && !self.poisoned.load(Ordering::SeqCst) {
+            if self.is_poisoned() {
+                return Err(Poisoned);
+            }
+            if polls <= self.patience.spins + self.patience.yields {
+                std::thread::yield_now();
+                continue;
+            }
+            // SeqCst: the sleeper side of the handshake (module docs).
+            c.sleeping[pid].store(true, Ordering::SeqCst);
+            if c.word.load(Ordering::SeqCst) & TAG_MASK != want && !self.is_poisoned() {
                 parker.park();
             }
-            self.sleeping[pid].store(false, Ordering::Relaxed);
+            // Relaxed: a stale `true` costs the waker one spare unpark, never a lost one.
+            c.sleeping[pid].store(false, Ordering::Relaxed);
         }
     }
 }
@@ -130,44 +329,144 @@ impl Barrier {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
+    use std::time::Duration;
 
-    #[test]
-    fn combines_flags_and_separates_epochs() {
-        let n = 4;
-        let (b, parkers) = Barrier::new(n);
-        let b = Arc::new(b);
+    /// Runs `rounds` epochs on `n` threads; in epoch `r` process `q` arrives with
+    /// `pattern(r, q)`; every process checks the OR.
+    fn check_combining(n: usize, strategy: Strategy, rounds: u64, pattern: impl Fn(u64, usize) -> u64 + Sync) {
+        let (b, parkers) = Barrier::with_strategy(n, strategy);
+        assert_eq!(b.strategy(), strategy);
+        let (b, pattern) = (&b, &pattern);
         std::thread::scope(|s| {
             for (pid, parker) in parkers.into_iter().enumerate() {
-                let b = &b;
                 s.spawn(move || {
-                    for round in 0..200u64 {
-                        let got = b.wait(pid, &parker, 1 << ((round as usize + pid) % 64)).unwrap();
-                        let mut want = 0;
-                        for q in 0..n {
-                            want |= 1 << ((round as usize + q) % 64);
-                        }
-                        assert_eq!(got, want);
+                    for r in 0..rounds {
+                        let got = b.wait(pid, &parker, pattern(r, pid)).unwrap();
+                        let want = (0..n).fold(0, |acc, q| acc | pattern(r, q));
+                        assert_eq!(got, want, "n = {n}, {strategy:?}, epoch {r}, pid {pid}");
                     }
                 });
             }
         });
     }
 
+    /// One bit per process and epoch, so a flag from the wrong epoch or a missing process shows.
+    fn one_bit(r: u64, q: usize) -> u64 {
+        1 << ((r as usize * 7 + q) % FLAG_BITS as usize)
+    }
+
+    /// Mostly zero: the empty-sync case, with an occasional single flag.
+    fn sparse(r: u64, q: usize) -> u64 {
+        if (r as usize + q) % 5 == 0 {
+            1 << (r % 3)
+        } else {
+            0
+        }
+    }
+
     #[test]
-    fn poison_wakes_waiters() {
-        let (b, mut parkers) = Barrier::new(3);
-        let b = Arc::new(b);
-        let p1 = parkers.pop().unwrap();
-        let p0 = parkers.pop().unwrap();
-        let b = &b;
-        std::thread::scope(|s| {
-            let h0 = s.spawn(move || b.wait(0, &p0, 0).is_err());
-            let h1 = s.spawn(move || b.wait(1, &p1, 0).is_err());
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            b.poison();
-            assert!(h0.join().unwrap());
-            assert!(h1.join().unwrap());
-        });
+    fn dissemination_combines_flags_across_epochs() {
+        for n in [1, 2, 3, 4, 5, 7, 8] {
+            check_combining(n, Strategy::Dissemination, 500, one_bit);
+            check_combining(n, Strategy::Dissemination, 500, sparse);
+        }
+    }
+
+    #[test]
+    fn central_combines_flags_across_epochs() {
+        for n in [1, 2, 3, 8] {
+            check_combining(n, Strategy::Central, 500, one_bit);
+            check_combining(n, Strategy::Central, 500, sparse);
+        }
+    }
+
+    #[test]
+    fn oversubscribed_combines_flags() {
+        // Far more threads than cores: waiters park and are woken every epoch.
+        check_combining(32, Strategy::Central, 200, one_bit);
+        check_combining(32, Strategy::Dissemination, 100, one_bit);
+        check_combining(13, Strategy::Dissemination, 100, sparse);
+    }
+
+    #[test]
+    fn new_picks_by_cores() {
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        assert_eq!(Barrier::new(cores).0.strategy(), Strategy::Dissemination);
+        assert_eq!(Barrier::new(cores + 1).0.strategy(), Strategy::Central);
+    }
+
+    #[test]
+    fn slow_arrivals_are_waited_for_through_parking() {
+        // Each epoch one process arrives late (after the others have parked); the late one
+        // changes every epoch, so every slot and sleeping flag is exercised.
+        for strategy in [Strategy::Dissemination, Strategy::Central] {
+            let n = 3;
+            let (b, parkers) = Barrier::with_strategy(n, strategy);
+            let b = &b;
+            std::thread::scope(|s| {
+                for (pid, parker) in parkers.into_iter().enumerate() {
+                    s.spawn(move || {
+                        for r in 0..6u64 {
+                            if r as usize % n == pid {
+                                std::thread::sleep(Duration::from_millis(20));
+                            }
+                            assert_eq!(b.wait(pid, &parker, 1 << pid).unwrap(), 0b111);
+                        }
+                    });
+                }
+            });
+        }
+    }
+
+    #[test]
+    fn poison_wakes_parked_waiters() {
+        for strategy in [Strategy::Dissemination, Strategy::Central] {
+            for n in [2, 3, 5] {
+                let (b, parkers) = Barrier::with_strategy(n, strategy);
+                let b = &b;
+                std::thread::scope(|s| {
+                    // Everyone but the last process waits; it never comes.
+                    let waiters: Vec<_> = parkers
+                        .into_iter()
+                        .enumerate()
+                        .take(n - 1)
+                        .map(|(pid, parker)| s.spawn(move || b.wait(pid, &parker, 1).is_err()))
+                        .collect();
+                    std::thread::sleep(Duration::from_millis(50)); // long enough to park
+                    assert!(!b.is_poisoned());
+                    b.poison();
+                    for w in waiters {
+                        assert!(w.join().unwrap(), "{strategy:?}, n = {n}: a waiter was not released by poison");
+                    }
+                });
+                assert!(b.is_poisoned());
+            }
+        }
+    }
+
+    #[test]
+    fn poison_after_some_epochs_and_later_waits_fail() {
+        for strategy in [Strategy::Dissemination, Strategy::Central] {
+            let (b, parkers) = Barrier::with_strategy(4, strategy);
+            let b = &b;
+            std::thread::scope(|s| {
+                for (pid, parker) in parkers.into_iter().enumerate() {
+                    s.spawn(move || {
+                        for r in 0..50u64 {
+                            if pid == 2 && r == 40 {
+                                b.poison();
+                                return;
+                            }
+                            match b.wait(pid, &parker, 0) {
+                                Ok(_) => assert!(r < 40, "{strategy:?}: epoch {r} completed without process 2"),
+                                Err(Poisoned) => return,
+                            }
+                        }
+                    });
+                }
+            });
+            let parker = Parker::new();
+            assert!(b.wait(0, &parker, 0).is_err(), "a wait after poison must fail at once");
+        }
     }
 }

@@ -24,6 +24,10 @@ use crate::Ctx;
 pub(crate) trait ExtTarget: Any + Send + Sync {
     /// Applies a record that process `src` queued for this object. Called on the owner only,
     /// inside its sync, during the put phase (no other process reads the object then).
+    ///
+    /// It may panic to report misuse found only here (e.g. a GP put into an unassigned
+    /// element): the sync catches the panic, keeps its remaining barriers, and resumes it once
+    /// no other process reads this process's memory (`sync.rs`).
     fn apply(&self, owner: &Ctx, src: usize, bytes: &[u8]);
 }
 
@@ -49,13 +53,22 @@ pub(crate) type Deferred = Box<dyn FnOnce(&Ctx)>;
 
 impl Ctx {
     /// Registers `obj` collectively; effective at the next sync, like [`Ctx::push_reg`].
+    ///
+    /// `signature` must be equal on every process exactly when their objects are compatible
+    /// (same type and shape): the sync that makes the registration effective compares it like
+    /// the element size of a memory registration, so a mismatch fails every process there,
+    /// before anyone reads an incompatible object. It travels as the element size with the top
+    /// bit set, which no real element size has, so an extension object is never matched with a
+    /// memory registration either (not even one of a zero-sized type).
     #[track_caller]
-    pub(crate) fn push_ext<X: ExtTarget>(&self, obj: Arc<X>) -> ExtReg {
+    pub(crate) fn push_ext<X: ExtTarget>(&self, obj: Arc<X>, signature: u64) -> ExtReg {
         self.check_live("push");
         let (slot, serial) = self.state.borrow_mut().table.alloc();
         let addr = Arc::as_ptr(&obj) as usize;
         let keep: Arc<dyn Any + Send + Sync> = obj.clone();
-        self.push_entry(slot, serial, addr, 0, 0, std::any::type_name::<X>(), keep, Some(obj));
+        // Truncation on 32-bit targets only weakens the hash, not the tag bit.
+        let tagged = (1usize << (usize::BITS - 1)) | (signature as usize >> 1);
+        self.push_entry(slot, serial, addr, 0, tagged, std::any::type_name::<X>(), keep, Some(obj));
         ExtReg { slot, serial, run_id: self.run_id(), pid: self.pid }
     }
 
@@ -91,7 +104,8 @@ impl Ctx {
     /// `read` may borrow data for the superstep's lifetime `'s` only: the caller must guarantee
     /// that what it borrows stays valid and untouched until the end of the sync that ends the
     /// superstep (as `Superstep` borrows do), and `read` must not have drop glue that uses those
-    /// borrows (it may be dropped without running if the process fails).
+    /// borrows (it may be dropped without running if the process fails). `read` may panic: as
+    /// with [`ExtTarget::apply`], the sync holds the panic until its barriers are done.
     pub(crate) unsafe fn defer_read<'s>(&self, read: Box<dyn FnOnce(&Ctx) + 's>) {
         // SAFETY: lifetime erasure only; the caller guarantees the borrows outlive the point
         // where the closure runs (the get phase of the next sync) and that dropping it touches

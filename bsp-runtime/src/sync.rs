@@ -24,7 +24,8 @@
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use crate::exchange::{flags, Arrival, Outbox, Pending};
+use crate::engine::threads::Group;
+use crate::exchange::{flags, Arrival, DestQueue, Meta, Pending, PutSrc};
 use crate::reg::RegState;
 use crate::Ctx;
 
@@ -59,6 +60,9 @@ impl Ctx {
         }
         if all & (flags::WORK | flags::GET) != 0 {
             self.exchange(all, parity);
+        } else {
+            // Nobody sent anything: the receive queue of the next superstep is empty.
+            self.recv.clear();
         }
         self.next_superstep();
     }
@@ -70,14 +74,24 @@ impl Ctx {
         }
     }
 
-    /// Others' outbox for this superstep.
-    fn outbox_of(&self, pid: usize, parity: usize) -> &Outbox {
-        // SAFETY: we are inside the sync of a superstep of `parity`, after its first barrier.
-        unsafe { self.group.outbox(pid, parity) }
+    /// Process `q`'s bookkeeping for this superstep (threads engine).
+    fn peer_meta(&self, q: usize, parity: usize) -> &Meta {
+        // SAFETY: called only inside the sync of a superstep of `parity`, after its first
+        // barrier (`engine/threads.rs`).
+        unsafe { &self.group.outbox(q, parity).meta }
+    }
+
+    /// The other processes' outboxes for this superstep, as the threads engine sees them.
+    fn shared_peers(&self, parity: usize) -> SharedPeers<'static> {
+        // SAFETY (lifetime): `self.group` is an `Arc` that `self` keeps alive for the whole
+        // sync; the view is used only inside it and never stored.
+        let group: &'static Group = unsafe { &*std::ptr::from_ref::<Group>(&self.group) };
+        SharedPeers { group, parity, me: self.pid }
     }
 
     fn exchange(&mut self, all: u64, parity: usize) {
-        self.check_collectives(parity);
+        let peers = self.shared_peers(parity);
+        self.check_collectives(&peers);
         // A panic in a data phase (an extension's deferred read or record, e.g. a GP checksize
         // error) must not unwind yet: other processes may still be reading this process's
         // memory (registered memory until the get-phase barrier, hpput sources until the
@@ -93,9 +107,7 @@ impl Ctx {
         if failure.is_none() {
             let phase = catch_unwind(AssertUnwindSafe(|| {
                 self.write_staged_gets();
-                self.apply_puts(parity);
-                self.receive_messages(parity);
-                self.apply_registrations(parity);
+                self.apply_incoming(&peers);
             }));
             if let Err(p) = phase {
                 failure = Some(p);
@@ -110,34 +122,42 @@ impl Ctx {
         }
     }
 
-    fn check_collectives(&self, parity: usize) {
+    /// Everything a process does with what the others sent, in order: puts, extension records,
+    /// messages, registration changes. Engine-neutral.
+    pub(crate) fn apply_incoming(&mut self, peers: &dyn Peers) {
+        self.apply_puts(peers);
+        self.receive_messages(peers);
+        self.apply_registrations(peers);
+    }
+
+    /// Compares the collective bookkeeping of every process; every process reaches the same
+    /// verdict from the same data. Engine-neutral; allocates only to report a mismatch.
+    pub(crate) fn check_collectives(&self, peers: &dyn Peers) {
         let p = self.nprocs;
         let step = self.step;
-        let metas: Vec<_> = (0..p).map(|q| &self.outbox_of(q, parity).meta).collect();
-        let counts: Vec<usize> = metas.iter().map(|m| m.pushes.len()).collect();
-        if counts.iter().any(|&c| c != counts[0]) {
+        let first = peers.meta(0);
+        let pushes_differ = (1..p).any(|q| peers.meta(q).pushes.len() != first.pushes.len());
+        if pushes_differ {
+            let counts: Vec<usize> = (0..p).map(|q| peers.meta(q).pushes.len()).collect();
             self.fail_collective(format!(
                 "registration mismatch at the sync ending superstep {step}: the processes called `push_reg` different numbers of times (per process: {counts:?})"
             ));
         }
-        for i in 0..counts[0] {
-            let first = &metas[0].pushes[i];
-            for (q, m) in metas.iter().enumerate() {
-                let other = &m.pushes[i];
-                if other.elem_size != first.elem_size {
+        for (i, mine) in first.pushes.iter().enumerate() {
+            for q in 1..p {
+                let other = &peers.meta(q).pushes[i];
+                if other.elem_size != mine.elem_size {
                     self.fail_collective(format!(
                         "registration mismatch at the sync ending superstep {step}: registration #{} holds `{}` ({} bytes) on process 0 but `{}` ({} bytes) on process {q}",
-                        first.serial, first.type_name, first.elem_size, other.type_name, other.elem_size
+                        mine.serial, mine.type_name, mine.elem_size, other.type_name, other.elem_size
                     ));
                 }
             }
         }
-        if metas.iter().any(|m| m.pops != metas[0].pops) {
-            let pops: Vec<String> = metas
-                .iter()
-                .enumerate()
-                .map(|(q, m)| {
-                    let ids: Vec<String> = m.pops.iter().map(|s| format!("#{s}")).collect();
+        if (1..p).any(|q| peers.meta(q).pops != first.pops) {
+            let pops: Vec<String> = (0..p)
+                .map(|q| {
+                    let ids: Vec<String> = peers.meta(q).pops.iter().map(|s| format!("#{s}")).collect();
                     format!("process {q} popped [{}]", ids.join(", "))
                 })
                 .collect();
@@ -146,8 +166,8 @@ impl Ctx {
                 pops.join(", ")
             ));
         }
-        let tags: Vec<usize> = metas.iter().map(|m| m.tag_request).collect();
-        if tags.iter().any(|&t| t != tags[0]) {
+        if (1..p).any(|q| peers.meta(q).tag_request != first.tag_request) {
+            let tags: Vec<usize> = (0..p).map(|q| peers.meta(q).tag_request).collect();
             self.fail_collective(format!(
                 "tag size mismatch at the sync ending superstep {step}: the processes requested different tag sizes (per process: {tags:?})"
             ));
@@ -191,10 +211,9 @@ impl Ctx {
         }
     }
 
-    fn apply_puts(&mut self, parity: usize) {
-        let me = self.pid;
+    fn apply_puts(&mut self, peers: &dyn Peers) {
         for src in 0..self.nprocs {
-            let q = &self.outbox_of(src, parity).to[me];
+            let q = peers.queue(src);
             if q.puts.is_empty() {
                 continue;
             }
@@ -204,8 +223,8 @@ impl Ctx {
                     st.table.entries[put.slot as usize].as_ref().expect("put into a slot that was checked at the call");
                 let dst = entry.local_addr + put.byte_offset;
                 let from = match put.src {
-                    crate::exchange::PutSrc::Buffered(at) => q.put_data[at..at + put.len].as_ptr(),
-                    crate::exchange::PutSrc::Direct(addr) => addr as *const u8,
+                    PutSrc::Buffered(at) => q.put_data[at..at + put.len].as_ptr(),
+                    PutSrc::Direct(addr) => addr as *const u8,
                 };
                 // SAFETY: `dst..dst+len` is inside this process's registration (checked against
                 // its extent at the call); only this process writes it now (module docs). The
@@ -217,7 +236,7 @@ impl Ctx {
             }
         }
         for src in 0..self.nprocs {
-            let q = &self.outbox_of(src, parity).to[me];
+            let q = peers.queue(src);
             for rec in &q.ext {
                 let target = {
                     let st = self.state.borrow();
@@ -230,12 +249,10 @@ impl Ctx {
         }
     }
 
-    fn receive_messages(&mut self, parity: usize) {
-        let me = self.pid;
+    fn receive_messages(&mut self, peers: &dyn Peers) {
         self.recv.clear();
         for src in 0..self.nprocs {
-            // SAFETY: as in `outbox_of` (not called through `self` to keep `self.recv` free).
-            let q = unsafe { &self.group.outbox(src, parity).to[me] };
+            let q = peers.queue(src);
             for m in &q.msgs {
                 let tag = &q.msg_data[m.at..m.at + m.tag_len];
                 let payload = &q.msg_data[m.at + m.tag_len..m.at + m.tag_len + m.payload_len];
@@ -244,32 +261,24 @@ impl Ctx {
         }
     }
 
-    fn apply_registrations(&mut self, parity: usize) {
-        let p = self.nprocs;
-        let pushes = self.outbox_of(self.pid, parity).meta.pushes.len();
-        let pops: Vec<u64> = self.outbox_of(self.pid, parity).meta.pops.clone();
-        let remotes: Vec<Vec<(usize, usize)>> = (0..pushes)
-            .map(|i| {
-                (0..p)
-                    .map(|q| {
-                        let info = &self.outbox_of(q, parity).meta.pushes[i];
-                        (info.addr, info.bytes)
-                    })
-                    .collect()
-            })
-            .collect();
-        let serials: Vec<u64> = self.outbox_of(self.pid, parity).meta.pushes.iter().map(|i| i.serial).collect();
+    fn apply_registrations(&mut self, peers: &dyn Peers) {
+        let (p, me) = (self.nprocs, self.pid);
         let st = self.state.get_mut();
-        for serial in pops {
+        for &serial in &peers.meta(me).pops {
             if let Some(slot) = st.table.find_serial(serial) {
                 st.table.release(slot);
             }
         }
-        for (serial, remote) in serials.into_iter().zip(remotes) {
-            let slot = st.table.find_serial(serial).expect("a pushed registration is in the table");
+        for (i, info) in peers.meta(me).pushes.iter().enumerate() {
+            let slot = st.table.find_serial(info.serial).expect("a pushed registration is in the table");
             let e = st.table.entries[slot as usize].as_mut().expect("just found");
             e.state = RegState::Active;
-            e.remote = remote;
+            e.remote = (0..p)
+                .map(|q| {
+                    let theirs = &peers.meta(q).pushes[i];
+                    (theirs.addr, theirs.bytes)
+                })
+                .collect();
         }
     }
 
@@ -277,10 +286,6 @@ impl Ctx {
     /// rotated tag size.
     fn next_superstep(&mut self) {
         let st = self.state.get_mut();
-        if st.flags & flags::WORK == 0 {
-            // Nothing was sent to anyone; but messages sent *to* us were taken in `exchange`,
-            // and when nobody communicated the queue must still be emptied.
-        }
         st.gets.clear();
         st.deferred.clear();
         st.flags = 0;
@@ -308,7 +313,7 @@ impl Ctx {
         if all & flags::PENDING != 0 {
             let culprits: Vec<String> = (0..self.nprocs)
                 .filter_map(|q| {
-                    let m = &self.outbox_of(q, parity).meta;
+                    let m = self.peer_meta(q, parity);
                     (m.pending.total() > 0).then(|| format!("process {q} has {} queued", m.pending))
                 })
                 .collect();
@@ -326,7 +331,7 @@ impl Ctx {
         let mut synced = Vec::new();
         let mut step = self.step;
         for q in 0..self.nprocs {
-            let m = &self.outbox_of(q, parity).meta;
+            let m = self.peer_meta(q, parity);
             match m.arrival {
                 Arrival::End => ended.push(q.to_string()),
                 Arrival::Sync => {
@@ -343,5 +348,35 @@ impl Ctx {
             plural(&synced),
             synced.join(", ")
         ))
+    }
+}
+
+/// What a sync reads from the other processes: their bookkeeping, and what they queued for
+/// this process. The threads engine reads their outboxes in place; an engine without shared
+/// memory receives copies.
+pub(crate) trait Peers {
+    /// Process `q`'s collective bookkeeping for this superstep.
+    fn meta(&self, q: usize) -> &Meta;
+    /// What process `src` queued for this process in this superstep.
+    fn queue(&self, src: usize) -> &DestQueue;
+}
+
+/// The threads engine's view: the outboxes of the superstep's parity, read in place.
+pub(crate) struct SharedPeers<'a> {
+    group: &'a Group,
+    parity: usize,
+    me: usize,
+}
+
+impl Peers for SharedPeers<'_> {
+    fn meta(&self, q: usize) -> &Meta {
+        // SAFETY: only used inside the sync of a superstep of `parity`, after its first barrier
+        // (`engine/threads.rs`).
+        unsafe { &self.group.outbox(q, self.parity).meta }
+    }
+
+    fn queue(&self, src: usize) -> &DestQueue {
+        // SAFETY: as in `meta`.
+        unsafe { &self.group.outbox(src, self.parity).to[self.me] }
     }
 }
