@@ -3,9 +3,9 @@
 //! A message is a tag of the size in force (set collectively by `set_tagsize`) and a payload of
 //! any length. Sends are copied into the outbox at the call; at the sync every receiver pulls
 //! the messages addressed to it, in ascending source pid and then send order (deterministic,
-//! D10), into one receive buffer whose tags and payloads start at 16-byte boundaries, so that
-//! `hpmove` can hand out `&T` for any plain-data `T` (D11). Unread messages are discarded at
-//! the next sync.
+//! D10), into one receive buffer whose tags and payloads start at 16-byte boundaries, or at the
+//! alignment of the types a typed `send` was given if that is larger, so that `hpmove` can hand
+//! out `&T` for any plain-data `T` (D11). Unread messages are discarded at the next sync.
 //!
 //! Tag sizes follow the (A, B, C) model of §4.1: A is the tag size of the messages in the
 //! receive queue, B the size `send` uses now, C the last request; `set_tagsize` returns B (D8);
@@ -24,20 +24,37 @@ pub(crate) struct TagState {
     pub requested: usize,
 }
 
-/// Alignment of tags and payloads in the receive buffer.
+/// Least alignment of tags and payloads in the receive buffer.
 const ALIGN: usize = 16;
+
+/// The unit of the receive buffer: its alignment bounds the alignment a message can get.
+#[derive(Clone, Copy, bytemuck::Zeroable, bytemuck::Pod)]
+#[repr(C, align(64))]
+struct Chunk([u8; 64]);
+
+/// The largest alignment the receive buffer can give.
+const MAX_ALIGN: usize = std::mem::align_of::<Chunk>();
+
+/// One received message's place in the buffer.
+#[derive(Clone, Copy, Debug)]
+struct RecvRec {
+    tag_at: usize,
+    tag_len: usize,
+    payload_at: usize,
+    payload_len: usize,
+}
 
 /// The receive queue: written only by `sync` (which has `&mut Ctx`), read through `&Ctx`.
 #[derive(Default)]
 pub(crate) struct Recv {
-    buf: Vec<u128>,
-    msgs: Vec<MsgRec>,
+    buf: Vec<Chunk>,
+    msgs: Vec<RecvRec>,
     next: Cell<usize>,
     bytes_left: Cell<usize>,
 }
 
-fn round_up(n: usize) -> usize {
-    n.div_ceil(ALIGN) * ALIGN
+fn round_up(n: usize, align: usize) -> usize {
+    n.div_ceil(align) * align
 }
 
 impl Recv {
@@ -48,19 +65,29 @@ impl Recv {
         self.bytes_left.set(0);
     }
 
-    /// Appends one message; `tag` and `payload` are copied to aligned offsets.
-    pub(crate) fn push(&mut self, tag: &[u8], payload: &[u8]) {
-        let used = self.msgs.last().map_or(0, |m| m.at + round_up(m.tag_len) + round_up(m.payload_len));
-        let need = used + round_up(tag.len()) + round_up(payload.len());
-        if need > self.buf.len() * ALIGN {
-            self.buf.resize(need.div_ceil(ALIGN).max(self.buf.len() * 2), 0);
+    /// Appends one message; `tag` and `payload` are copied to offsets aligned to `align`
+    /// (at least [`ALIGN`], at most [`MAX_ALIGN`]).
+    pub(crate) fn push(&mut self, tag: &[u8], payload: &[u8], align: usize) {
+        let align = align.clamp(ALIGN, MAX_ALIGN);
+        let used = self.msgs.last().map_or(0, |m| m.payload_at + m.payload_len);
+        let tag_at = round_up(used, align);
+        let payload_at = round_up(tag_at + tag.len(), align);
+        let need = payload_at + payload.len();
+        if need > self.buf.len() * MAX_ALIGN {
+            self.buf.resize(need.div_ceil(MAX_ALIGN).max(self.buf.len() * 2), Chunk([0; 64]));
         }
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.buf);
-        bytes[used..used + tag.len()].copy_from_slice(tag);
-        let p = used + round_up(tag.len());
-        bytes[p..p + payload.len()].copy_from_slice(payload);
-        self.msgs.push(MsgRec { at: used, tag_len: tag.len(), payload_len: payload.len() });
+        bytes[tag_at..tag_at + tag.len()].copy_from_slice(tag);
+        bytes[payload_at..payload_at + payload.len()].copy_from_slice(payload);
+        self.msgs.push(RecvRec { tag_at, tag_len: tag.len(), payload_at, payload_len: payload.len() });
         self.bytes_left.set(self.bytes_left.get() + payload.len());
+    }
+
+    /// Whether `[addr, addr + len)` overlaps the receive buffer.
+    #[allow(dead_code, reason = "kept for an engine that copies hpput sources at the call")]
+    pub(crate) fn overlaps(&self, addr: usize, len: usize) -> bool {
+        let start = self.buf.as_ptr() as usize;
+        len > 0 && addr < start + self.buf.len() * MAX_ALIGN && start < addr + len
     }
 
     fn bytes(&self) -> &[u8] {
@@ -71,8 +98,7 @@ impl Recv {
     fn peek(&self) -> Option<(&[u8], &[u8])> {
         let m = self.msgs.get(self.next.get())?;
         let b = self.bytes();
-        let p = m.at + round_up(m.tag_len);
-        Some((&b[m.at..m.at + m.tag_len], &b[p..p + m.payload_len]))
+        Some((&b[m.tag_at..m.tag_at + m.tag_len], &b[m.payload_at..m.payload_at + m.payload_len]))
     }
 
     fn pop(&self) -> Option<(&[u8], &[u8])> {
@@ -136,17 +162,18 @@ impl Ctx {
     /// If `pid >= nprocs()` or the tag's size is not the tag size in force.
     #[track_caller]
     pub fn send<Tg: Value, T: Value, S: ?Sized + Elems<T>>(&self, pid: usize, tag: &Tg, payload: &S) {
-        self.send_impl("send", pid, bytemuck::bytes_of(tag), bytemuck::cast_slice(payload.elems()));
+        let align = std::mem::align_of::<Tg>().max(std::mem::align_of::<T>());
+        self.send_impl("send", pid, bytemuck::bytes_of(tag), bytemuck::cast_slice(payload.elems()), align);
     }
 
     /// [`send`](Ctx::send) at the byte level: `tag.len()` must be the tag size in force.
     #[track_caller]
     pub fn send_bytes(&self, pid: usize, tag: &[u8], payload: &[u8]) {
-        self.send_impl("send_bytes", pid, tag, payload);
+        self.send_impl("send_bytes", pid, tag, payload, ALIGN);
     }
 
     #[track_caller]
-    fn send_impl(&self, op: &str, pid: usize, tag: &[u8], payload: &[u8]) {
+    fn send_impl(&self, op: &str, pid: usize, tag: &[u8], payload: &[u8], align: usize) {
         self.check_live(op);
         self.check_pid(op, pid);
         let in_force = self.state.borrow().tag.in_force;
@@ -157,7 +184,7 @@ impl Ctx {
             ));
         }
         let q = self.outbox().dest(pid);
-        q.msgs.push(MsgRec { at: q.msg_data.len(), tag_len: tag.len(), payload_len: payload.len() });
+        q.msgs.push(MsgRec { align, at: q.msg_data.len(), tag_len: tag.len(), payload_len: payload.len() });
         q.msg_data.extend_from_slice(tag);
         q.msg_data.extend_from_slice(payload);
         let mut st = self.state.borrow_mut();
@@ -203,7 +230,11 @@ impl Ctx {
     pub fn move_message<Tg: Value, T: Value>(&self) -> Option<(Tg, Vec<T>)> {
         let (tag, payload) = self.recv.peek()?;
         let tag = self.typed_tag::<Tg>("move_message", tag);
-        let payload: Vec<T> = self.typed_payload::<T>("move_message", payload).to_vec();
+        self.check_payload_len::<T>("move_message", payload.len());
+        // Copies, so it works for any alignment of `T`.
+        let mut elems = vec![T::zeroed(); payload.len() / std::mem::size_of::<T>()];
+        bytemuck::cast_slice_mut::<T, u8>(&mut elems).copy_from_slice(payload);
+        let payload = elems;
         self.recv.pop();
         Some((tag, payload))
     }
@@ -213,10 +244,11 @@ impl Ctx {
     #[track_caller]
     pub fn move_into<T: Value>(&self, payload: &mut [T]) -> Option<usize> {
         let (_, p) = self.recv.peek()?;
-        let p = self.typed_payload::<T>("move_into", p);
-        let n = p.len().min(payload.len());
-        payload[..n].copy_from_slice(&p[..n]);
-        let len = p.len();
+        self.check_payload_len::<T>("move_into", p.len());
+        let size = std::mem::size_of::<T>();
+        let len = p.len() / size;
+        let n = len.min(payload.len());
+        bytemuck::cast_slice_mut::<T, u8>(&mut payload[..n]).copy_from_slice(&p[..n * size]);
         self.recv.pop();
         Some(len)
     }
@@ -252,11 +284,13 @@ impl Ctx {
         let (tag, payload) = self.recv.peek()?;
         self.check_tag_len("hpmove", std::mem::size_of::<Tg>());
         let payload = self.typed_payload::<T>("hpmove", payload);
-        let tag: &Tg = if std::mem::size_of::<Tg>() == 0 {
-            bytemuck::from_bytes(&[])
-        } else {
-            bytemuck::try_from_bytes(tag).unwrap_or_else(|e| self.fail_misuse(format!("hpmove: tag: {e}")))
-        };
+        let tag: &Tg = bytemuck::try_from_bytes(tag).unwrap_or_else(|_| {
+            self.fail_misuse(format!(
+                "hpmove: the tag type `{}` needs {}-byte alignment, but this message was sent untyped (aligned to {ALIGN} bytes); use `get_tag` or `move_message`, which copy",
+                std::any::type_name::<Tg>(),
+                std::mem::align_of::<Tg>()
+            ))
+        });
         self.recv.pop();
         Some((tag, payload))
     }
@@ -283,18 +317,29 @@ impl Ctx {
     }
 
     #[track_caller]
-    fn typed_payload<'a, T: Value>(&self, op: &str, payload: &'a [u8]) -> &'a [T] {
+    fn check_payload_len<T: Value>(&self, op: &str, len: usize) {
         let size = std::mem::size_of::<T>();
         if size == 0 {
             self.fail_misuse(format!("{op}: the payload type `{}` has size 0", std::any::type_name::<T>()));
         }
-        if payload.len() % size != 0 || std::mem::align_of::<T>() > ALIGN {
+        if len % size != 0 {
             self.fail_misuse(format!(
-                "{op}: a payload of {} bytes is not a whole number of `{}` ({size} bytes)",
-                payload.len(),
+                "{op}: a payload of {len} bytes is not a whole number of `{}` ({size} bytes)",
                 std::any::type_name::<T>()
             ));
         }
-        bytemuck::cast_slice(payload)
+    }
+
+    #[track_caller]
+    fn typed_payload<'a, T: Value>(&self, op: &str, payload: &'a [u8]) -> &'a [T] {
+        self.check_payload_len::<T>(op, payload.len());
+        match bytemuck::try_cast_slice(payload) {
+            Ok(elems) => elems,
+            Err(_) => self.fail_misuse(format!(
+                "{op}: `{}` needs {}-byte alignment, but this message was sent untyped (aligned to {ALIGN} bytes); receive it with `move_message`, which copies",
+                std::any::type_name::<T>(),
+                std::mem::align_of::<T>()
+            )),
+        }
     }
 }

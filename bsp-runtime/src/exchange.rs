@@ -81,7 +81,7 @@ impl std::fmt::Display for Pending {
         let mut parts = Vec::new();
         for (n, what) in [(self.puts, "put"), (self.gets, "get"), (self.sends, "send")] {
             if n > 0 {
-                parts.push(format!("{n} {what}"));
+                parts.push(format!("{n} {what}{}", if n == 1 { "" } else { "s" }));
             }
         }
         write!(f, "{}", parts.join(", "))
@@ -109,6 +109,9 @@ pub(crate) struct PutRec {
 /// One message to one destination; tag and payload live in the queue's `msg_data`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MsgRec {
+    /// Alignment the receiver must give the tag and payload (that of the sent types, at least
+    /// 16), so that `hpmove` can return typed references.
+    pub align: usize,
     pub at: usize,
     pub tag_len: usize,
     pub payload_len: usize,

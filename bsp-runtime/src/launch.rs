@@ -130,17 +130,22 @@ impl Launch {
         let mut results: Vec<Option<R>> = std::thread::scope(|scope| {
             let mut parkers = parkers.into_iter();
             let first = parkers.next().expect("p >= 1");
-            let handles: Vec<_> = parkers
-                .enumerate()
-                .map(|(i, parker)| {
-                    let (group, f) = (group.clone(), &f);
-                    std::thread::Builder::new()
-                        .name(format!("bsp process {}", i + 1))
-                        .spawn_scoped(scope, move || process(group, parker, i + 1, f))
-                        .expect("failed to start a process thread")
-                })
-                .collect();
-            let mut results = vec![process(group.clone(), first, 0, &f)];
+            let mut handles = Vec::with_capacity(p - 1);
+            for (i, parker) in parkers.enumerate() {
+                let (g, f) = (group.clone(), &f);
+                let spawned = std::thread::Builder::new()
+                    .name(format!("bsp process {}", i + 1))
+                    .spawn_scoped(scope, move || process(g, parker, i + 1, f));
+                match spawned {
+                    Ok(h) => handles.push(h),
+                    Err(e) => {
+                        // Wakes the processes already started, which would wait for it forever.
+                        group.fail(Error::launch(format!("cannot start process {} of {p}: {e}", i + 1)));
+                        break;
+                    }
+                }
+            }
+            let mut results = vec![if group.is_failed() { None } else { process(group.clone(), first, 0, &f) }];
             results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
             results
         });
@@ -163,7 +168,10 @@ fn process<R>(group: Arc<Group>, parker: Parker, pid: usize, f: &(impl Fn(&mut C
         Ok(r) => Some(r),
         Err(payload) => {
             if !payload.is::<Stop>() {
-                group.fail(Error::panic(pid, panic_message(&*payload)));
+                let msg = panic_message(&*payload);
+                // Misuse messages start with the pid already (they are printed by the panic hook).
+                let msg = msg.strip_prefix(&format!("process {pid}: ")).map_or_else(|| msg.clone(), str::to_string);
+                group.fail(Error::panic(pid, msg));
             } else {
                 // Already recorded by whoever stopped the run; make sure everyone wakes.
                 group.fail(Error::panic(pid, "stopped".to_string()));

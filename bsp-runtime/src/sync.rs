@@ -10,17 +10,20 @@
 //!    memory — before any put of the superstep lands (D1) — and writes its destinations. Then a
 //!    barrier, so that no owner applies puts while someone still reads.
 //! 4. Each process applies the puts addressed to it (ascending source pid, then issue order;
-//!    the last write wins, D2), after its get results (the put wins, D1); builds its receive
-//!    queue the same way; applies pops, then pushes; rotates the tag size.
-//! 5. If any process has an `hpput`, a last barrier keeps its source borrowed until every
-//!    receiver has copied from it.
+//!    the last write wins, D2), after its get results (the put wins, D1).
+//! 5. If any process has an `hpput`, a barrier keeps its source borrowed until every receiver
+//!    has copied from it.
+//! 6. Each process delivers extension records, builds its receive queue (ascending source pid,
+//!    then send order), applies pops, then pushes, and rotates the tag size.
 //!
 //! # Who touches registered memory, when
 //! Process X's registered memory is written only by X (its own code between syncs, puts and
 //! staged get results inside its sync). Others only read it, in phase 3 of a sync that X is in
 //! too, and X writes nothing registered until the barrier that ends phase 3. `hpput` sources
 //! that lie in registered memory are copied at the call (`drma.rs`), so phase 4 reads only
-//! unregistered, immutably borrowed memory of other processes.
+//! unregistered, immutably borrowed memory of other processes; and X writes its other
+//! runtime-owned memory (receive buffer, extension objects), where such a source may also lie,
+//! only in phase 6, after the barrier of phase 5.
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
@@ -83,7 +86,7 @@ impl Ctx {
 
     /// The other processes' outboxes for this superstep, as the threads engine sees them.
     fn shared_peers(&self, parity: usize) -> SharedPeers<'static> {
-        // SAFETY (lifetime): `self.group` is an `Arc` that `self` keeps alive for the whole
+        // SAFETY: (lifetime only) `self.group` is an `Arc` that `self` keeps alive for the whole
         // sync; the view is used only inside it and never stored.
         let group: &'static Group = unsafe { &*std::ptr::from_ref::<Group>(&self.group) };
         SharedPeers { group, parity, me: self.pid }
@@ -107,14 +110,28 @@ impl Ctx {
         if failure.is_none() {
             let phase = catch_unwind(AssertUnwindSafe(|| {
                 self.write_staged_gets();
-                self.apply_incoming(&peers);
+                self.apply_puts(&peers);
             }));
             if let Err(p) = phase {
                 failure = Some(p);
             }
         }
         if all & flags::HPPUT != 0 {
+            // Receivers read hpput sources in place until here, so nothing this process's sync
+            // writes besides registered memory (hpput sources there were copied at the call)
+            // may change before it: its receive buffer (which `hpmove` references point into)
+            // and its extension objects are written only after this barrier.
             self.barrier(0);
+        }
+        if failure.is_none() {
+            let phase = catch_unwind(AssertUnwindSafe(|| {
+                self.apply_records(&peers);
+                self.receive_messages(&peers);
+                self.apply_registrations(&peers);
+            }));
+            if let Err(p) = phase {
+                failure = Some(p);
+            }
         }
         if let Some(payload) = failure {
             self.broken.set(true);
@@ -124,8 +141,10 @@ impl Ctx {
 
     /// Everything a process does with what the others sent, in order: puts, extension records,
     /// messages, registration changes. Engine-neutral.
+    #[allow(dead_code, reason = "used by the MPI engine, being written")]
     pub(crate) fn apply_incoming(&mut self, peers: &dyn Peers) {
         self.apply_puts(peers);
+        self.apply_records(peers);
         self.receive_messages(peers);
         self.apply_registrations(peers);
     }
@@ -146,7 +165,7 @@ impl Ctx {
         for (i, mine) in first.pushes.iter().enumerate() {
             for q in 1..p {
                 let other = &peers.meta(q).pushes[i];
-                if other.elem_size != mine.elem_size {
+                if other.elem_size != mine.elem_size || other.type_name != mine.type_name {
                     self.fail_collective(format!(
                         "registration mismatch at the sync ending superstep {step}: registration #{} holds `{}` ({} bytes) on process 0 but `{}` ({} bytes) on process {q}",
                         mine.serial, mine.type_name, mine.elem_size, other.type_name, other.elem_size
@@ -235,6 +254,11 @@ impl Ctx {
                 unsafe { std::ptr::copy_nonoverlapping(from, dst as *mut u8, put.len) };
             }
         }
+    }
+
+    /// Delivers extension records (`ext.rs`) to their objects, ascending source pid, then issue
+    /// order.
+    fn apply_records(&mut self, peers: &dyn Peers) {
         for src in 0..self.nprocs {
             let q = peers.queue(src);
             for rec in &q.ext {
@@ -256,7 +280,7 @@ impl Ctx {
             for m in &q.msgs {
                 let tag = &q.msg_data[m.at..m.at + m.tag_len];
                 let payload = &q.msg_data[m.at + m.tag_len..m.at + m.tag_len + m.payload_len];
-                self.recv.push(tag, payload);
+                self.recv.push(tag, payload, m.align);
             }
         }
     }

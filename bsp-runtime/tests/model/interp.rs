@@ -1,0 +1,247 @@
+//! Running a program on the runtime: every process interprets its own part and logs what it sees.
+//!
+//! Per superstep a process does, in order: its `set_tagsize` calls, the collective
+//! `push_reg`/`pop_reg` calls, its local writes, then its communication phase, either with `&Ctx`
+//! followed by `ctx.sync()` ("plain", registrations named by `&Reg`) or inside
+//! `ctx.superstep(|s| ..)` (named by `Remote`, taken first). In the latter, the registrations are
+//! then split by role: `GetDst` ones lend their memory, cut into the disjoint
+//! pieces the gets need, mutably until the sync; `HpSrc` ones lend theirs immutably; `Normal`
+//! ones stay writable between calls. After the sync it logs the get buffers, the memory of the
+//! registrations popped in the superstep (`into_vec`), and the memory of every live registration.
+
+use bsp_runtime::{Ctx, Reg, Remote, Superstep};
+
+use super::program::{Dst, Event, Op, ProcStep, Program, RegOp, Role, Src};
+use super::reference::{MOVE_FILL, TAG_FILL};
+
+/// What a get destination buffer holds before the sync (always overwritten, unless empty).
+const GET_FILL: u32 = 0xDEAD_BEEF;
+
+/// Runs `prog` on `prog.p` processes; returns each process's log, indexed by pid.
+pub fn run(prog: &Program) -> Result<Vec<Vec<Event>>, bsp_runtime::Error> {
+    bsp_runtime::run(prog.p, |ctx| process(prog, ctx))
+}
+
+fn process(prog: &Program, ctx: &mut Ctx) -> Vec<Event> {
+    let me = ctx.pid();
+    let mut regs: Vec<Option<Reg<u32>>> = (0..prog.regs.len()).map(|_| None).collect();
+    let mut log = Vec::new();
+    for (s, step) in prog.steps.iter().enumerate() {
+        let ps = &step.procs[me];
+        for &t in &ps.tag_calls {
+            log.push(Event::TagSize(ctx.set_tagsize(t)));
+        }
+        for op in &step.reg_ops {
+            match *op {
+                RegOp::Push(id) => regs[id] = Some(ctx.push_reg(prog.regs[id].init[me].clone())),
+                RegOp::Pop(id) => ctx.pop_reg(regs[id].as_ref().expect("popping a live registration")),
+            }
+        }
+        for w in &ps.pre {
+            let reg = regs[w.reg].as_mut().expect("writing a live registration");
+            reg.local_mut(ctx)[w.off..w.off + w.vals.len()].copy_from_slice(&w.vals);
+        }
+        let mut bufs: Vec<Vec<u32>> = ps
+            .ops
+            .iter()
+            .filter_map(|op| match op {
+                Op::Get { dst: Dst::Buf(n), .. } => Some(vec![GET_FILL; *n]),
+                _ => None,
+            })
+            .collect();
+        if ps.superstep {
+            let (regs, bufs, log) = (&mut regs, &mut bufs, &mut log);
+            ctx.superstep(move |s| in_superstep(s, ps, regs, bufs, log));
+        } else {
+            plain(ctx, &ps.ops, &mut Views::all_normal(&mut regs), &mut log);
+            ctx.sync();
+        }
+        log.push(Event::Synced(s));
+        log.extend(bufs.into_iter().map(Event::GetBuf));
+        for op in &step.reg_ops {
+            if let RegOp::Pop(id) = *op {
+                let reg = regs[id].take().expect("popped registration");
+                log.push(Event::Returned(id, reg.into_vec(ctx)));
+            }
+        }
+        for (id, reg) in regs.iter().enumerate() {
+            if let Some(reg) = reg {
+                log.push(Event::Mem(id, reg.local(ctx).to_vec()));
+            }
+        }
+    }
+    log
+}
+
+/// The registrations during a communication phase, by role: `Normal` ones by `&mut` (local
+/// writes), `HpSrc` ones by `&` (their memory is lent to hpputs); `GetDst` ones are in neither.
+struct Views<'a> {
+    normal: Vec<Option<&'a mut Reg<u32>>>,
+    shared: Vec<Option<&'a Reg<u32>>>,
+}
+
+impl<'a> Views<'a> {
+    fn all_normal(regs: &'a mut [Option<Reg<u32>>]) -> Self {
+        let shared = regs.iter().map(|_| None).collect();
+        Views { normal: regs.iter_mut().map(Option::as_mut).collect(), shared }
+    }
+
+    /// The handle of a registration whose memory is not lent to gets.
+    fn handle(&self, id: usize) -> &Reg<u32> {
+        match (&self.normal[id], self.shared[id]) {
+            (Some(r), _) => r,
+            (None, Some(r)) => r,
+            (None, None) => panic!("generator: registration #{id} is not readable in this superstep"),
+        }
+    }
+}
+
+/// hpmove results kept until the end of the communication phase (D11: they stay valid, whatever
+/// else the process receives): (index of their placeholder in the log, tag, payload).
+type Held<'c> = Vec<(usize, &'c [u8], &'c [u8])>;
+
+fn fill_held(held: Held<'_>, log: &mut [Event]) {
+    for (i, tag, payload) in held {
+        log[i] = Event::HpMove(Some((tag.to_vec(), payload.to_vec())));
+    }
+}
+
+/// Plain mode: everything through `&Ctx`, registrations named by `&Reg`.
+fn plain(ctx: &Ctx, ops: &[Op], views: &mut Views<'_>, log: &mut Vec<Event>) {
+    let mut held = Held::new();
+    for op in ops {
+        match op {
+            Op::Put { pid, dst, src } => {
+                let data: &[u32] = match src {
+                    Src::Lit(v) => v,
+                    Src::Reg(sp) => &views.handle(sp.reg).local(ctx)[sp.off..sp.off + sp.len],
+                };
+                ctx.put(*pid, data, views.handle(dst.reg), dst.off);
+            }
+            Op::HpPut { .. } | Op::Get { .. } => panic!("generator: {op:?} outside a superstep"),
+            _ => local(ctx, op, views, log, &mut held),
+        }
+    }
+    fill_held(held, log);
+}
+
+/// The operations that involve no registration name: local writes, sends, receiving.
+fn local<'c>(ctx: &'c Ctx, op: &Op, views: &mut Views<'_>, log: &mut Vec<Event>, held: &mut Held<'c>) {
+    match op {
+        Op::Write(w) => {
+            let reg = views.normal[w.reg].as_mut().expect("generator: writes go to `Normal` registrations");
+            reg.local_mut(ctx)[w.off..w.off + w.vals.len()].copy_from_slice(&w.vals);
+        }
+        Op::Send { pid, tag, payload } => ctx.send_bytes(*pid, tag, payload),
+        Op::Qsize => {
+            let (n, bytes) = ctx.qsize();
+            log.push(Event::Qsize(n, bytes));
+        }
+        Op::GetTag { len } => {
+            let mut tag = vec![TAG_FILL; *len];
+            let status = ctx.get_tag_bytes(&mut tag);
+            log.push(Event::GetTag(status, tag));
+        }
+        Op::Move { cap } => {
+            let mut buf = vec![MOVE_FILL; *cap];
+            let len = ctx.move_bytes(&mut buf);
+            log.push(Event::Move(len, buf));
+        }
+        Op::HpMove => {
+            if let Some((tag, payload)) = ctx.hpmove_bytes() {
+                held.push((log.len(), tag, payload));
+            }
+            log.push(Event::HpMove(None)); // the placeholder
+        }
+        Op::Put { .. } | Op::HpPut { .. } | Op::Get { .. } => unreachable!("handled by the caller"),
+    }
+}
+
+/// Superstep mode: registrations named by `Remote`, memory lent to gets and hpputs until the sync.
+fn in_superstep<'s>(
+    s: &'s Superstep<'s, '_>,
+    ps: &'s ProcStep,
+    regs: &'s mut [Option<Reg<u32>>],
+    bufs: &'s mut [Vec<u32>],
+    log: &mut Vec<Event>,
+) {
+    let ctx: &'s Ctx = s;
+    let n = regs.len();
+    let names: Vec<Option<Remote<u32>>> = regs.iter().map(|r| r.as_ref().map(Reg::remote)).collect();
+    let name = |id: usize| names[id].expect("generator: names a live registration");
+    let mut views = Views { normal: (0..n).map(|_| None).collect(), shared: vec![None; n] };
+    // Memory lent to hpputs, by registration; pieces lent to gets, by operation index.
+    let mut hp_src: Vec<Option<&'s [u32]>> = vec![None; n];
+    let mut pieces: Vec<Option<&'s mut [u32]>> = (0..ps.ops.len()).map(|_| None).collect();
+    for (id, reg) in regs.iter_mut().enumerate() {
+        let Some(reg) = reg.as_mut() else { continue };
+        match ps.role(id) {
+            Role::Normal => views.normal[id] = Some(reg),
+            Role::HpSrc => {
+                let reg: &'s Reg<u32> = reg;
+                views.shared[id] = Some(reg);
+                hp_src[id] = Some(reg.local(ctx));
+            }
+            Role::GetDst => {
+                let segments = ps.ops.iter().enumerate().filter_map(|(i, op)| match op {
+                    Op::Get { dst: Dst::Reg(d), .. } if d.reg == id => Some((i, d.off, d.len)),
+                    _ => None,
+                });
+                for (i, piece) in carve(reg.local_mut(ctx), segments.collect()) {
+                    pieces[i] = Some(piece);
+                }
+            }
+        }
+    }
+    let mut bufs = bufs.iter_mut();
+    let mut held = Held::new();
+    for (i, op) in ps.ops.iter().enumerate() {
+        match op {
+            Op::Put { pid, dst, src } => {
+                let data: &[u32] = match src {
+                    Src::Lit(v) => v,
+                    Src::Reg(sp) => &views.handle(sp.reg).local(ctx)[sp.off..sp.off + sp.len],
+                };
+                s.put(*pid, data, name(dst.reg), dst.off);
+            }
+            Op::Get { hp, pid, src, dst } => {
+                let dst: &'s mut [u32] = match dst {
+                    Dst::Buf(_) => bufs.next().expect("one buffer per get into a buffer"),
+                    Dst::Reg(_) => pieces[i].take().expect("a piece per get into registered memory"),
+                };
+                if *hp {
+                    s.hpget(*pid, name(src.reg), src.off, dst);
+                } else {
+                    s.get(*pid, name(src.reg), src.off, dst);
+                }
+            }
+            Op::HpPut { pid, dst, src } => {
+                let data: &'s [u32] = match src {
+                    Src::Lit(v) => v,
+                    Src::Reg(sp) => {
+                        let mem = hp_src[sp.reg].expect("generator: hpput sources in registered memory are `HpSrc`");
+                        &mem[sp.off..sp.off + sp.len]
+                    }
+                };
+                s.hpput(*pid, data, name(dst.reg), dst.off);
+            }
+            _ => local(ctx, op, &mut views, log, &mut held),
+        }
+    }
+    fill_held(held, log);
+}
+
+/// Cuts `mem` into the disjoint pieces `(op index, offset, length)`.
+fn carve(mut mem: &mut [u32], mut segments: Vec<(usize, usize, usize)>) -> Vec<(usize, &mut [u32])> {
+    segments.sort_by_key(|&(_, off, _)| off);
+    let mut at = 0;
+    let mut out = Vec::new();
+    for (i, off, len) in segments {
+        let (_, rest) = std::mem::take(&mut mem).split_at_mut(off - at);
+        let (piece, rest) = rest.split_at_mut(len);
+        out.push((i, piece));
+        mem = rest;
+        at = off + len;
+    }
+    out
+}
