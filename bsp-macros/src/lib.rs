@@ -100,13 +100,22 @@ use proc_macro::TokenStream;
 /// `format!`, `assert!`, ...), the macro reports, spanned at the offending use and with a note on
 /// the operation that caused it:
 ///
-/// - a read or write of a `get` or `hpget` destination before the sync that completes it;
+/// - a read or write of a `get` or `hpget` destination before the sync that completes it
+///   (including a second `get` into the same array, `&mut buf[i]` in a loop);
 /// - a write to an `hpput` source before the sync;
+/// - a `get`/`hpget` destination or `hpput` source declared inside the superstep, gone before
+///   the sync;
+/// - a `get` whose source `&reg` is the registration its destination `reg.local_mut(..)` is part
+///   of (the source must then be named by `reg.remote()`);
+/// - `get`, `hpget` or `hpput` on the context outside every superstep (they exist only on the
+///   superstep a `superstep!` block receives);
 /// - a registration used by `put`/`get`/`hpput`/`hpget` in the superstep that registers it;
 /// - an `hpmove` result used after the sync that invalidates it.
 ///
 /// When a value escapes into a helper function or an alias, the macro stays silent and the
-/// runtime's types (borrows that last until the sync) reject the program instead.
+/// runtime's types (borrows that last until the sync) reject the program instead. The errors
+/// are emitted inside the function's body, which makes rustc skip borrow-checking it: each
+/// mistake is reported once, by the macro, not a second time as a borrow error.
 ///
 /// # Errors
 ///

@@ -22,14 +22,21 @@
 //! (`analysis/`) → lowering of the `superstep!` invocations (`superstep.rs`) → output. Errors
 //! of every phase are collected and emitted beside the best expansion that could be made, so
 //! the rest of the function is still type-checked and IDEs keep working.
+//!
+//! The `compile_error!`s of a function go first *inside* its generated body, not beside it: an
+//! error in a body marks it as erroneous, so rustc skips borrow-checking it. A mistake the
+//! analysis reports (a read before the sync, ...) is then reported once, in our words, instead of
+//! a second time as the borrow error the runtime's types also make of it. Type errors in the
+//! body are still reported.
 
 use crate::analysis;
 use crate::ctxt::Ctxt;
 use crate::knobs::{self, Knobs};
 use crate::superstep::{self, SuperstepInput};
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, ToTokens as _};
+use quote::{quote, quote_spanned, ToTokens as _};
 use syn::punctuated::Punctuated;
+use syn::spanned::Spanned as _;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, FnArg, Ident, Item, ItemFn, Pat, ReturnType, Stmt, Token, Type};
 
@@ -104,8 +111,9 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
     }
 
     analysis::check_program(&function.block, &ctx.name, cx);
-    let mut lowering = LowerSupersteps { cx };
-    lowering.visit_block_mut(&mut function.block);
+    LowerSupersteps { ctx: &ctx.name, depth: 0 }.visit_block_mut(&mut function.block);
+    // The errors go first in the generated body (see the module docs).
+    let errors = std::mem::take(cx).into_compile_errors();
 
     let krate = &knobs.krate;
     let private = quote!(#krate::__private);
@@ -116,6 +124,13 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
         None => quote!(&mut #private::Ctx),
     };
     let block = &function.block;
+    let closure_ret = match &function.sig.output {
+        ReturnType::Default => None,
+        ReturnType::Type(arrow, ty) => Some(quote!(#arrow #ty)),
+    };
+    // The closure that holds the body is spanned at the context parameter, not at the macro:
+    // rustc then names the body's variables in its borrow errors (`left`, not "value").
+    let body = quote_spanned!(pat.span()=> |#pat: #ty| #closure_ret #block);
     let ItemFn { attrs, vis, sig, .. } = &function;
     if is_main {
         let syn::Signature { safety, fn_token, ident, generics, .. } = sig;
@@ -123,9 +138,10 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
         quote! {
             #(#attrs)*
             #vis #safety #fn_token #ident #generics() #where_clause {
+                #errors
                 let __bsp_result = #private::Launch::new()
                     #default_procs
-                    .run(|#pat: #ty| #block);
+                    .run(#body);
                 #private::exit_on_error(__bsp_result);
             }
         }
@@ -136,19 +152,16 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
             ReturnType::Default => quote!(()),
             ReturnType::Type(_, ty) => ty.to_token_stream(),
         };
-        let closure_ret = match output {
-            ReturnType::Default => None,
-            ReturnType::Type(arrow, ty) => Some(quote!(#arrow #ty)),
-        };
         quote! {
             #(#attrs)*
             #vis #safety #abi #fn_token #ident #generics(#rest)
                 -> ::core::result::Result<::std::vec::Vec<#ret>, #private::Error>
                 #where_clause
             {
+                #errors
                 #private::Launch::new()
                     #default_procs
-                    .run(|#pat: #ty| #closure_ret #block)
+                    .run(#body)
             }
         }
     }
@@ -197,8 +210,8 @@ fn ctx_param(first: Option<FnArg>, fn_name: &Ident, cx: &mut Ctxt) -> CtxParam {
     if ty.is_none() {
         cx.error_spanned_by(
             &typed.ty,
-            "the context parameter has type `&mut bsp::Ctx` (or `&mut Ctx` with `bsp::Ctx` in \
-             scope)",
+            "the context parameter must be `&mut bsp::Ctx` (or `&mut Ctx` with `bsp::Ctx` in \
+             scope): each process owns its context, and ending a superstep changes it",
         );
     }
     match &*typed.pat {
@@ -230,11 +243,20 @@ fn is_unit(ty: &Type) -> bool {
 }
 
 /// Rewrites every `superstep!(ctx, { .. })` of the body into `ctx.superstep(|ctx| { .. })`,
-/// checking each block for `return`, `?`, `break` and `continue`. The analysis has already seen
-/// the blocks with the whole function; lowering them here keeps `superstep!` from checking them a
-/// second time. Invocations that do not parse are left for `superstep!` to report.
+/// replacing each `return`, `?`, `break` and `continue` that would leave a block by its error.
+/// The analysis has already seen the blocks with the whole function; lowering them here keeps
+/// `superstep!` from checking them a second time. Invocations that do not parse are left for
+/// `superstep!` to report.
+///
+/// Outside every superstep, `ctx.get(..)`, `ctx.hpget(..)` and `ctx.hpput(..)` on the program's
+/// context are replaced by an error saying where they belong (the runtime only offers them on
+/// the `Superstep` that `superstep!` hands its block, so rustc would only say that `Ctx` has no
+/// such method).
 struct LowerSupersteps<'a> {
-    cx: &'a mut Ctxt,
+    ctx: &'a Ident,
+    /// How many supersteps (`superstep!` blocks, closures given to `ctx.superstep`) enclose the
+    /// code being visited.
+    depth: usize,
 }
 
 impl LowerSupersteps<'_> {
@@ -244,19 +266,68 @@ impl LowerSupersteps<'_> {
             return None;
         }
         let mut input: SuperstepInput = mac.parse_body().ok()?;
-        superstep::check_escapes(&input.block, self.cx);
+        superstep::replace_escapes(&mut input.block);
+        self.depth += 1;
         self.visit_block_mut(&mut input.block);
+        self.depth -= 1;
         Some(superstep::lower(&input))
     }
+
+    fn is_ctx(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Paren(paren) => self.is_ctx(&paren.expr),
+            Expr::Path(path) => path.path.get_ident().is_some_and(|ident| ident == self.ctx),
+            _ => false,
+        }
+    }
+}
+
+/// The error for `ctx.get(..)`, `ctx.hpget(..)` or `ctx.hpput(..)` outside a superstep.
+fn outside_superstep(call: &syn::ExprMethodCall, ctx: &Ident) -> Option<String> {
+    let (op, what, does) = match call.method.to_string().as_str() {
+        "get" => ("get", "destination", "writes"),
+        "hpget" => ("hpget", "destination", "writes"),
+        "hpput" => ("hpput", "source", "reads"),
+        _ => return None,
+    };
+    let instead =
+        if op == "hpput" { "; or use `put`, which copies its source at the call and works anywhere" } else { "" };
+    Some(format!(
+        "`{op}` is only available inside a superstep\n\
+         = note: a `{op}` {does} its {what} at the sync that ends the superstep, and the \
+         {what} stays borrowed until then: `superstep!` is what ends the superstep and the borrow\n\
+         = help: put the `{op}` in a `bsp::superstep!({ctx}, {{ ... }})` block and use the {what} \
+         after the block{instead}"
+    ))
 }
 
 impl VisitMut for LowerSupersteps<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        if let Expr::Macro(mac) = expr {
-            if let Some(lowered) = self.lower(&mac.mac) {
-                *expr = lowered;
+        match expr {
+            Expr::Macro(mac) => {
+                if let Some(lowered) = self.lower(&mac.mac) {
+                    *expr = lowered;
+                    return;
+                }
+            }
+            Expr::MethodCall(call) if self.is_ctx(&call.receiver) && call.method == "superstep" => {
+                self.depth += 1;
+                visit_mut::visit_expr_method_call_mut(self, call);
+                self.depth -= 1;
                 return;
             }
+            Expr::MethodCall(call) if self.depth == 0 && self.is_ctx(&call.receiver) => {
+                if let Some(message) = outside_superstep(call, self.ctx) {
+                    visit_mut::visit_expr_method_call_mut(self, call);
+                    let error = syn::Error::new(call.method.span(), message).to_compile_error();
+                    let args = &call.args;
+                    // The arguments stay, so they are still type-checked.
+                    let replacement = quote!({ let _ = (#args); #error });
+                    *expr = syn::parse2(replacement.clone()).unwrap_or(Expr::Verbatim(replacement));
+                    return;
+                }
+            }
+            _ => {}
         }
         visit_mut::visit_expr_mut(self, expr);
     }

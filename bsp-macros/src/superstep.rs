@@ -1,5 +1,6 @@
 //! `superstep!(ctx, { body })`: parsing, the checks that only concern the block itself (no
-//! `return`, `?`, or `break`/`continue` leaving it), and the lowering to `Ctx::superstep`.
+//! `return`, `?`, or `break`/`continue` leaving it, each replaced by its error), and the lowering
+//! to `Ctx::superstep`.
 //!
 //! ```text
 //! superstep!(ctx, { body })   ==>   ctx.superstep(|ctx| { body })
@@ -10,11 +11,12 @@
 
 use crate::analysis;
 use crate::ctxt::Ctxt;
+use proc_macro2::Span;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned as _;
-use syn::visit::{self, Visit};
+use syn::visit_mut::{self, VisitMut};
 use syn::{token, Block, Expr, Ident, Token};
 
 /// The arguments of `superstep!`: the context, a comma and the block.
@@ -57,19 +59,22 @@ impl Parse for SuperstepInput {
 /// The lowering: `ctx.superstep(|ctx| { body })`.
 pub(crate) fn lower(input: &SuperstepInput) -> Expr {
     let SuperstepInput { ctx, block } = input;
-    syn::parse_quote!(#ctx.superstep(|#ctx| #block))
+    syn::parse_quote_spanned!(ctx.span()=> #ctx.superstep(|#ctx| #block))
 }
 
 /// The entry point of `superstep!` used on its own (inside `#[bsp::program]` the attribute has
 /// already lowered the invocation and checked it with the whole function).
+///
+/// The errors of the analysis go first in a block around the lowered call, so that rustc skips
+/// borrow-checking the enclosing function and reports each mistake once (see `program.rs`).
 pub(crate) fn expand(tokens: TokenStream) -> TokenStream {
-    let input: SuperstepInput = match syn::parse2(tokens) {
+    let mut input: SuperstepInput = match syn::parse2(tokens) {
         Ok(input) => input,
         Err(error) => return error.to_compile_error(),
     };
     let mut cx = Ctxt::new();
-    check_escapes(&input.block, &mut cx);
     analysis::check_superstep(&input, &mut cx);
+    replace_escapes(&mut input.block);
     let lowered = lower(&input);
     if cx.is_empty() {
         return quote!(#lowered);
@@ -78,20 +83,22 @@ pub(crate) fn expand(tokens: TokenStream) -> TokenStream {
     quote!({ #errors #lowered })
 }
 
-/// Reports `return`, `?`, and `break`/`continue` that would leave the block: inside the closure
-/// they could only leave the closure, which is not what they say.
-pub(crate) fn check_escapes(block: &Block, cx: &mut Ctxt) {
-    let mut checker = EscapeChecker { cx, loop_depth: 0, labels: Vec::new() };
-    checker.visit_block(block);
+/// Replaces every `return`, `?`, and `break`/`continue` that would leave the block by a
+/// `compile_error!` in its place: inside the closure they could only leave the closure, which is
+/// not what they say. Replacing them (instead of reporting them beside the code) keeps rustc from
+/// reporting the same mistake a second time (`break` inside of a closure, `?` in a closure that
+/// returns `()`); an expression they applied to stays, as `{ let _ = expr; compile_error!(..) }`,
+/// so it is still type-checked.
+pub(crate) fn replace_escapes(block: &mut Block) {
+    EscapeReplacer { loop_depth: 0, labels: Vec::new() }.visit_block_mut(block);
 }
 
-struct EscapeChecker<'a> {
-    cx: &'a mut Ctxt,
+struct EscapeReplacer {
     loop_depth: usize,
     labels: Vec<String>,
 }
 
-impl EscapeChecker<'_> {
+impl EscapeReplacer {
     fn in_loop(&mut self, label: Option<&syn::Label>, f: impl FnOnce(&mut Self)) {
         self.loop_depth += 1;
         self.labels.extend(label.map(|l| l.name.ident.to_string()));
@@ -109,82 +116,90 @@ impl EscapeChecker<'_> {
         }
     }
 
-    fn jump_error(&mut self, span: proc_macro2::Span, keyword: &str) {
-        self.cx.error(
-            span,
-            format_args!(
+    /// The message for an escape, or `None` if `expr` stays inside the block.
+    fn escape(&self, expr: &Expr) -> Option<(Span, String)> {
+        let jump = |keyword: &str| {
+            format!(
                 "`{keyword}` cannot leave a `superstep!` block: the block is the body of a closure\n\
                  = help: set a flag in the block and `{keyword}` after the `superstep!`, \
                  e.g. `let done = superstep!(ctx, {{ ...; done }}); if done {{ {keyword} }}`"
-            ),
-        );
+            )
+        };
+        match expr {
+            Expr::Return(node) => Some((
+                node.return_token.span,
+                "`return` cannot leave the function from inside `superstep!`: the block is the body \
+                 of a closure, so it would only end the superstep early\n\
+                 = help: make the value the block's last expression (`superstep!` evaluates to it) \
+                 and `return` after the `superstep!`"
+                    .to_owned(),
+            )),
+            Expr::Try(node) => Some((
+                node.question_token.span,
+                "`?` cannot return from the function from inside `superstep!`: the block is the \
+                 body of a closure\n\
+                 = help: end the block with `Ok(..)` and apply `?` to the whole `superstep!`: \
+                 `superstep!(ctx, { ...; Ok(()) })?`"
+                    .to_owned(),
+            )),
+            Expr::Break(node) if self.leaves(node.label.as_ref()) => Some((node.span(), jump("break"))),
+            Expr::Continue(node) if self.leaves(node.label.as_ref()) => Some((node.span(), jump("continue"))),
+            _ => None,
+        }
     }
 }
 
-impl<'ast> Visit<'ast> for EscapeChecker<'_> {
-    fn visit_expr_return(&mut self, node: &'ast syn::ExprReturn) {
-        self.cx.error(
-            node.return_token.span,
-            "`return` cannot leave the function from inside `superstep!`: the block is the body \
-             of a closure, so it would only end the superstep early\n\
-             = help: make the value the block's last expression (`superstep!` evaluates to it) \
-             and `return` after the `superstep!`",
-        );
-        visit::visit_expr_return(self, node);
-    }
-
-    fn visit_expr_try(&mut self, node: &'ast syn::ExprTry) {
-        self.cx.error(
-            node.question_token.span,
-            "`?` cannot return from the function from inside `superstep!`: the block is the body \
-             of a closure\n\
-             = help: end the block with `Ok(..)` and apply `?` to the whole `superstep!`: \
-             `superstep!(ctx, { ...; Ok(()) })?`",
-        );
-        visit::visit_expr_try(self, node);
-    }
-
-    fn visit_expr_break(&mut self, node: &'ast syn::ExprBreak) {
-        if self.leaves(node.label.as_ref()) {
-            self.jump_error(node.span(), "break");
+impl VisitMut for EscapeReplacer {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::ForLoop(node) => {
+                self.visit_expr_mut(&mut node.expr);
+                let label = node.label.clone();
+                self.in_loop(label.as_ref(), |this| this.visit_block_mut(&mut node.body));
+                return;
+            }
+            Expr::While(node) => {
+                let label = node.label.clone();
+                self.in_loop(label.as_ref(), |this| {
+                    this.visit_expr_mut(&mut node.cond);
+                    this.visit_block_mut(&mut node.body);
+                });
+                return;
+            }
+            Expr::Loop(node) => {
+                let label = node.label.clone();
+                self.in_loop(label.as_ref(), |this| this.visit_block_mut(&mut node.body));
+                return;
+            }
+            Expr::Block(node) => {
+                // A labeled block is a `break` target (not a `continue` one; rustc says so).
+                self.labels.extend(node.label.as_ref().map(|l| l.name.ident.to_string()));
+                self.visit_block_mut(&mut node.block);
+                if node.label.is_some() {
+                    self.labels.pop();
+                }
+                return;
+            }
+            // Closures, async blocks and items have their own `return` and loops.
+            Expr::Closure(_) | Expr::Async(_) => return,
+            _ => {}
         }
-        visit::visit_expr_break(self, node);
-    }
-
-    fn visit_expr_continue(&mut self, node: &'ast syn::ExprContinue) {
-        if self.leaves(node.label.as_ref()) {
-            self.jump_error(node.span(), "continue");
-        }
-        visit::visit_expr_continue(self, node);
-    }
-
-    fn visit_expr_for_loop(&mut self, node: &'ast syn::ExprForLoop) {
-        self.visit_expr(&node.expr);
-        self.in_loop(node.label.as_ref(), |this| this.visit_block(&node.body));
-    }
-
-    fn visit_expr_while(&mut self, node: &'ast syn::ExprWhile) {
-        self.in_loop(node.label.as_ref(), |this| {
-            this.visit_expr(&node.cond);
-            this.visit_block(&node.body);
-        });
-    }
-
-    fn visit_expr_loop(&mut self, node: &'ast syn::ExprLoop) {
-        self.in_loop(node.label.as_ref(), |this| this.visit_block(&node.body));
-    }
-
-    fn visit_expr_block(&mut self, node: &'ast syn::ExprBlock) {
-        // A labeled block is a `break` target (but not a `continue` one; rustc says so itself).
-        self.labels.extend(node.label.as_ref().map(|l| l.name.ident.to_string()));
-        self.visit_block(&node.block);
-        if node.label.is_some() {
-            self.labels.pop();
+        visit_mut::visit_expr_mut(self, expr);
+        if let Some((span, message)) = self.escape(expr) {
+            let error = syn::Error::new(span, message).to_compile_error();
+            let operand = match &*expr {
+                Expr::Return(node) => node.expr.as_deref(),
+                Expr::Break(node) => node.expr.as_deref(),
+                Expr::Try(node) => Some(&*node.expr),
+                _ => None,
+            };
+            let replacement = match operand {
+                Some(operand) => quote!({ let _ = #operand; #error }),
+                None => error,
+            };
+            *expr = syn::parse2(replacement.clone()).unwrap_or(Expr::Verbatim(replacement));
         }
     }
 
-    // Closures, async blocks and items have their own `return` and loops.
-    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-    fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }

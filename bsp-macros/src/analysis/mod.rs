@@ -3,10 +3,14 @@
 //! pending and why, and reports the uses that come too early or too late.
 //!
 //! - `state`: scopes, pending entries and the rules for joining branches (documented there);
-//! - `walker`: the walk itself, statement by statement, in evaluation order;
+//! - `walker`: the walk itself, statement by statement, in evaluation order, and (in
+//!   `walker/ops.rs`) what each operation on the context does;
 //! - `macro_args`: what the walk sees inside `println!`, `format!`, `assert!`, `vec!`, ...;
 //! - `syntax`: small helpers (roots of place expressions, names bound by patterns);
 //! - this file: the findings and their messages.
+//!
+//! Pending places are tracked below the variable (`pair.0` is not `pair.1`, see
+//! `state::Place`), so a check never says more than the borrow checker would.
 //!
 //! Each finding becomes two `compile_error!`s: the error itself, spanned at the offending use
 //! (with the `note`/`help` lines folded into its message, since stable proc macros cannot attach
@@ -40,8 +44,16 @@ pub(crate) enum Access {
 pub(crate) enum Problem {
     /// A `get`/`hpget` destination is read or written before the sync.
     PendingDestination(Access),
+    /// A pending `get`/`hpget` destination is the destination of another one (`op`), typically
+    /// `&mut buf[i]` in a loop.
+    DestinationAgain(Op),
     /// An `hpput` source is modified before the sync.
     ModifiedSource,
+    /// A `get`/`hpget` destination or an `hpput` source is a variable of the superstep itself,
+    /// gone before the sync that uses it.
+    DeclaredInSuperstep,
+    /// A `get`/`hpget` names its source by `&reg` and writes into `reg.local_mut(..)`.
+    SameRegistration,
     /// A registration is used for communication in the superstep that registers it.
     RegistrationNotYetEffective,
     /// An `hpmove` result is used after the sync that invalidated it.
@@ -83,24 +95,57 @@ fn report(findings: Vec<Finding>, ctx: &str, cx: &mut Ctxt) {
 pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
     let Finding { name, op, .. } = finding;
     let op = op.name();
+    let end = format!("the end of the `superstep!` block (or `{ctx}.sync()`)");
     match finding.problem {
-        Problem::PendingDestination(access) => {
-            let (verb, noun) = match access {
-                Access::Read => ("read", "read"),
-                Access::Write => ("written", "write"),
-            };
-            format!(
-                "`{name}` is {verb} before the sync that completes the `{op}` writing it\n\
-                 = note: the value of `{name}` is only available after the superstep ends\n\
-                 = help: move the {noun} after the end of the `superstep!` block (or after \
-                 `{ctx}.sync()`), or {noun} a copy taken before the `{op}`"
-            )
-        }
+        Problem::PendingDestination(Access::Read) => format!(
+            "`{name}` is read before the sync that completes the `{op}` writing it\n\
+             = note: `{name}` receives the fetched value at the sync that ends the superstep, \
+             not before\n\
+             = help: move the read after {end}, or read a copy of `{name}` taken before the \
+             `{op}`"
+        ),
+        Problem::PendingDestination(Access::Write) => format!(
+            "`{name}` is written before the sync that completes the `{op}` writing it\n\
+             = note: the `{op}` writes `{name}` when the superstep ends, over what is written \
+             here\n\
+             = help: move the write after {end}, or write to another variable"
+        ),
+        Problem::DestinationAgain(again) => format!(
+            "`{name}` is the destination of a second `{again}` before the sync that completes \
+             the `{op}` into it\n\
+             = note: a `{op}` borrows its destination until the superstep ends, and a borrow \
+             of an element `{name}[i]` borrows all of `{name}`\n\
+             = help: give each `{again}` its own element, e.g. `for (q, slot) in \
+             {name}.iter_mut().enumerate() {{ {ctx}.{again}(q, src, offset, slot); }}`, or \
+             fetch several elements with one `{again}` into `&mut {name}[a..b]`",
+            again = again.name(),
+        ),
         Problem::ModifiedSource => format!(
             "`{name}` is modified before the sync that completes the `hpput` reading it\n\
-             = note: `hpput` does not copy `{name}`: its data is read when the superstep ends\n\
-             = help: modify `{name}` after the end of the `superstep!` block, or use `put`, \
-             which copies `{name}` at the call"
+             = note: `hpput` does not copy `{name}`: it reads `{name}` when the superstep ends\n\
+             = help: modify `{name}` after {end}, or use `put`, which copies `{name}` at the \
+             call"
+        ),
+        Problem::DeclaredInSuperstep => {
+            let (does, fix) = match finding.op {
+                Op::HpPut => ("reads", format!(", or use `put`, which copies `{name}` at the call")),
+                _ => ("writes", " and read it after the block".to_owned()),
+            };
+            format!(
+                "`{name}` does not live until the sync at which the `{op}` {does} it\n\
+                 = note: `{name}` is a variable of the `superstep!` block, gone when the block \
+                 ends; the `{op}` {does} it later, at the sync that ends the superstep\n\
+                 = help: declare `{name}` before the `superstep!` block{fix}"
+            )
+        }
+        Problem::SameRegistration => format!(
+            "this `{op}` borrows `{name}` twice: as its source and, for its local part, as its \
+             destination\n\
+             = note: a `{op}` may read and write the same registration (every source is read \
+             before any destination is written), but one call cannot borrow `{name}` both to \
+             read it and to write it\n\
+             = help: name the source by `{name}.remote()`, which borrows nothing: \
+             `{ctx}.{op}(pid, {name}.remote(), offset, {name}.local_mut({ctx}))`"
         ),
         Problem::RegistrationNotYetEffective => format!(
             "`{name}` is used for communication in the superstep that registers it\n\
@@ -112,20 +157,23 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
             "`{name}` is used after the sync that invalidates it\n\
              = note: `{name}` borrows a message taken by `{op}`, which is only valid until the \
              end of the superstep it was taken in\n\
-             = help: use `{name}` before the sync, or keep a copy taken before it (such as \
-             `{name}.to_vec()`), or take the message with `move_message`, which copies it"
+             = help: use `{name}` before the sync, or keep a copy made before it \
+             (`{name}.to_vec()`, or `*{name}` for a tag), or receive with `move_message`, which \
+             copies the message"
         ),
     }
 }
 
-/// The second error, at the operation.
+/// The second error, at the operation (or declaration) the finding comes from.
 pub(crate) fn note(finding: &Finding) -> String {
     let Finding { name, op, .. } = finding;
     let op = op.name();
     match finding.problem {
-        Problem::PendingDestination(_) | Problem::ModifiedSource => {
+        Problem::PendingDestination(_) | Problem::DestinationAgain(_) | Problem::ModifiedSource => {
             format!("note: the `{op}` that makes `{name}` pending is here")
         }
+        Problem::DeclaredInSuperstep => format!("note: `{name}` is declared here, inside the superstep"),
+        Problem::SameRegistration => format!("note: the destination borrows `{name}` here"),
         Problem::RegistrationNotYetEffective => {
             format!("note: `{name}` is registered here, by `{op}`")
         }

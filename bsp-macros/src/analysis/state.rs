@@ -40,6 +40,17 @@ impl Scopes {
         self.stack.pop();
     }
 
+    /// The number of open scopes.
+    pub(crate) fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// The index of the scope that declares the binding `name` means here (`None` for names
+    /// declared outside the analysed code).
+    pub(crate) fn depth_of(&self, name: &str) -> Option<usize> {
+        self.stack.iter().rposition(|scope| scope.iter().any(|(n, _)| n == name))
+    }
+
     /// A new binding of `name` in the innermost scope, shadowing any earlier one.
     pub(crate) fn declare(&mut self, name: &str) -> BindingId {
         let id = self.fresh();
@@ -95,6 +106,21 @@ impl Op {
     }
 }
 
+/// A place below a binding, as a list of projections: `pair.0` is `["0"]`, `buf[i].x` is
+/// `["[]", "x"]`, the whole binding is `[]`. Derefs are left out (`(*r).0` is `r.0`).
+///
+/// Two places overlap when one is a prefix of the other, indices always matching each other:
+/// the rule of the borrow checker for fields and built-in indexing. (Indexing a `Vec` borrows
+/// all of it, which the borrow checker then reports itself: the check only ever says less.)
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Place(pub(crate) Vec<String>);
+
+impl Place {
+    pub(crate) fn overlaps(&self, other: &Place) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| a == b)
+    }
+}
+
 /// The life of an `hpmove` result.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Validity {
@@ -114,6 +140,9 @@ pub(crate) struct Entry {
     pub(crate) binding: BindingId,
     /// The name as written, for messages.
     pub(crate) name: String,
+    /// The part of the binding that is pending (see [`Place`]); the whole binding for
+    /// registrations and `hpmove` results.
+    pub(crate) place: Place,
     pub(crate) op: Op,
     /// The operation's span (the method name).
     pub(crate) op_span: Span,

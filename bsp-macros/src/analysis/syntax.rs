@@ -1,7 +1,17 @@
 //! Small syntax helpers of the walker: what a place expression is rooted at, which names a
 //! pattern binds, which operators assign.
 
-use syn::{Expr, Ident, Pat};
+use super::state::Place;
+use syn::{Expr, Ident, Member, Pat};
+
+/// Removes parentheses and invisible groups: `((x))` is `x`.
+pub(super) fn strip_parens(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(paren) => strip_parens(&paren.expr),
+        Expr::Group(group) => strip_parens(&group.expr),
+        _ => expr,
+    }
+}
 
 /// Removes parentheses, invisible groups and references: `&(x)` is `x`.
 pub(super) fn strip(expr: &Expr) -> &Expr {
@@ -20,6 +30,44 @@ pub(super) fn root_ident(expr: &Expr) -> Option<&Ident> {
         Expr::Field(field) => root_ident(&field.base),
         Expr::Index(index) => root_ident(&index.expr),
         Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
+        _ => None,
+    }
+}
+
+/// The binding and the place below it that a place expression designates: `&mut pair.0` is
+/// `pair` and `["0"]`, `&mut buf[i]` is `buf` and `["[]"]` (see [`Place`]).
+pub(super) fn place_of(expr: &Expr) -> Option<(&Ident, Place)> {
+    match expr {
+        Expr::Paren(paren) => place_of(&paren.expr),
+        Expr::Group(group) => place_of(&group.expr),
+        Expr::Reference(reference) => place_of(&reference.expr),
+        Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => place_of(&unary.expr),
+        Expr::Field(field) => {
+            let (root, mut place) = place_of(&field.base)?;
+            place.0.push(match &field.member {
+                Member::Named(name) => name.to_string(),
+                Member::Unnamed(index) => index.index.to_string(),
+            });
+            Some((root, place))
+        }
+        Expr::Index(index) => {
+            let (root, mut place) = place_of(&index.expr)?;
+            place.0.push("[]".to_owned());
+            Some((root, place))
+        }
+        Expr::Path(path) if path.qself.is_none() => Some((path.path.get_ident()?, Place::default())),
+        _ => None,
+    }
+}
+
+/// `reg.local_mut(..)` or `reg.value_mut(..)`, possibly indexed (`&mut reg.local_mut(ctx)[1..]`):
+/// the registration and the method's name.
+pub(super) fn local_part_of(expr: &Expr) -> Option<(&Ident, &Ident)> {
+    match strip(expr) {
+        Expr::MethodCall(call) if call.method == "local_mut" || call.method == "value_mut" => {
+            Some((root_ident(&call.receiver)?, &call.method))
+        }
+        Expr::Index(index) => local_part_of(&index.expr),
         _ => None,
     }
 }

@@ -4,9 +4,13 @@
 //! What it recognises (receivers must be one of the context names: the function's parameter,
 //! the name given to `superstep!`, or the parameter of a closure passed to `ctx.superstep`):
 //!
-//! - `ctx.get(pid, src, off, DST)` / `ctx.hpget(..)`: the root name of `DST` is pending until the
-//!   sync; any use of it is reported. `src` must not be a registration of this superstep.
-//! - `ctx.hpput(pid, SRC, dst, off)`: writes to the root name of `SRC` are reported.
+//! - `ctx.get(pid, src, off, DST)` / `ctx.hpget(..)`: the place `DST` borrows (`left`,
+//!   `pair.0`, `buf[_]`) is pending until the sync; any use of an overlapping place is reported,
+//!   as the destination of another `get` too. `src` must not be a registration of this
+//!   superstep, nor (as `&reg`) the registration `DST = reg.local_mut(..)` is part of. `DST` must
+//!   not be `&mut x` for a variable `x` of the superstep itself.
+//! - `ctx.hpput(pid, SRC, dst, off)`: writes to the place `SRC` borrows are reported; `SRC` must
+//!   not be `&x` for a variable `x` of the superstep itself.
 //! - `ctx.put(pid, src, dst, off)`: copies at the call, so nothing is pending (only `dst` must
 //!   not be a registration of this superstep).
 //! - `let r = ctx.push_reg(..)`: `r` as the registration argument of a communication in the same
@@ -22,44 +26,28 @@
 //! the state at the end of the first pass (what a later iteration sees). Closures are walked
 //! where they are written, with a copy of the state, and their syncs do not leak out.
 
+mod ops;
+
 use super::macro_args::{self, MacroKind};
-use super::state::{Entry, Op, Scopes, State, Validity};
-use super::syntax::{bound_names, is_compound_assign, is_process_exit, root_ident, single_ident, strip};
+use super::state::{BindingId, Entry, Op, Place, Scopes, State, Validity};
+use super::syntax::{bound_names, is_compound_assign, is_process_exit, place_of, single_ident, strip};
 use super::{Access, Finding, Problem};
 use crate::superstep::SuperstepInput;
 use proc_macro2::Span;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use syn::visit::{self, Visit};
 use syn::{Block, Expr, Ident, Lit, Pat, Stmt};
-
-/// Methods of the context that never sync.
-const NON_SYNCING: &[&str] = &[
-    "pid",
-    "nprocs",
-    "time",
-    "step",
-    "push_reg",
-    "pop_reg",
-    "put",
-    "set_tagsize",
-    "set_tag",
-    "send",
-    "send_bytes",
-    "qsize",
-    "get_tag",
-    "get_tag_bytes",
-    "move_message",
-    "move_into",
-    "move_bytes",
-    "hpmove",
-    "hpmove_bytes",
-];
 
 #[derive(Debug)]
 pub(crate) struct Walker {
     scopes: Scopes,
     state: State,
     ctx_names: Vec<String>,
+    /// For each superstep being walked, the depth of its block's scope: bindings declared at
+    /// that depth or deeper are variables of the superstep.
+    superstep_depths: Vec<usize>,
+    /// Where each binding declared by a pattern is declared, for notes.
+    decl_spans: HashMap<BindingId, Span>,
     findings: Vec<Finding>,
     /// Use ordinals already reported: a loop walked twice reports a use once.
     reported: HashSet<usize>,
@@ -76,6 +64,8 @@ impl Walker {
             scopes: Scopes::default(),
             state: State::default(),
             ctx_names: vec![ctx.to_string()],
+            superstep_depths: Vec::new(),
+            decl_spans: HashMap::new(),
             findings: Vec::new(),
             reported: HashSet::new(),
             next_serial: 0,
@@ -96,7 +86,9 @@ impl Walker {
         self.scopes.push();
         self.scopes.declare(&ctx.to_string());
         self.ctx_names.push(ctx.to_string());
+        self.superstep_depths.push(self.scopes.depth());
         self.walk_block(block);
+        self.superstep_depths.pop();
         self.ctx_names.pop();
         self.scopes.pop();
         self.state.sync(end);
@@ -118,60 +110,24 @@ impl Walker {
         for ident in names {
             let name = ident.to_string();
             let binding = self.scopes.declare(&name);
+            self.decl_spans.insert(binding, ident.span());
             if let Some((op_span, validity)) = origin {
-                self.add_entry(binding, name, Op::HpMove, op_span, validity);
+                self.add_entry(binding, name, Place::default(), Op::HpMove, op_span, validity);
             }
         }
     }
 
-    fn add_entry(&mut self, binding: usize, name: String, op: Op, op_span: Span, v: Validity) {
+    fn add_entry(&mut self, binding: BindingId, name: String, place: Place, op: Op, op_span: Span, v: Validity) {
         self.next_serial += 1;
-        self.state.entries.push(Entry { serial: self.next_serial, binding, name, op, op_span, validity: v });
-    }
-
-    /// Marks the root name of the place `expr` as pending because of `op`.
-    fn make_pending(&mut self, expr: &Expr, op: Op, op_span: Span) {
-        if let Some(ident) = root_ident(expr) {
-            let name = ident.to_string();
-            let binding = self.scopes.lookup(&name);
-            self.add_entry(binding, name, op, op_span, Validity::Live);
-        }
-    }
-
-    /// The `hpmove` call or tracked result that `expr` evaluates to, if any.
-    fn hpmove_origin(&mut self, expr: &Expr) -> Option<(Span, Validity)> {
-        match strip(expr) {
-            Expr::MethodCall(call)
-                if (call.method == "unwrap" && call.args.is_empty())
-                    || (call.method == "expect" && call.args.len() == 1) =>
-            {
-                self.hpmove_origin(&call.receiver)
-            }
-            Expr::MethodCall(call)
-                if (call.method == "hpmove" || call.method == "hpmove_bytes") && self.is_ctx(&call.receiver) =>
-            {
-                Some((call.method.span(), Validity::Live))
-            }
-            Expr::Path(path) => {
-                let ident = path.path.get_ident()?;
-                let binding = self.scopes.lookup(&ident.to_string());
-                self.state
-                    .entries
-                    .iter()
-                    .find(|e| e.binding == binding && e.op == Op::HpMove)
-                    .map(|e| (e.op_span, e.validity))
-            }
-            _ => None,
-        }
+        let serial = self.next_serial;
+        self.state.entries.push(Entry { serial, binding, name, place, op, op_span, validity: v });
     }
 
     // ---- uses --------------------------------------------------------------------------------
 
-    fn use_ident(&mut self, ident: &Ident, access: Access) {
-        self.use_name(&ident.to_string(), ident.span(), access);
-    }
-
-    fn use_name(&mut self, name: &str, span: Span, access: Access) {
+    /// A use of the place `place` of the binding `name`; `destination` when the use is the
+    /// destination of a new `get`/`hpget`.
+    fn use_name(&mut self, name: &str, place: &Place, span: Span, access: Access, destination: Option<Op>) {
         let key = self.next_use;
         self.next_use += 1;
         if !self.state.reachable {
@@ -180,9 +136,13 @@ impl Walker {
         let binding = self.scopes.lookup(name);
         let entries: Vec<Entry> = self.state.entries.iter().filter(|e| e.binding == binding).cloned().collect();
         for entry in entries {
+            let overlaps = entry.place.overlaps(place);
             let problem = match (entry.op, entry.validity) {
-                (Op::Get | Op::HpGet, _) => Problem::PendingDestination(access),
-                (Op::HpPut, _) if access == Access::Write => Problem::ModifiedSource,
+                (Op::Get | Op::HpGet, _) if overlaps => match destination {
+                    Some(again) => Problem::DestinationAgain(again),
+                    None => Problem::PendingDestination(access),
+                },
+                (Op::HpPut, _) if overlaps && access == Access::Write => Problem::ModifiedSource,
                 (Op::HpMove, Validity::Stale(_)) => Problem::StaleMessage,
                 _ => continue,
             };
@@ -190,53 +150,42 @@ impl Walker {
         }
     }
 
-    /// `expr` is the registration argument of a communication.
-    fn use_registration(&mut self, expr: &Expr) {
-        let Some(ident) = root_ident(expr) else {
-            return;
-        };
-        let key = self.next_use;
-        self.next_use += 1;
-        if !self.state.reachable {
-            return;
-        }
-        let binding = self.scopes.lookup(&ident.to_string());
-        let pushed: Vec<Entry> =
-            self.state.entries.iter().filter(|e| e.binding == binding && e.op == Op::PushReg).cloned().collect();
-        for entry in pushed {
-            self.report(key, &entry, Problem::RegistrationNotYetEffective, ident.span());
-        }
-    }
-
     fn report(&mut self, key: usize, entry: &Entry, problem: Problem, span: Span) {
+        let finding =
+            Finding { problem, name: entry.name.clone(), use_span: span, op: entry.op, op_span: entry.op_span };
+        self.push_finding(key, finding);
+    }
+
+    /// Records `finding` unless the use `key` was already reported (a loop is walked twice).
+    fn push_finding(&mut self, key: usize, finding: Finding) {
         if self.reported.insert(key) {
-            self.findings.push(Finding {
-                problem,
-                name: entry.name.clone(),
-                use_span: span,
-                op: entry.op,
-                op_span: entry.op_span,
-            });
+            self.findings.push(finding);
         }
     }
 
-    /// A place written through (`place = ..`, `&mut place`, `place += ..`).
-    fn walk_place(&mut self, expr: &Expr, access: Access) {
+    /// A use of a place expression (`left`, `pair.0`, `buf[i]`, `*r`): the index expressions
+    /// are walked, then the place is used as a whole. Anything else is walked as an expression.
+    fn walk_place(&mut self, expr: &Expr, access: Access, destination: Option<Op>) {
+        self.walk_indices(expr);
+        if let Some((ident, place)) = place_of(expr) {
+            self.use_name(&ident.to_string(), &place, ident.span(), access, destination);
+        }
+    }
+
+    /// The parts of a place expression that are expressions of their own: the indices, and a
+    /// base that is not a place (`f().0`).
+    fn walk_indices(&mut self, expr: &Expr) {
         match expr {
-            Expr::Field(field) => self.walk_place(&field.base, access),
+            Expr::Field(field) => self.walk_indices(&field.base),
             Expr::Index(index) => {
+                self.walk_indices(&index.expr);
                 self.visit_expr(&index.index);
-                self.walk_place(&index.expr, access);
             }
-            Expr::Paren(paren) => self.walk_place(&paren.expr, access),
-            Expr::Group(group) => self.walk_place(&group.expr, access),
-            Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => {
-                self.walk_place(&unary.expr, access);
-            }
-            Expr::Path(path) if path.qself.is_none() => match path.path.get_ident() {
-                Some(ident) => self.use_ident(ident, access),
-                None => self.visit_expr(expr),
-            },
+            Expr::Paren(paren) => self.walk_indices(&paren.expr),
+            Expr::Group(group) => self.walk_indices(&group.expr),
+            Expr::Reference(reference) => self.walk_indices(&reference.expr),
+            Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => self.walk_indices(&unary.expr),
+            Expr::Path(_) => {}
             _ => self.visit_expr(expr),
         }
     }
@@ -339,71 +288,12 @@ impl Walker {
         self.state = saved;
     }
 
-    // ---- method calls ------------------------------------------------------------------------
-
-    fn walk_method_call(&mut self, call: &syn::ExprMethodCall) {
-        if !self.is_ctx(&call.receiver) {
-            self.visit_expr(&call.receiver);
-            self.walk_args(call.args.iter());
-            if call.args.iter().any(|a| self.is_ctx_handle(a)) {
-                self.state.maybe_sync();
-            }
-            return;
-        }
-        let method = call.method.to_string();
-        let args: Vec<&Expr> = call.args.iter().collect();
-        match (method.as_str(), args.as_slice()) {
-            ("sync", []) => self.state.sync(call.method.span()),
-            ("superstep", [Expr::Closure(closure)]) if closure.inputs.len() == 1 => {
-                self.walk_superstep_closure(closure, call.method.span());
-            }
-            ("get" | "hpget", [pid, src, offset, dst]) => {
-                self.walk_args([*pid, *src, *offset].into_iter());
-                self.use_registration(src);
-                self.walk_arg(dst);
-                let op = if method == "get" { Op::Get } else { Op::HpGet };
-                self.make_pending(dst, op, call.method.span());
-            }
-            ("hpput", [pid, src, dst, offset]) => {
-                self.walk_args([*pid, *src, *dst, *offset].into_iter());
-                self.use_registration(dst);
-                self.make_pending(src, Op::HpPut, call.method.span());
-            }
-            ("put", [pid, src, dst, offset]) => {
-                self.walk_args([*pid, *src, *dst, *offset].into_iter());
-                self.use_registration(dst);
-            }
-            ("abort", _) => {
-                self.walk_args(args.into_iter());
-                self.state.reachable = false;
-            }
-            (name, _) => {
-                self.walk_args(args.into_iter());
-                if !NON_SYNCING.contains(&name) {
-                    self.state.maybe_sync();
-                }
-            }
-        }
-    }
-
-    fn walk_superstep_closure(&mut self, closure: &syn::ExprClosure, end: Span) {
-        let Some(ident) = closure.inputs.first().and_then(single_ident) else {
-            self.state.maybe_sync();
-            return;
-        };
-        self.scopes.push();
-        self.scopes.declare(&ident.to_string());
-        self.ctx_names.push(ident.to_string());
-        self.visit_expr(&closure.body);
-        self.ctx_names.pop();
-        self.scopes.pop();
-        self.state.sync(end);
-    }
+    // ---- arguments (the operations on the context are in `ops.rs`) ---------------------------
 
     fn walk_arg(&mut self, arg: &Expr) {
         match arg {
             Expr::Reference(reference) if reference.mutability.is_some() => {
-                self.walk_place(&reference.expr, Access::Write);
+                self.walk_place(&reference.expr, Access::Write, None);
             }
             _ => self.visit_expr(arg),
         }
@@ -470,7 +360,7 @@ impl Walker {
                 Expr::Lit(syn::ExprLit { lit: Lit::Str(lit), .. }) if !format_seen => {
                     format_seen = true;
                     for name in macro_args::inline_captures(&lit.value()) {
-                        self.use_name(&name, lit.span(), Access::Read);
+                        self.use_name(&name, &Place::default(), lit.span(), Access::Read, None);
                     }
                 }
                 _ => self.visit_expr(arg),
@@ -501,7 +391,7 @@ impl<'ast> Visit<'ast> for Walker {
                         let name = ident.to_string();
                         let binding = self.scopes.lookup(&name);
                         let span = call.method.span();
-                        self.add_entry(binding, name, Op::PushReg, span, Validity::Live);
+                        self.add_entry(binding, name, Place::default(), Op::PushReg, span, Validity::Live);
                     }
                 }
             }
@@ -513,21 +403,17 @@ impl<'ast> Visit<'ast> for Walker {
 
     fn visit_expr(&mut self, expr: &'ast Expr) {
         match expr {
-            Expr::Path(path) if path.qself.is_none() => {
-                if let Some(ident) = path.path.get_ident() {
-                    self.use_ident(ident, Access::Read);
-                }
-            }
+            Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => self.walk_place(expr, Access::Read, None),
             Expr::Assign(assign) => {
                 self.visit_expr(&assign.right);
-                self.walk_place(&assign.left, Access::Write);
+                self.walk_place(&assign.left, Access::Write, None);
             }
             Expr::Binary(binary) if is_compound_assign(&binary.op) => {
                 self.visit_expr(&binary.right);
-                self.walk_place(&binary.left, Access::Write);
+                self.walk_place(&binary.left, Access::Write, None);
             }
             Expr::Reference(reference) if reference.mutability.is_some() => {
-                self.walk_place(&reference.expr, Access::Write);
+                self.walk_place(&reference.expr, Access::Write, None);
             }
             Expr::MethodCall(call) => self.walk_method_call(call),
             Expr::Call(call) => {

@@ -187,6 +187,83 @@ fn get_in_a_standalone_superstep_sees_outer_names() {
     let _ = ctx;
 }
 
+#[test]
+fn indexed_destination_of_a_get_in_a_loop() {
+    assert_findings!({
+        superstep!(ctx, {
+            for q in 0..p {
+                ctx.get(q, &x, 0, &mut sums[q]);
+            }
+        });
+    } => ["`sums` is the destination of a second `get` before the sync that completes the `get` into it"]);
+}
+
+#[test]
+fn hpget_into_a_pending_get_destination() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(0, &x, 0, &mut buf[0]);
+            ctx.hpget(1, &x, 0, &mut buf[1]);
+        });
+    } => ["`buf` is the destination of a second `hpget` before the sync that completes the `get` into it"]);
+}
+
+#[test]
+fn destination_or_source_declared_in_the_superstep() {
+    assert_findings!({
+        superstep!(ctx, {
+            let mut left = 0;
+            ctx.get(1, &x, 0, &mut left);
+            let data = [1, 2];
+            ctx.hpput(1, &data, &x, 0);
+        });
+        ctx.superstep(|s| {
+            let mut mine = 0;
+            s.hpget(0, &x, 0, &mut (mine));
+        });
+    } => [
+        "`left` does not live until the sync at which the `get` writes it",
+        "`data` does not live until the sync at which the `hpput` reads it",
+        "`mine` does not live until the sync at which the `hpget` writes it",
+    ]);
+}
+
+#[test]
+fn fields_of_a_pending_destination() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut pair.0);
+            pair.1 = 5;
+            println!("{}", pair.1);
+            let whole = pair;
+            let same = (*pair_ref).0;
+        });
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut grid[0].x);
+            let y = grid[1].y;
+            let x = grid[1].x;
+        });
+    } => [
+        "`pair` is read before the sync that completes the `get` writing it",
+        "`grid` is read before the sync that completes the `get` writing it",
+    ]);
+}
+
+#[test]
+fn source_in_the_destination_registration() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &reg, 0, reg.local_mut(ctx));
+            ctx.hpget(1, &other, 0, &mut other.value_mut(ctx));
+            ctx.get(1, reg.remote(), 0, reg.local_mut(ctx));
+            ctx.get(1, name, 0, &mut reg.local_mut(ctx)[1..]);
+        });
+    } => [
+        "this `get` borrows `reg` twice: as its source and, for its local part, as its destination",
+        "this `hpget` borrows `other` twice: as its source and, for its local part, as its destination",
+    ]);
+}
+
 // ---- no false positives -----------------------------------------------------------------------
 
 #[test]
@@ -263,6 +340,21 @@ fn superstep_in_one_branch_completes_its_own_get() {
             ctx.sync();
         }
         println!("{left}");
+    } => []);
+}
+
+#[test]
+fn destinations_from_iter_mut_in_a_loop_are_fine() {
+    assert_findings!({
+        superstep!(ctx, {
+            for (q, slot) in all.iter_mut().enumerate() {
+                ctx.get(q, &x, 0, slot);
+            }
+            for pair in pairs.iter_mut() {
+                ctx.get(0, &x, 0, &mut pair.0);
+            }
+        });
+        println!("{all:?}");
     } => []);
 }
 

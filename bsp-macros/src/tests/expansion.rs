@@ -1,7 +1,6 @@
 //! Expansions, formatted with prettyplease and compared to the expected code, and the errors of
 //! misused macros (each still emitted beside the user's code).
 
-use crate::ctxt::Ctxt;
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -174,9 +173,10 @@ fn superstep_on_its_own_checks_its_block() {
         errors(&expanded),
         [
             "`left` is read before the sync that completes the `get` writing it\n\
-             = note: the value of `left` is only available after the superstep ends\n\
-             = help: move the read after the end of the `superstep!` block (or after \
-             `ctx.sync()`), or read a copy taken before the `get`",
+             = note: `left` receives the fetched value at the sync that ends the superstep, not \
+             before\n\
+             = help: move the read after the end of the `superstep!` block (or `ctx.sync()`), or \
+             read a copy of `left` taken before the `get`",
             "note: the `get` that makes `left` pending is here",
         ]
     );
@@ -194,10 +194,10 @@ fn superstep_syntax_errors() {
 
 #[test]
 fn superstep_escapes() {
-    let escapes = |block: syn::Block| {
-        let mut cx = Ctxt::new();
-        crate::superstep::check_escapes(&block, &mut cx);
-        cx.messages().iter().map(|m| m.split(':').next().unwrap_or_default().to_owned()).collect::<Vec<_>>()
+    let escapes = |mut block: syn::Block| {
+        crate::superstep::replace_escapes(&mut block);
+        let replaced = pretty(quote!(fn f() #block));
+        errors(&replaced).iter().map(|m| m.split(':').next().unwrap_or_default().to_owned()).collect::<Vec<_>>()
     };
     assert_eq!(
         escapes(syn::parse_quote!({
@@ -258,6 +258,23 @@ fn escapes_are_checked_inside_a_program_too() {
     let found = errors(&expanded);
     assert_eq!(found.len(), 1, "{found:#?}");
     assert!(found[0].starts_with("`break` cannot leave a `superstep!` block"));
+    // The `break` itself is gone (rustc would report it a second time), its error in its place.
+    assert!(!expanded.contains("break;"), "{expanded}");
+    assert!(expanded.contains("if i == 1 {\n                        ::core::compile_error!"), "{expanded}");
+}
+
+#[test]
+fn question_mark_is_replaced_but_its_operand_stays() {
+    let expanded = program(
+        quote!(),
+        quote! {
+            fn main(ctx: &mut Ctx) {
+                superstep!(ctx, { let n: i32 = text.parse()?; });
+            }
+        },
+    );
+    assert_eq!(errors(&expanded).len(), 1);
+    assert!(expanded.contains("let _ = text.parse();"), "{expanded}");
 }
 
 #[test]
@@ -268,7 +285,10 @@ fn misuse_is_reported_beside_the_expansion() {
     assert!(found[0].starts_with("unknown knob `threads`"));
     assert!(found[1].starts_with("`#[bsp::program]` cannot be `async`"));
     assert!(found[2].starts_with("`#[bsp::program] fn main` returns `()`"));
-    assert!(expanded.contains("fn main() {\n    let __bsp_result"), "{expanded}");
+    // The errors come first in the generated body (so rustc skips borrow-checking it), then the
+    // expansion.
+    assert!(expanded.starts_with("fn main() {\n    ::core::compile_error! {"), "{expanded}");
+    assert!(expanded.contains("    let __bsp_result = ::bsp::__private::Launch::new()"), "{expanded}");
 }
 
 #[test]
@@ -290,7 +310,7 @@ fn bad_context_parameters() {
         "a `#[bsp::program]` function takes the process context as its first parameter: \
          `fn main(ctx: &mut bsp::Ctx)`"
     );
-    assert!(first(quote! { fn main(ctx: &bsp::Ctx) {} }).starts_with("the context parameter has type `&mut bsp::Ctx`"));
+    assert!(first(quote! { fn main(ctx: &bsp::Ctx) {} }).starts_with("the context parameter must be `&mut bsp::Ctx`"));
     // After that error the expansion names the runtime's context by its absolute path.
     let expanded = program(quote!(), quote! { fn main(ctx: &bsp::Ctx) {} });
     assert!(expanded.contains("|ctx: &mut ::bsp::__private::Ctx|"), "{expanded}");
@@ -319,4 +339,27 @@ fn analysis_findings_come_with_the_expansion() {
     assert!(found[2].starts_with("`left` is read before the sync"));
     assert_eq!(found[3], "note: the `get` that makes `left` pending is here");
     assert!(expanded.contains("ctx.superstep(|ctx| {"), "{expanded}");
+}
+
+#[test]
+fn communication_that_needs_a_superstep_outside_one() {
+    let expanded = program(
+        quote!(),
+        quote! {
+            fn main(ctx: &mut Ctx) {
+                ctx.get(1, &x, 0, &mut left);
+                ctx.hpput(1, &v, &x, 0);
+                ctx.put(1, &v, &x, 0);
+                superstep!(ctx, { ctx.get(1, &x, 0, &mut other); });
+                ctx.superstep(|ctx| ctx.hpget(1, &x, 0, &mut more));
+                map.get(&1);
+            }
+        },
+    );
+    let found = errors(&expanded);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(found[0].starts_with("`get` is only available inside a superstep"));
+    assert!(found[1].starts_with("`hpput` is only available inside a superstep"));
+    // The arguments stay, in place of the call.
+    assert!(expanded.contains("let _ = (1, &x, 0, &mut left);"), "{expanded}");
 }

@@ -3,3 +3,4 @@
 mod analysis;
 mod expansion;
 mod knobs;
+mod snapshots;

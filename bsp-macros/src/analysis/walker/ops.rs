@@ -1,0 +1,210 @@
+//! What each operation on the context does to the flow state: `get`/`hpget` and `hpput` make
+//! a place pending (after checking their arguments), every communication checks its
+//! registration, `sync` and the end of a superstep complete what is pending, and any other
+//! method handed the context may sync. Also: which expressions are `hpmove` results.
+
+use super::Walker;
+use crate::analysis::state::{Entry, Op, Validity};
+use crate::analysis::syntax::{local_part_of, place_of, root_ident, single_ident, strip, strip_parens};
+use crate::analysis::{Access, Finding, Problem};
+use proc_macro2::Span;
+use syn::visit::Visit as _;
+use syn::Expr;
+
+/// Methods of the context that never sync.
+const NON_SYNCING: &[&str] = &[
+    "pid",
+    "nprocs",
+    "time",
+    "step",
+    "push_reg",
+    "pop_reg",
+    "put",
+    "set_tagsize",
+    "set_tag",
+    "send",
+    "send_bytes",
+    "qsize",
+    "get_tag",
+    "get_tag_bytes",
+    "move_message",
+    "move_into",
+    "move_bytes",
+    "hpmove",
+    "hpmove_bytes",
+];
+
+impl Walker {
+    /// Marks the place `expr` (`&mut left`, `&data`, `&mut pair.0`, ...) as pending because of
+    /// `op`.
+    fn make_pending(&mut self, expr: &Expr, op: Op, op_span: Span) {
+        if let Some((ident, place)) = place_of(expr) {
+            let name = ident.to_string();
+            let binding = self.scopes.lookup(&name);
+            self.add_entry(binding, name, place, op, op_span, Validity::Live);
+        }
+    }
+
+    /// `&mut name` (or `&name` for an `hpput` source) where `name` is a variable of the
+    /// superstep being walked: reported, since it is gone before the sync that uses it. Only a
+    /// borrow of the variable itself counts: a field or element may be reached through a
+    /// reference to outer data (`&mut slot.0` with `slot: &mut (i32, i32)`).
+    fn check_lifetime(&mut self, expr: &Expr, op: Op, op_span: Span) {
+        let key = self.next_use;
+        self.next_use += 1;
+        let Some(&depth) = self.superstep_depths.last() else {
+            return;
+        };
+        let Expr::Reference(reference) = strip_parens(expr) else {
+            return;
+        };
+        let Expr::Path(path) = strip_parens(&reference.expr) else {
+            return;
+        };
+        let Some(ident) = path.path.get_ident() else {
+            return;
+        };
+        let name = ident.to_string();
+        let declared_inside = self.scopes.depth_of(&name).is_some_and(|d| d >= depth);
+        if !declared_inside || !self.state.reachable {
+            return;
+        }
+        let binding = self.scopes.lookup(&name);
+        let decl = self.decl_spans.get(&binding).copied().unwrap_or(op_span);
+        self.push_finding(
+            key,
+            Finding { problem: Problem::DeclaredInSuperstep, name, use_span: ident.span(), op, op_span: decl },
+        );
+    }
+
+    /// `ctx.get(pid, &reg, off, reg.local_mut(ctx))`: the source and the destination borrow the
+    /// same registration.
+    fn check_same_registration(&mut self, src: &Expr, dst: &Expr, op: Op) {
+        let key = self.next_use;
+        self.next_use += 1;
+        let (Some(source), Some((local, method))) = (root_ident(src), local_part_of(dst)) else {
+            return;
+        };
+        if source != local || !self.state.reachable {
+            return;
+        }
+        let name = source.to_string();
+        let finding =
+            Finding { problem: Problem::SameRegistration, name, use_span: source.span(), op, op_span: method.span() };
+        self.push_finding(key, finding);
+    }
+
+    /// The `hpmove` call or tracked result that `expr` evaluates to, if any.
+    pub(super) fn hpmove_origin(&mut self, expr: &Expr) -> Option<(Span, Validity)> {
+        match strip(expr) {
+            Expr::MethodCall(call)
+                if (call.method == "unwrap" && call.args.is_empty())
+                    || (call.method == "expect" && call.args.len() == 1) =>
+            {
+                self.hpmove_origin(&call.receiver)
+            }
+            Expr::MethodCall(call)
+                if (call.method == "hpmove" || call.method == "hpmove_bytes") && self.is_ctx(&call.receiver) =>
+            {
+                Some((call.method.span(), Validity::Live))
+            }
+            Expr::Path(path) => {
+                let ident = path.path.get_ident()?;
+                let binding = self.scopes.lookup(&ident.to_string());
+                self.state
+                    .entries
+                    .iter()
+                    .find(|e| e.binding == binding && e.op == Op::HpMove)
+                    .map(|e| (e.op_span, e.validity))
+            }
+            _ => None,
+        }
+    }
+
+    /// `expr` is the registration argument of a communication.
+    fn use_registration(&mut self, expr: &Expr) {
+        let Some(ident) = root_ident(expr) else {
+            return;
+        };
+        let key = self.next_use;
+        self.next_use += 1;
+        if !self.state.reachable {
+            return;
+        }
+        let binding = self.scopes.lookup(&ident.to_string());
+        let pushed: Vec<Entry> =
+            self.state.entries.iter().filter(|e| e.binding == binding && e.op == Op::PushReg).cloned().collect();
+        for entry in pushed {
+            self.report(key, &entry, Problem::RegistrationNotYetEffective, ident.span());
+        }
+    }
+
+    pub(super) fn walk_method_call(&mut self, call: &syn::ExprMethodCall) {
+        if !self.is_ctx(&call.receiver) {
+            self.visit_expr(&call.receiver);
+            self.walk_args(call.args.iter());
+            if call.args.iter().any(|a| self.is_ctx_handle(a)) {
+                self.state.maybe_sync();
+            }
+            return;
+        }
+        let method = call.method.to_string();
+        let args: Vec<&Expr> = call.args.iter().collect();
+        match (method.as_str(), args.as_slice()) {
+            ("sync", []) => self.state.sync(call.method.span()),
+            ("superstep", [Expr::Closure(closure)]) if closure.inputs.len() == 1 => {
+                self.walk_superstep_closure(closure, call.method.span());
+            }
+            ("get" | "hpget", [pid, src, offset, dst]) => {
+                let op = if method == "get" { Op::Get } else { Op::HpGet };
+                self.walk_args([*pid, *src, *offset].into_iter());
+                self.use_registration(src);
+                self.check_same_registration(src, dst, op);
+                match strip_parens(dst) {
+                    Expr::Reference(reference) if reference.mutability.is_some() => {
+                        self.walk_place(&reference.expr, Access::Write, Some(op));
+                    }
+                    _ => self.visit_expr(dst),
+                }
+                self.check_lifetime(dst, op, call.method.span());
+                self.make_pending(dst, op, call.method.span());
+            }
+            ("hpput", [pid, src, dst, offset]) => {
+                self.walk_args([*pid, *src, *dst, *offset].into_iter());
+                self.use_registration(dst);
+                self.check_lifetime(src, Op::HpPut, call.method.span());
+                self.make_pending(src, Op::HpPut, call.method.span());
+            }
+            ("put", [pid, src, dst, offset]) => {
+                self.walk_args([*pid, *src, *dst, *offset].into_iter());
+                self.use_registration(dst);
+            }
+            ("abort", _) => {
+                self.walk_args(args.into_iter());
+                self.state.reachable = false;
+            }
+            (name, _) => {
+                self.walk_args(args.into_iter());
+                if !NON_SYNCING.contains(&name) {
+                    self.state.maybe_sync();
+                }
+            }
+        }
+    }
+
+    fn walk_superstep_closure(&mut self, closure: &syn::ExprClosure, end: Span) {
+        let Some(ident) = closure.inputs.first().and_then(single_ident) else {
+            self.state.maybe_sync();
+            return;
+        };
+        self.scopes.push();
+        self.scopes.declare(&ident.to_string());
+        self.ctx_names.push(ident.to_string());
+        self.superstep_depths.push(self.scopes.depth());
+        self.visit_expr(&closure.body);
+        self.superstep_depths.pop();
+        self.ctx_names.pop();
+        self.scopes.pop();
+        self.state.sync(end);
+    }
+}

@@ -1,0 +1,6 @@
+// `#[bsp::program]` goes on a function.
+
+#[bsp::program]
+struct Program;
+
+fn main() {}

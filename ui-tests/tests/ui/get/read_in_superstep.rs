@@ -1,0 +1,13 @@
+// A `get` destination read in the superstep that fetches it: the value only arrives at the sync
+// that ends the superstep.
+
+#[bsp::program(procs = 2)]
+fn main(ctx: &mut bsp::Ctx) {
+    let x = ctx.push_reg([ctx.pid() as i32]);
+    ctx.sync();
+    let mut left = 0;
+    bsp::superstep!(ctx, {
+        ctx.get(1 - ctx.pid(), &x, 0, &mut left);
+        let doubled = 2 * left;
+    });
+}

@@ -1,0 +1,12 @@
+// A `get` destination written in the superstep that fetches it: the sync would overwrite it.
+
+#[bsp::program(procs = 2)]
+fn main(ctx: &mut bsp::Ctx) {
+    let x = ctx.push_reg([ctx.pid() as i32]);
+    ctx.sync();
+    let mut left = 0;
+    bsp::superstep!(ctx, {
+        ctx.get(1 - ctx.pid(), &x, 0, &mut left);
+        left = 7;
+    });
+}

@@ -1,0 +1,14 @@
+// The macro cannot follow an `hpput` source through a reference: the runtime's types borrow
+// `data` until the sync, so modifying it is a borrow error.
+
+#[bsp::program(procs = 2)]
+fn main(ctx: &mut bsp::Ctx) {
+    let x = ctx.push_reg([0u32; 2]);
+    ctx.sync();
+    let mut data = [1u32, 2];
+    bsp::superstep!(ctx, {
+        let src = &data;
+        ctx.hpput(1 - ctx.pid(), src, &x, 0);
+        data[0] = 10;
+    });
+}

@@ -1,0 +1,7 @@
+// Registered variables hold plain old data: a `String` cannot be registered.
+
+#[bsp::program(procs = 2)]
+fn main(ctx: &mut bsp::Ctx) {
+    let names = ctx.push_reg(vec![String::from("pid")]);
+    ctx.sync();
+}
