@@ -106,7 +106,14 @@ impl Ctx {
     /// superstep (as `Superstep` borrows do), and `read` must not have drop glue that uses those
     /// borrows (it may be dropped without running if the process fails). `read` may panic: as
     /// with [`ExtTarget::apply`], the sync holds the panic until its barriers are done.
+    #[track_caller]
     pub(crate) unsafe fn defer_read<'s>(&self, read: Box<dyn FnOnce(&Ctx) + 's>) {
+        if self.is_mpi() {
+            self.fail_misuse(
+                "this one-sided read needs the threads engine (a shared address space); the MPI engine does not support it yet"
+                    .to_string(),
+            );
+        }
         // SAFETY: lifetime erasure only; the caller guarantees the borrows outlive the point
         // where the closure runs (the get phase of the next sync) and that dropping it touches
         // none of them.

@@ -69,7 +69,6 @@ mod drma;
 mod engine;
 mod error;
 mod exchange;
-#[allow(dead_code, reason = "the gp module is being built on it")]
 mod ext;
 pub mod gp;
 mod launch;

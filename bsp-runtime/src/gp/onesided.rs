@@ -1,0 +1,462 @@
+//! One-sided operations on any element: get, gather, their size queries, put and scatter
+//! (SEMANTICS.md §7.4–7.5, D17).
+//!
+//! - **Reads** (`get`, `gather`, `get_into`, `gather_into`, `get_size`, `gather_size`) check
+//!   their subscripts at the call, then queue a deferred read (`ext.rs`) that copies from the
+//!   owners' elements in the get phase of the sync ending the superstep: every process is in
+//!   that sync, and no put of the superstep has landed yet (the same rule as a DRMA get, D1).
+//!   The destination is borrowed for the superstep's lifetime `'s`, like `Superstep::get`, so
+//!   it cannot be read before the sync: that is a compile error.
+//! - **Writes** (`put`, `scatter`) check their subscripts at the call, copy the data into one
+//!   record per owner (so the sources can be reused at once) and queue it; each owner applies
+//!   the records sent to it in its put phase, in ascending source pid and then issue order, so
+//!   the last write to an element wins (D2). The owner checks what only it knows (is the
+//!   element assigned, does its size match) and panics with a message naming the array, the
+//!   element, the source process and the sizes.
+
+use super::buf::GpBuf;
+use super::patch;
+use super::record::{Batch, Op};
+use super::shared::GpShared;
+use super::GpArray;
+use crate::{Ctx, Superstep, Value};
+
+/// Where one requested element lives: its owner's object and its index there.
+#[derive(Clone, Copy)]
+struct Loc {
+    addr: usize,
+    index: usize,
+}
+
+impl Loc {
+    /// The element, read during the get phase of a sync.
+    ///
+    /// # Safety
+    /// Must be called in the get phase of the sync ending the superstep in which the `Loc` was
+    /// made, on a `Loc` of an array of `T` (then the owner's object is a live `GpShared<T>`
+    /// with the same distribution, and nobody writes it: `shared.rs`).
+    unsafe fn read<'a, T: Value>(self) -> &'a [T] {
+        // SAFETY: `addr` is the owner's registered `GpShared<T>` (the signature compared at the
+        // sync that made it effective rules out another type or shape), kept alive by the
+        // owner's registration table at least until the end of this get phase.
+        let shared = unsafe { &*(self.addr as *const GpShared<T>) };
+        // SAFETY: get phase: no writer (the caller's contract; `shared.rs`).
+        let elems = unsafe { shared.elems() };
+        // Same distribution, so `index` is in range.
+        elems[self.index].as_deref().unwrap_or(&[])
+    }
+}
+
+impl<T: Value> GpArray<T> {
+    /// Checks that the array may be used for communication now and returns every process's
+    /// object address.
+    #[track_caller]
+    fn addrs(&self, ctx: &Ctx, op: &str) -> &[usize] {
+        self.check_handle(ctx, op);
+        if ctx.step() == self.created {
+            ctx.fail_misuse(format!(
+                "{}: {op}: the array was created in this superstep ({}) and can be used for one-sided operations only after the next sync",
+                self.name(),
+                self.created
+            ));
+        }
+        // Validates the registration (and that the run is live) on every call.
+        ctx.ext_addr(op, ctx.pid(), &self.reg);
+        self.addrs.get_or_init(|| (0..ctx.nprocs()).map(|q| ctx.ext_addr(op, q, &self.reg)).collect())
+    }
+
+    /// Checks the patch `lo..=hi` and returns its extents.
+    #[track_caller]
+    fn check_patch(&self, ctx: &Ctx, op: &str, lo: &[usize], hi: &[usize]) -> Vec<usize> {
+        let dims = self.dims();
+        let fail =
+            |why: String| -> ! { ctx.fail_misuse(format!("{}: {op} of patch {lo:?}..={hi:?}: {why}", self.name())) };
+        if lo.len() != dims.len() || hi.len() != dims.len() {
+            fail(format!(
+                "`lo` and `hi` need one index per axis, but the array has {} dimensions {dims:?}",
+                dims.len()
+            ));
+        }
+        for d in 0..dims.len() {
+            if lo[d] > hi[d] {
+                fail(format!("`lo` is above `hi` on axis {d} (bounds are inclusive)"));
+            }
+            if hi[d] >= dims[d] {
+                fail(format!("index {} on axis {d} is out of range for dims {dims:?} (subscripts are 0-based)", hi[d]));
+            }
+        }
+        patch::extents(lo, hi)
+    }
+
+    /// Where each element of the patch lives, in row-major order.
+    #[track_caller]
+    fn locate_patch(&self, ctx: &Ctx, op: &str, lo: &[usize], hi: &[usize]) -> (Vec<usize>, Vec<Loc>) {
+        let extents = self.check_patch(ctx, op, lo, hi);
+        let addrs = self.addrs(ctx, op);
+        let locs = patch::subscripts(lo, hi)
+            .map(|sub| {
+                let (owner, index) = self.locate(ctx, op, &sub);
+                Loc { addr: addrs[owner], index }
+            })
+            .collect();
+        (extents, locs)
+    }
+
+    /// Where each listed element lives, in list order.
+    #[track_caller]
+    fn locate_list<S: AsRef<[usize]>>(&self, ctx: &Ctx, op: &str, subs: &[S]) -> Vec<Loc> {
+        let addrs = self.addrs(ctx, op);
+        subs.iter()
+            .map(|sub| {
+                let (owner, index) = self.locate(ctx, op, sub.as_ref());
+                Loc { addr: addrs[owner], index }
+            })
+            .collect()
+    }
+
+    /// Queues `read` for the get phase of the sync ending `s`.
+    fn defer<'s>(s: &Superstep<'s, '_>, read: impl FnOnce() + 's) {
+        // SAFETY: `read` borrows only destinations borrowed for `'s` (mutably, so nothing
+        // else touches them until the sync), and owns the rest; its drop glue only frees
+        // its own vectors. It reads owners' objects only through `Loc::read`, which is valid in
+        // the get phase where it runs.
+        unsafe { s.defer_read(Box::new(move |_: &Ctx| read())) }
+    }
+
+    /// Copies the patch `lo..=hi` (inclusive, C order) into `buf` at the end of this superstep
+    /// (`GP_Get` with `setbuf == 0`): the elements packed in row-major order, with their
+    /// offsets and sizes. Unassigned elements come back empty.
+    ///
+    /// The elements are read at the sync, as they are at the end of the superstep on their
+    /// owners, before any put of the superstep lands. `buf` is borrowed until then, so reading
+    /// it early does not compile:
+    ///
+    /// ```compile_fail,E0502
+    /// use bsp_runtime::gp::{GpArray, GpBuf};
+    /// bsp_runtime::run(2, |ctx| {
+    ///     let g = GpArray::<u8>::builder(&[2]).build(ctx);
+    ///     ctx.sync();
+    ///     let mut buf = GpBuf::new();
+    ///     ctx.superstep(|s| {
+    ///         g.get(s, &[0], &[1], &mut buf);
+    ///         println!("{}", buf.total()); // error: `buf` is borrowed until the end of the superstep
+    ///     });
+    /// });
+    /// ```
+    ///
+    /// ```
+    /// use bsp_runtime::gp::{GpArray, GpBuf};
+    /// let out = bsp_runtime::run(4, |ctx| {
+    ///     let mut g = GpArray::<u32>::builder(&[4, 4]).build(ctx);
+    ///     let (lo, hi) = g.distribution(ctx.pid()).unwrap();
+    ///     for sub in bsp_runtime::gp::subscripts(&lo, &hi) {
+    ///         let v = (10 * sub[0] + sub[1]) as u32;
+    ///         g.assign_local(ctx, &sub, vec![v; sub[1]]); // element [i, j] holds j values
+    ///     }
+    ///     ctx.sync();
+    ///     let mut buf = GpBuf::new();
+    ///     ctx.superstep(|s| g.get(s, &[1, 1], &[2, 2], &mut buf)); // spans all four blocks
+    ///     buf
+    /// })
+    /// .unwrap();
+    /// let buf = &out[3];
+    /// assert_eq!(buf.shape(), [2, 2]);
+    /// assert_eq!(buf.sizes().collect::<Vec<_>>(), [1, 2, 1, 2]);
+    /// assert_eq!(buf.data(), [11, 12, 12, 21, 22, 22]);
+    /// assert_eq!(buf.offsets(), [0, 1, 3, 4, 6]);
+    /// ```
+    ///
+    /// # Panics
+    /// If the patch is out of range or has `lo > hi` on some axis, or if the array was created
+    /// in this superstep.
+    #[track_caller]
+    pub fn get<'s>(&self, s: &Superstep<'s, '_>, lo: &[usize], hi: &[usize], buf: &'s mut GpBuf<T>) {
+        let (extents, locs) = self.locate_patch(s, "get", lo, hi);
+        Self::defer(s, move || {
+            buf.reset(&extents);
+            for loc in locs {
+                // SAFETY: get phase of the sync ending the superstep of the call.
+                buf.push(unsafe { loc.read::<T>() });
+            }
+        });
+    }
+
+    /// Copies the patch `lo..=hi` into caller-provided elements at the end of this superstep
+    /// (`GP_Get` with `setbuf != 0`): `dst[i]` receives element `i` of the patch in row-major
+    /// order, replacing its contents and reusing its memory. Unassigned elements come back
+    /// empty. Read at the sync as for [`get`](Self::get); `dst` is borrowed until then.
+    ///
+    /// ```
+    /// use bsp_runtime::gp::GpArray;
+    /// let out = bsp_runtime::run(2, |ctx| {
+    ///     let mut g = GpArray::<i64>::builder(&[4]).build(ctx);
+    ///     let (lo, hi) = g.distribution(ctx.pid()).unwrap();
+    ///     for i in lo[0]..=hi[0] {
+    ///         g.assign_local(ctx, &[i], vec![-(i as i64); 2]);
+    ///     }
+    ///     ctx.sync();
+    ///     let mut dst = vec![Vec::with_capacity(2); 3];
+    ///     ctx.superstep(|s| g.get_into(s, &[1], &[3], &mut dst));
+    ///     dst
+    /// })
+    /// .unwrap();
+    /// assert_eq!(out[0], [[-1, -1], [-2, -2], [-3, -3]]);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`get`](Self::get), and if `dst.len()` is not the number of elements in the patch.
+    #[track_caller]
+    pub fn get_into<'s>(&self, s: &Superstep<'s, '_>, lo: &[usize], hi: &[usize], dst: &'s mut [Vec<T>]) {
+        let (_, locs) = self.locate_patch(s, "get_into", lo, hi);
+        if dst.len() != locs.len() {
+            s.fail_misuse(format!(
+                "{}: get_into of patch {lo:?}..={hi:?}: `dst` has {} elements but the patch has {}",
+                self.name(),
+                dst.len(),
+                locs.len()
+            ));
+        }
+        Self::defer(s, move || {
+            for (d, loc) in dst.iter_mut().zip(locs) {
+                d.clear();
+                // SAFETY: get phase of the sync ending the superstep of the call.
+                d.extend_from_slice(unsafe { loc.read::<T>() });
+            }
+        });
+    }
+
+    /// Stores the total size (in elements of `T`) of the patch `lo..=hi` in `size` at the end
+    /// of this superstep (`GP_Get_size`); unassigned elements count 0.
+    ///
+    /// ```
+    /// use bsp_runtime::gp::GpArray;
+    /// let sizes = bsp_runtime::run(2, |ctx| {
+    ///     let mut g = GpArray::<u32>::builder(&[4]).build(ctx);
+    ///     let (lo, hi) = g.distribution(ctx.pid()).unwrap();
+    ///     for i in lo[0]..=hi[0] {
+    ///         if i != 2 {
+    ///             g.assign_local(ctx, &[i], vec![0; i + 1]); // sizes 1, 2, (unassigned), 4
+    ///         }
+    ///     }
+    ///     ctx.sync();
+    ///     let mut size = 0;
+    ///     ctx.superstep(|s| g.get_size(s, &[0], &[3], &mut size));
+    ///     size
+    /// })
+    /// .unwrap();
+    /// assert_eq!(sizes, [7, 7]);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`get`](Self::get).
+    #[track_caller]
+    pub fn get_size<'s>(&self, s: &Superstep<'s, '_>, lo: &[usize], hi: &[usize], size: &'s mut usize) {
+        let (_, locs) = self.locate_patch(s, "get_size", lo, hi);
+        Self::defer(s, move || {
+            // SAFETY: get phase of the sync ending the superstep of the call.
+            *size = locs.into_iter().map(|loc| unsafe { loc.read::<T>() }.len()).sum();
+        });
+    }
+
+    /// Copies the listed elements into `buf` at the end of this superstep (`GP_Gather` with
+    /// `setbuf == 0`), packed in list order. A subscript listed twice is copied twice.
+    /// Subscripts are C order, 0-based: `&[[i, j], ...]`, `&[vec![i, j], ...]`.
+    ///
+    /// Read at the sync as for [`get`](Self::get); `buf` is borrowed until then.
+    ///
+    /// ```
+    /// use bsp_runtime::gp::{GpArray, GpBuf};
+    /// let out = bsp_runtime::run(2, |ctx| {
+    ///     let mut g = GpArray::<u8>::builder(&[2, 2]).build(ctx);
+    ///     let (lo, hi) = g.distribution(ctx.pid()).unwrap();
+    ///     for sub in bsp_runtime::gp::subscripts(&lo, &hi) {
+    ///         g.assign_local(ctx, &sub, vec![b'x'; sub[0] + sub[1]]); // [i, j] holds i + j bytes
+    ///     }
+    ///     ctx.sync();
+    ///     let subs = [[1, 1], [0, 1], [1, 1]];
+    ///     let (mut buf, mut size) = (GpBuf::new(), 0);
+    ///     ctx.superstep(|s| {
+    ///         g.gather_size(s, &subs, &mut size);
+    ///         g.gather(s, &subs, &mut buf);
+    ///     });
+    ///     (size, buf.sizes().collect::<Vec<_>>())
+    /// })
+    /// .unwrap();
+    /// assert_eq!(out[0], (5, vec![2, 1, 2]));
+    /// ```
+    ///
+    /// # Panics
+    /// If a subscript is out of range or has the wrong number of indices, or if the array was
+    /// created in this superstep.
+    #[track_caller]
+    pub fn gather<'s, S: AsRef<[usize]>>(&self, s: &Superstep<'s, '_>, subs: &[S], buf: &'s mut GpBuf<T>) {
+        let locs = self.locate_list(s, "gather", subs);
+        Self::defer(s, move || {
+            buf.reset(&[locs.len()]);
+            for loc in locs {
+                // SAFETY: get phase of the sync ending the superstep of the call.
+                buf.push(unsafe { loc.read::<T>() });
+            }
+        });
+    }
+
+    /// Copies the listed elements into caller-provided elements at the end of this superstep
+    /// (`GP_Gather` with `setbuf != 0`): `dst[k]` receives element `subs[k]`, replacing its
+    /// contents and reusing its memory.
+    ///
+    /// # Panics
+    /// As [`gather`](Self::gather), and if `dst.len() != subs.len()`.
+    #[track_caller]
+    pub fn gather_into<'s, S: AsRef<[usize]>>(&self, s: &Superstep<'s, '_>, subs: &[S], dst: &'s mut [Vec<T>]) {
+        let locs = self.locate_list(s, "gather_into", subs);
+        if dst.len() != locs.len() {
+            s.fail_misuse(format!(
+                "{}: gather_into: `dst` has {} elements but {} subscripts were given",
+                self.name(),
+                dst.len(),
+                locs.len()
+            ));
+        }
+        Self::defer(s, move || {
+            for (d, loc) in dst.iter_mut().zip(locs) {
+                d.clear();
+                // SAFETY: get phase of the sync ending the superstep of the call.
+                d.extend_from_slice(unsafe { loc.read::<T>() });
+            }
+        });
+    }
+
+    /// Stores the total size (in elements of `T`) of the listed elements in `size` at the end
+    /// of this superstep (`GP_Gather_size`); duplicates count each time.
+    ///
+    /// # Panics
+    /// As [`gather`](Self::gather).
+    #[track_caller]
+    pub fn gather_size<'s, S: AsRef<[usize]>>(&self, s: &Superstep<'s, '_>, subs: &[S], size: &'s mut usize) {
+        let locs = self.locate_list(s, "gather_size", subs);
+        Self::defer(s, move || {
+            // SAFETY: get phase of the sync ending the superstep of the call.
+            *size = locs.into_iter().map(|loc| unsafe { loc.read::<T>() }.len()).sum();
+        });
+    }
+
+    /// Writes `elements` into the patch `lo..=hi` at the end of this superstep (`GP_Put`):
+    /// `elements[i]` goes into element `i` of the patch in row-major order. Returns the total
+    /// size sent, in elements of `T` (GA's `size`).
+    ///
+    /// The data is copied at the call. Each owner applies it at the sync, after every get of
+    /// the superstep has read (D1), into the **existing** element, as GA does: the element must
+    /// be assigned, and the data may not be longer than it; shorter data overwrites a prefix.
+    /// With `checksize`, the data must have exactly the element's size. Empty data writes
+    /// nothing (and, without `checksize`, is allowed even for an unassigned element). Writes to
+    /// the same element: ascending source pid, then issue order, the last one wins (D2).
+    ///
+    /// ```
+    /// use bsp_runtime::gp::{GpArray, GpBuf};
+    /// let out = bsp_runtime::run(2, |ctx| {
+    ///     let mut g = GpArray::<u8>::builder(&[2, 2]).build(ctx);
+    ///     let (lo, hi) = g.distribution(ctx.pid()).unwrap();
+    ///     for sub in bsp_runtime::gp::subscripts(&lo, &hi) {
+    ///         g.assign_local(ctx, &sub, [0, 0]);
+    ///     }
+    ///     ctx.sync();
+    ///     if ctx.pid() == 0 {
+    ///         // the second column: [0, 1] and [1, 1], owned by processes 0 and 1
+    ///         g.put(ctx, &[0, 1], &[1, 1], &[[1, 2], [3, 4]], true);
+    ///     }
+    ///     ctx.sync();
+    ///     let mut buf = GpBuf::new();
+    ///     ctx.superstep(|s| g.get(s, &[0, 0], &[1, 1], &mut buf));
+    ///     buf.into_elements()
+    /// })
+    /// .unwrap();
+    /// assert_eq!(out[1], [[0, 0], [1, 2], [0, 0], [3, 4]]);
+    /// ```
+    ///
+    /// # Panics
+    /// At the call, as [`get`](Self::get), and if `elements.len()` is not the number of
+    /// elements in the patch. At the sync, on an element's owner, if the element is
+    /// unassigned and the data is not empty, if `checksize` and the sizes differ, or if the
+    /// data is longer than the element.
+    #[track_caller]
+    pub fn put<E: AsRef<[T]>>(&self, ctx: &Ctx, lo: &[usize], hi: &[usize], elements: &[E], checksize: bool) -> usize {
+        self.check_patch(ctx, "put", lo, hi);
+        let n = patch::subscripts(lo, hi).len();
+        if elements.len() != n {
+            ctx.fail_misuse(format!(
+                "{}: put of patch {lo:?}..={hi:?}: {} elements were given but the patch has {n}",
+                self.name(),
+                elements.len()
+            ));
+        }
+        self.send_writes(ctx, Op::Put, patch::subscripts(lo, hi).zip(elements), checksize)
+    }
+
+    /// Writes `elements[k]` into element `subs[k]` at the end of this superstep
+    /// (`GP_Scatter`), with the rules of [`put`](Self::put). Returns the total size sent, in
+    /// elements of `T`. A subscript listed twice is written twice, in list order, so the last
+    /// one wins (and across processes, the highest pid).
+    ///
+    /// ```
+    /// use bsp_runtime::gp::{GpArray, GpBuf};
+    /// let out = bsp_runtime::run(3, |ctx| {
+    ///     let mut g = GpArray::<u32>::builder(&[3]).build(ctx);
+    ///     let me = ctx.pid();
+    ///     g.assign_local(ctx, &[me], [0]);
+    ///     ctx.sync();
+    ///     // every process writes its pid into element (me + 1) % 3
+    ///     g.scatter(ctx, &[[(me + 1) % 3]], &[[me as u32]], true);
+    ///     ctx.sync();
+    ///     g.access(ctx, &[me]).unwrap()[0]
+    /// })
+    /// .unwrap();
+    /// assert_eq!(out, [2, 0, 1]);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`put`](Self::put), and if `elements.len() != subs.len()`.
+    #[track_caller]
+    pub fn scatter<S: AsRef<[usize]>, E: AsRef<[T]>>(
+        &self,
+        ctx: &Ctx,
+        subs: &[S],
+        elements: &[E],
+        checksize: bool,
+    ) -> usize {
+        if elements.len() != subs.len() {
+            ctx.fail_misuse(format!(
+                "{}: scatter: {} elements were given for {} subscripts",
+                self.name(),
+                elements.len(),
+                subs.len()
+            ));
+        }
+        self.send_writes(ctx, Op::Scatter, subs.iter().map(AsRef::as_ref).zip(elements), checksize)
+    }
+
+    /// Sorts the writes by owner into records (issue order kept) and queues them.
+    #[track_caller]
+    fn send_writes<S: AsRef<[usize]>, E: AsRef<[T]>>(
+        &self,
+        ctx: &Ctx,
+        op: Op,
+        writes: impl Iterator<Item = (S, E)>,
+        checksize: bool,
+    ) -> usize {
+        self.addrs(ctx, op.name());
+        let mut batches: Vec<Batch> = (0..ctx.nprocs()).map(|_| Batch::default()).collect();
+        let mut total = 0;
+        for (sub, data) in writes {
+            let (owner, index) = self.locate(ctx, op.name(), sub.as_ref());
+            let data = data.as_ref();
+            batches[owner].push(index, data.len(), bytemuck::cast_slice(data));
+            total += data.len();
+        }
+        for (owner, batch) in batches.iter().enumerate() {
+            if !batch.is_empty() {
+                ctx.queue_ext(op.name(), owner, &self.reg, &batch.encode(op, checksize));
+            }
+        }
+        total
+    }
+}

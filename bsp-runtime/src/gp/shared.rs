@@ -1,0 +1,160 @@
+//! `GpShared<T>`: one process's part of a GP array, the object registered with the runtime.
+//!
+//! # Who touches the elements, when
+//! The elements of process X's part are
+//! - read and written by X's own code between syncs, through the [`GpArray`](super::GpArray)
+//!   handle and a borrow of X's [`Ctx`] (so no such borrow survives into a sync, which needs
+//!   `&mut Ctx`);
+//! - read by any process (X included) in the **get phase** of a sync, from a deferred read
+//!   (`ext.rs`) queued by a get, gather or size query. Every process is inside the sync then
+//!   (past its first barrier), so X's code is not running, and nobody writes;
+//! - written by X in the **put phase** of a sync, when it applies the put and scatter records
+//!   sent to it ([`ExtTarget::apply`]). That comes after the get-phase barrier (there is one
+//!   whenever some process has a deferred read: `defer_read` sets the `GET` flag), so every
+//!   reader is done, and no reader of the next sync starts before X arrives at it.
+//!
+//! So reads never overlap writes, and writes are all by X, one at a time. The barriers give
+//! the happens-before edges (`barrier.rs`). The object itself stays allocated while anybody
+//! may read it: X's registration table holds an `Arc` until the sync that applies the
+//! deregistration, after that sync's get phase.
+
+use std::cell::UnsafeCell;
+use std::sync::OnceLock;
+
+use super::distribution::Distribution;
+use super::patch;
+use super::record::Record;
+use crate::ext::ExtTarget;
+use crate::{Ctx, Value};
+
+/// One element: `None` while unassigned.
+pub(crate) type Element<T> = Option<Box<[T]>>;
+
+/// One process's elements of a GP array, with what every process needs to interpret them.
+pub(crate) struct GpShared<T: Value> {
+    /// "gp array `name`" or "gp array #serial", for messages; set once, right after the
+    /// registration is pushed.
+    pub(crate) label: OnceLock<String>,
+    /// The distribution (identical on every process; the registration's signature checks it).
+    pub(crate) dist: Distribution,
+    /// The process this part belongs to.
+    pub(crate) owner: usize,
+    /// The elements of the owner's block, indexed by `Distribution::local_index` (row-major).
+    elems: UnsafeCell<Vec<Element<T>>>,
+}
+
+// SAFETY: the elements (`Box<[T]>`, `T: Value` is `Send + Sync` plain data) are only accessed
+// as the module docs describe: written by the owner alone, never while anyone reads, with the
+// sync barriers ordering the accesses of different threads.
+unsafe impl<T: Value> Sync for GpShared<T> {}
+
+impl<T: Value> GpShared<T> {
+    pub(crate) fn new(dist: Distribution, owner: usize) -> Self {
+        let n = dist.local_len(owner);
+        GpShared { label: OnceLock::new(), dist, owner, elems: UnsafeCell::new(vec![None; n]) }
+    }
+
+    pub(crate) fn label(&self) -> &str {
+        self.label.get().map_or("gp array", String::as_str)
+    }
+
+    /// The elements, to read.
+    ///
+    /// # Safety
+    /// Nobody may write them while the returned borrow lives: either the caller is the owner
+    /// outside a sync (its code holds `&GpArray` and `&Ctx`, and nothing else writes then), or
+    /// the caller is in the get phase of a sync (module docs).
+    pub(crate) unsafe fn elems(&self) -> &[Element<T>] {
+        // SAFETY: no writer while the borrow lives (the caller's contract).
+        unsafe { &*self.elems.get() }
+    }
+
+    /// The elements, to write.
+    ///
+    /// # Safety
+    /// The caller is the owner, and nobody else reads or writes them while the borrow lives:
+    /// either outside a sync with exclusive access to its `GpArray` handle and a borrow of its
+    /// `Ctx`, or in its put phase, or after the deregistration took effect (module docs).
+    #[allow(clippy::mut_from_ref, reason = "exclusivity is the caller's contract, as for `UnsafeCell::get`")]
+    pub(crate) unsafe fn elems_mut(&self) -> &mut Vec<Element<T>> {
+        // SAFETY: exclusive access (the caller's contract).
+        unsafe { &mut *self.elems.get() }
+    }
+
+    /// The elements by value, once nobody else can reach the object.
+    pub(crate) fn into_elements(self) -> Vec<Element<T>> {
+        self.elems.into_inner()
+    }
+
+    /// The subscript of local element `index` of the owner's block.
+    pub(crate) fn subscript(&self, index: usize) -> Vec<usize> {
+        match self.dist.block(self.owner) {
+            Some((lo, hi)) => patch::unravel(index, &lo, &patch::extents(&lo, &hi)),
+            None => Vec::new(),
+        }
+    }
+}
+
+impl<T: Value> ExtTarget for GpShared<T> {
+    /// Applies a put or scatter from `src` (ascending source pid, then issue order: the last
+    /// write to an element wins). Misuse panics on the owner; the sync holds the panic until
+    /// nobody reads this process's memory any more, then the run stops.
+    fn apply(&self, owner: &Ctx, src: usize, bytes: &[u8]) {
+        let record = Record::decode(bytes);
+        let size = std::mem::size_of::<T>();
+        // SAFETY: we are the owner in its put phase (`ExtTarget::apply`'s contract): nobody else
+        // reads or writes the elements now (module docs).
+        let elems = unsafe { self.elems_mut() };
+        for (local, len, data) in record.elements(size) {
+            let Some(slot) = elems.get_mut(local) else {
+                owner.fail_misuse(format!(
+                    "{}: internal error: {} from process {src} names local element {local} of {}",
+                    self.label(),
+                    record.op.name(),
+                    elems.len()
+                ));
+            };
+            if let Some(problem) = check_write::<T>(slot.as_deref().map(<[T]>::len), len, record.checksize) {
+                owner.fail_misuse(format!(
+                    "{}: {} from process {src} into element {:?} (owned by process {}): {problem}",
+                    self.label(),
+                    record.op.name(),
+                    self.subscript(local),
+                    self.owner
+                ));
+            }
+            if let Some(element) = slot {
+                // A prefix of the element, as GA copies `buf_size` bytes into the blob.
+                bytemuck::cast_slice_mut::<T, u8>(&mut element[..len]).copy_from_slice(data);
+            }
+        }
+    }
+}
+
+/// Why writing `len` values into an element of `held` values (`None`: unassigned) is wrong,
+/// if it is. GA's rules: a put writes into the existing element, so it must be assigned and
+/// at least as long as the data; `checksize` asks for equal sizes. Empty data writes nothing.
+fn check_write<T>(held: Option<usize>, len: usize, checksize: bool) -> Option<String> {
+    let ty = std::any::type_name::<T>();
+    match held {
+        None if len > 0 => Some(
+            "the element is unassigned; assign it on its owner with `assign_local` before putting into it \
+             (a put writes into an existing element)"
+                .to_string(),
+        ),
+        held => {
+            let held = held.unwrap_or(0);
+            if checksize && held != len {
+                Some(format!("checksize: the data has {len} elements of `{ty}` but the array element holds {held}"))
+            } else if len > held {
+                Some(format!(
+                    "the data has {len} elements of `{ty}` but the array element holds only {held}; a put writes \
+                     into the existing element and cannot grow it (reassign it with `assign_local`, or send at \
+                     most {held})"
+                ))
+            } else {
+                None
+            }
+        }
+    }
+}

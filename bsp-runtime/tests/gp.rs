@@ -1,0 +1,1142 @@
+//! Global pointer arrays (issue 5, SEMANTICS.md §7, D17): every call of GA's GP API through the
+//! public `bsp_runtime::gp` API, at p = 1, 2, 3, 4 and 8; the distribution test vectors of §7.3;
+//! ordering within a superstep; every error message; and a model check of random supersteps.
+
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+
+use bsp_runtime::gp::{subscripts, GpArray, GpBuf};
+use bsp_runtime::{Ctx, Error};
+
+/// The process counts every call is tested at.
+const PS: [usize; 5] = [1, 2, 3, 4, 8];
+
+/// Runs `f` on `p` processes on a thread of its own; a run that takes longer than a generous
+/// limit fails the test as a hang instead of blocking the suite.
+fn run_within<R, F>(p: usize, f: F) -> Result<Vec<R>, Error>
+where
+    R: Send + 'static,
+    F: Fn(&mut Ctx) -> R + Sync + Send + 'static,
+{
+    let (tx, rx) = mpsc::channel();
+    let handle = std::thread::spawn(move || {
+        // The receiver is gone only if the test already failed on a timeout.
+        let _ = tx.send(bsp_runtime::run(p, f));
+    });
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(r) => {
+            handle.join().expect("the run's thread finished");
+            r
+        }
+        Err(RecvTimeoutError::Timeout) => panic!("run on {p} processes still running after 60 s: a hang"),
+        Err(RecvTimeoutError::Disconnected) => match handle.join() {
+            Err(payload) => std::panic::resume_unwind(payload),
+            Ok(()) => unreachable!("the run's thread ended without a result"),
+        },
+    }
+}
+
+/// Runs `f` on `p` processes; the run must succeed.
+#[track_caller]
+fn run_ok<R, F>(p: usize, f: F) -> Vec<R>
+where
+    R: Send + 'static,
+    F: Fn(&mut Ctx) -> R + Sync + Send + 'static,
+{
+    match run_within(p, f) {
+        Ok(v) => v,
+        Err(e) => panic!("run on {p} processes failed: {e}"),
+    }
+}
+
+/// Runs `f` on `p` processes; the run must fail, and its message must contain every one of
+/// `parts`. Returns the message.
+#[track_caller]
+fn run_err<R, F>(p: usize, parts: &[&str], f: F) -> String
+where
+    R: Send + 'static,
+    F: Fn(&mut Ctx) -> R + Sync + Send + 'static,
+{
+    match run_within(p, f) {
+        Ok(_) => panic!("run on {p} processes succeeded; expected an error containing {parts:?}"),
+        Err(e) => {
+            let msg = e.to_string();
+            for part in parts {
+                assert!(msg.contains(part), "error message {msg:?} does not contain {part:?}");
+            }
+            msg
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test data: a deterministic content for every subscript
+// ---------------------------------------------------------------------------------------------
+
+/// Row-major rank of `sub` in `dims`.
+fn rank(sub: &[usize], dims: &[usize]) -> usize {
+    sub.iter().zip(dims).fold(0, |acc, (&i, &d)| acc * d + i)
+}
+
+/// The content of element `sub`: `None` (unassigned) for every fifth element, otherwise
+/// `rank % 4` values (so some are assigned but empty) derived from the rank.
+fn content(sub: &[usize], dims: &[usize]) -> Option<Vec<u32>> {
+    let r = rank(sub, dims);
+    (r % 5 != 3).then(|| (0..r % 4).map(|k| (r * 100 + k) as u32).collect())
+}
+
+/// What a get of `sub` returns for [`content`]: unassigned reads as empty.
+fn read(sub: &[usize], dims: &[usize]) -> Vec<u32> {
+    content(sub, dims).unwrap_or_default()
+}
+
+/// Every process assigns its elements according to [`content`].
+fn fill(g: &mut GpArray<u32>, ctx: &Ctx) {
+    let dims = g.dims().to_vec();
+    if let Some((lo, hi)) = g.distribution(ctx.pid()) {
+        for sub in subscripts(&lo, &hi) {
+            if let Some(v) = content(&sub, &dims) {
+                g.assign_local(ctx, &sub, v);
+            }
+        }
+    }
+}
+
+/// A small deterministic generator (xorshift), for choosing patches and operations.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    /// A random patch of `dims`.
+    fn patch(&mut self, dims: &[usize]) -> (Vec<usize>, Vec<usize>) {
+        let (mut lo, mut hi) = (Vec::new(), Vec::new());
+        for &d in dims {
+            let (a, b) = (self.below(d), self.below(d));
+            lo.push(a.min(b));
+            hi.push(a.max(b));
+        }
+        (lo, hi)
+    }
+}
+
+/// The blocks of a distribution from per-axis inclusive ranges, the last axis fastest, padded
+/// with `None` to `p` processes.
+type Block = Option<(Vec<usize>, Vec<usize>)>;
+fn blocks(axes: &[&[(usize, usize)]], p: usize) -> Vec<Block> {
+    let mut out = vec![(Vec::new(), Vec::new())];
+    for axis in axes {
+        out = out
+            .iter()
+            .flat_map(|(lo, hi): &(Vec<usize>, Vec<usize>)| {
+                axis.iter().map(move |&(l, h)| {
+                    let (mut lo, mut hi) = (lo.clone(), hi.clone());
+                    lo.push(l);
+                    hi.push(h);
+                    (lo, hi)
+                })
+            })
+            .collect();
+    }
+    let mut out: Vec<Block> = out.into_iter().map(Some).collect();
+    out.resize(p, None);
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// GP_Create_handle, GP_Set_dimensions, GP_Set_chunk, GP_Set_irreg_distr, GP_Allocate,
+// GP_Distribution
+// ---------------------------------------------------------------------------------------------
+
+/// §7.3: the worked examples, through `GpArray::distribution` on every process of a run of
+/// the example's P.
+#[test]
+fn distribution_matches_the_ga_test_vectors() {
+    #[allow(clippy::type_complexity)]
+    let cases: Vec<(&[usize], usize, Option<&[i64]>, Vec<Block>)> = vec![
+        (&[8, 8], 4, None, blocks(&[&[(0, 3), (4, 7)], &[(0, 3), (4, 7)]], 4)),
+        (&[10], 3, None, blocks(&[&[(0, 3), (4, 6), (7, 9)]], 3)),
+        (&[16], 6, None, blocks(&[&[(0, 2), (3, 5), (6, 8), (9, 11), (12, 13), (14, 15)]], 6)),
+        (&[5], 8, None, blocks(&[&[(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)]], 8)),
+        (&[7, 5], 6, None, blocks(&[&[(0, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6)], &[(0, 4)]], 6)),
+        (&[12, 4], 4, None, blocks(&[&[(0, 5), (6, 11)], &[(0, 1), (2, 3)]], 4)),
+        (&[9, 9], 6, None, blocks(&[&[(0, 4), (5, 8)], &[(0, 2), (3, 5), (6, 8)]], 6)),
+        (&[100, 50], 12, None, blocks(&[&[(0, 33), (34, 66), (67, 99)], &[(0, 12), (13, 25), (26, 37), (38, 49)]], 12)),
+        (&[4, 6, 8], 8, None, blocks(&[&[(0, 1), (2, 3)], &[(0, 2), (3, 5)], &[(0, 3), (4, 7)]], 8)),
+        (&[3, 3], 4, None, blocks(&[&[(0, 1), (2, 2)], &[(0, 1), (2, 2)]], 4)),
+        (&[1, 10], 4, None, blocks(&[&[(0, 0)], &[(0, 2), (3, 5), (6, 7), (8, 9)]], 4)),
+        (&[6, 6], 4, Some(&[6, -1]), blocks(&[&[(0, 5)], &[(0, 1), (2, 3), (4, 4), (5, 5)]], 4)),
+        (&[10], 4, Some(&[3]), blocks(&[&[(0, 2), (3, 5), (6, 8), (9, 9)]], 4)),
+        // The quirk of §7.3 step 5: a last chunk entry of 0 is ignored for the grid but still
+        // scales the blocks; processes 2 and 3 own nothing.
+        (&[8, 8], 4, Some(&[4, 0]), blocks(&[&[(0, 7)], &[(0, 3), (4, 7)]], 4)),
+    ];
+    for (dims, p, chunk, want) in cases {
+        let (d, c) = (dims.to_vec(), chunk.map(<[i64]>::to_vec));
+        let got = run_ok(p, move |ctx| {
+            let mut b = GpArray::<u8>::builder(&d);
+            if let Some(c) = &c {
+                b = b.chunk(c);
+            }
+            let g = b.build(ctx);
+            (0..ctx.nprocs()).map(|q| g.distribution(q)).collect::<Vec<_>>()
+        });
+        for (pid, seen) in got.iter().enumerate() {
+            assert_eq!(seen, &want, "dims {dims:?} P={p} chunk {chunk:?}, as seen by process {pid}");
+        }
+    }
+}
+
+/// `GP_Set_chunk` at every p: `chunk[d] = dims[d]` keeps axis d whole, and a chunk makes the
+/// blocks of its axis multiples of it (but the last); data reads back everywhere.
+#[test]
+fn chunk_at_every_p() {
+    for p in PS {
+        let out = run_ok(p, |ctx| {
+            let dims = [12, 6];
+            let mut g = GpArray::<u32>::builder(&dims).chunk(&[3, 6]).build(ctx);
+            let blocks: Vec<_> = (0..ctx.nprocs()).map(|q| g.distribution(q)).collect();
+            fill(&mut g, ctx);
+            ctx.sync();
+            let mut buf = GpBuf::new();
+            ctx.superstep(|s| g.get(s, &[0, 0], &[11, 5], &mut buf));
+            (blocks, buf.into_elements())
+        });
+        let want: Vec<Vec<u32>> = subscripts(&[0, 0], &[11, 5]).map(|s| read(&s, &[12, 6])).collect();
+        for (blocks, got) in out {
+            assert_eq!(got, want, "p={p}");
+            let owned: Vec<_> = blocks.into_iter().flatten().collect();
+            assert!(!owned.is_empty());
+            for (lo, hi) in &owned {
+                assert_eq!((lo[1], hi[1]), (0, 5), "p={p}: axis 1 is kept whole");
+                assert_eq!(lo[0] % 3, 0, "p={p}: row blocks start at multiples of the chunk");
+            }
+            assert_eq!(owned.iter().map(|(lo, hi)| hi[0] - lo[0] + 1).sum::<usize>(), 12, "p={p}");
+        }
+    }
+}
+
+/// A 2-D processor grid `[a, p / a]` with `a` the largest divisor of `p` up to its root.
+fn grid2(p: usize) -> [usize; 2] {
+    let a = (1..=p).filter(|a| p % a == 0 && a * a <= p).max().unwrap_or(1);
+    [a, p / a]
+}
+
+/// Uneven block starts `0, 1, 3, 6, ...` for `n` blocks.
+fn uneven_starts(n: usize) -> Vec<usize> {
+    (0..n).map(|i| i * (i + 1) / 2).collect()
+}
+
+/// `GP_Set_irreg_distr`: block `(k0, k1)` belongs to process `k0 * nblock[1] + k1`, its bounds
+/// are the given starts; data assigned by the owners reads back everywhere.
+#[test]
+fn irregular_distribution_at_every_p() {
+    for p in PS {
+        let nblock = grid2(p);
+        let dims = [9usize, 10];
+        let starts = [uneven_starts(nblock[0]), uneven_starts(nblock[1])];
+        let mapc: Vec<usize> = starts.concat();
+        let want: Vec<Block> = (0..p)
+            .map(|q| {
+                let k = [q / nblock[1], q % nblock[1]];
+                let bound = |d: usize| -> (usize, usize) {
+                    let lo = starts[d][k[d]];
+                    let hi = starts[d].get(k[d] + 1).map_or(dims[d], |&s| s) - 1;
+                    (lo, hi)
+                };
+                let ((l0, h0), (l1, h1)) = (bound(0), bound(1));
+                Some((vec![l0, l1], vec![h0, h1]))
+            })
+            .collect();
+        let w = want.clone();
+        let got = run_ok(p, move |ctx| {
+            let mut g = GpArray::<u32>::builder(&dims).irregular(&mapc, &nblock).name("irr").build(ctx);
+            let blocks: Vec<_> = (0..ctx.nprocs()).map(|q| g.distribution(q)).collect();
+            assert_eq!(blocks, w);
+            fill(&mut g, ctx);
+            ctx.sync();
+            let mut buf = GpBuf::new();
+            ctx.superstep(|s| g.get(s, &[0, 0], &[8, 9], &mut buf));
+            buf.into_elements()
+        });
+        let expect: Vec<Vec<u32>> = subscripts(&[0, 0], &[8, 9]).map(|s| read(&s, &dims)).collect();
+        for (pid, got) in got.iter().enumerate() {
+            assert_eq!(got, &expect, "p={p}, process {pid}");
+        }
+    }
+}
+
+/// The builder's accessors and the handle's description.
+#[test]
+fn builder_name_dims_and_debug() {
+    run_ok(2, |ctx| {
+        let g = GpArray::<f32>::builder(&[3, 4]).name("grid").build(ctx);
+        assert_eq!(g.name(), "gp array `grid`");
+        assert_eq!(g.dims(), [3, 4]);
+        assert_eq!(g.dist().grid().iter().product::<usize>(), 2);
+        let unnamed = GpArray::<f32>::builder(&[3]).build(ctx);
+        assert!(unnamed.name().starts_with("gp array #"), "{}", unnamed.name());
+        assert!(format!("{g:?}").contains("grid"));
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// GP_Assign_local_element, GP_Access_element, GP_Release_(update_)element,
+// GP_Free_local_element
+// ---------------------------------------------------------------------------------------------
+
+/// Local element operations on every owned element, at every p.
+#[test]
+fn local_element_operations_at_every_p() {
+    for p in PS {
+        let out = run_ok(p, |ctx| {
+            let mut g = GpArray::<u64>::builder(&[5, 3]).build(ctx);
+            let mut count = 0;
+            if let Some((lo, hi)) = g.distribution(ctx.pid()) {
+                for sub in subscripts(&lo, &hi) {
+                    assert_eq!(g.access(ctx, &sub), None, "unassigned at first");
+                    let v = vec![sub[0] as u64, sub[1] as u64];
+                    assert_eq!(g.assign_local(ctx, &sub, v.clone()), None);
+                    assert_eq!(g.access(ctx, &sub), Some(&v[..]));
+                    g.access_mut(ctx, &sub).unwrap()[1] += 10; // GP_Release_update_element
+                    assert_eq!(g.access(ctx, &sub).unwrap(), [sub[0] as u64, sub[1] as u64 + 10]);
+                    assert_eq!(g.assign_local(ctx, &sub, [7]), Some(vec![sub[0] as u64, sub[1] as u64 + 10]));
+                    assert_eq!(g.free_local(ctx, &sub), Some(vec![7]));
+                    assert_eq!(g.access(ctx, &sub), None);
+                    assert_eq!(g.free_local(ctx, &sub), None);
+                    assert!(g.access_mut(ctx, &sub).is_none());
+                    count += 1;
+                }
+            }
+            count
+        });
+        assert_eq!(out.iter().sum::<usize>(), 15, "p={p}: every element is owned exactly once");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// GP_Get, GP_Get_size (setbuf = 0 and 1)
+// ---------------------------------------------------------------------------------------------
+
+/// `GP_Get` (setbuf = 0) and `GP_Get_size`: whole arrays and random patches in 1, 2 and 3
+/// dimensions, packed in row-major order with offsets, sizes and total, at every p.
+#[test]
+fn get_packs_patches_in_row_major_order_at_every_p() {
+    for p in PS {
+        for dims in [vec![13], vec![7, 5], vec![3, 4, 5]] {
+            let d = dims.clone();
+            let out = run_ok(p, move |ctx| {
+                let mut g = GpArray::<u32>::builder(&d).build(ctx);
+                fill(&mut g, ctx);
+                ctx.sync();
+                let mut rng = Rng::new(ctx.pid() as u64 + 1);
+                let mut results = Vec::new();
+                for round in 0..4 {
+                    let (lo, hi) =
+                        if round == 0 { (vec![0; d.len()], d.iter().map(|x| x - 1).collect()) } else { rng.patch(&d) };
+                    let mut buf = GpBuf::new();
+                    let mut size = usize::MAX;
+                    ctx.superstep(|s| {
+                        g.get(s, &lo, &hi, &mut buf);
+                        g.get_size(s, &lo, &hi, &mut size);
+                    });
+                    results.push((lo, hi, buf, size));
+                }
+                results
+            });
+            for (pid, results) in out.into_iter().enumerate() {
+                for (lo, hi, buf, size) in results {
+                    let want: Vec<Vec<u32>> = subscripts(&lo, &hi).map(|s| read(&s, &dims)).collect();
+                    let what = format!("p={p} process {pid} dims {dims:?} patch {lo:?}..={hi:?}");
+                    assert_eq!(buf.len(), want.len(), "{what}");
+                    assert_eq!(buf.shape(), lo.iter().zip(&hi).map(|(l, h)| h - l + 1).collect::<Vec<_>>(), "{what}");
+                    assert_eq!(buf.data(), want.concat(), "{what}: packed data");
+                    assert_eq!(buf.sizes().collect::<Vec<_>>(), want.iter().map(Vec::len).collect::<Vec<_>>());
+                    let mut at = 0;
+                    for (i, w) in want.iter().enumerate() {
+                        assert_eq!(buf.offsets()[i], at, "{what}: offset of element {i}");
+                        assert_eq!(buf.element(i), &w[..], "{what}: element {i}");
+                        at += w.len();
+                    }
+                    assert_eq!(buf.total(), at);
+                    assert_eq!(size, at, "{what}: get_size");
+                }
+            }
+        }
+    }
+}
+
+/// `GP_Get` with setbuf = 1: into caller-provided elements, replacing their contents.
+#[test]
+fn get_into_caller_buffers_at_every_p() {
+    for p in PS {
+        let dims = [6usize, 6];
+        let out = run_ok(p, move |ctx| {
+            let mut g = GpArray::<u32>::builder(&dims).build(ctx);
+            fill(&mut g, ctx);
+            ctx.sync();
+            let (lo, hi) = (vec![1, 0], vec![4, 5]);
+            // Stale contents and spare capacity: both must be replaced.
+            let mut dst = vec![vec![99u32; 5]; 24];
+            ctx.superstep(|s| g.get_into(s, &lo, &hi, &mut dst));
+            dst
+        });
+        let want: Vec<Vec<u32>> = subscripts(&[1, 0], &[4, 5]).map(|s| read(&s, &dims)).collect();
+        for (pid, got) in out.iter().enumerate() {
+            assert_eq!(got, &want, "p={p}, process {pid}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// GP_Gather, GP_Gather_size (setbuf = 0 and 1)
+// ---------------------------------------------------------------------------------------------
+
+/// Gather in list order, duplicates copied each time, sizes counted each time, at every p.
+#[test]
+fn gather_with_duplicates_at_every_p() {
+    for p in PS {
+        let dims = [4usize, 5];
+        let out = run_ok(p, move |ctx| {
+            let mut g = GpArray::<u32>::builder(&dims).build(ctx);
+            fill(&mut g, ctx);
+            ctx.sync();
+            let mut rng = Rng::new(7 + ctx.pid() as u64);
+            let mut subs: Vec<[usize; 2]> = (0..12).map(|_| [rng.below(4), rng.below(5)]).collect();
+            subs.push(subs[0]);
+            subs.push(subs[3]);
+            let mut buf = GpBuf::new();
+            let mut into = vec![Vec::new(); subs.len()];
+            let mut size = 0;
+            ctx.superstep(|s| {
+                g.gather(s, &subs, &mut buf);
+                g.gather_into(s, &subs, &mut into);
+                g.gather_size(s, &subs, &mut size);
+            });
+            (subs, buf, into, size)
+        });
+        for (pid, (subs, buf, into, size)) in out.into_iter().enumerate() {
+            let want: Vec<Vec<u32>> = subs.iter().map(|s| read(s, &dims)).collect();
+            assert_eq!(buf.shape(), [subs.len()]);
+            assert_eq!(buf.clone().into_elements(), want, "p={p} process {pid}: gather");
+            assert_eq!(into, want, "p={p} process {pid}: gather_into");
+            assert_eq!(size, want.iter().map(Vec::len).sum::<usize>(), "p={p} process {pid}: gather_size");
+            assert_eq!(buf.total(), size);
+        }
+    }
+}
+
+/// A GpBuf is reusable: a second get replaces the first result entirely.
+#[test]
+fn a_buffer_is_refilled_not_appended() {
+    let out = run_ok(3, |ctx| {
+        let mut g = GpArray::<u32>::builder(&[9]).build(ctx);
+        fill(&mut g, ctx);
+        ctx.sync();
+        let mut buf = GpBuf::new();
+        ctx.superstep(|s| g.get(s, &[0], &[8], &mut buf));
+        ctx.superstep(|s| g.gather(s, &[[2]], &mut buf));
+        buf
+    });
+    assert_eq!(out[0].len(), 1);
+    assert_eq!(out[0].element(0), read(&[2], &[9]));
+    assert_eq!(out[0].shape(), [1]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// GP_Put, GP_Scatter, GP_Sync
+// ---------------------------------------------------------------------------------------------
+
+/// Every element of a `[5, 4]` array holding three zeros.
+fn zeros3(ctx: &Ctx) -> GpArray<u32> {
+    let mut g = GpArray::<u32>::builder(&[5, 4]).name("z").build(ctx);
+    if let Some((lo, hi)) = g.distribution(ctx.pid()) {
+        for sub in subscripts(&lo, &hi) {
+            g.assign_local(ctx, &sub, [0, 0, 0]);
+        }
+    }
+    g
+}
+
+/// `GP_Put` with checksize: process q writes row `q % 5`; rows written by several processes
+/// end with the highest pid's data (D2). Returns the size sent. At every p.
+#[test]
+fn put_rows_highest_pid_wins_at_every_p() {
+    for p in PS {
+        let out = run_ok(p, |ctx| {
+            let g = zeros3(ctx);
+            ctx.sync();
+            let q = ctx.pid();
+            let row = q % 5;
+            let data: Vec<[u32; 3]> = (0..4).map(|j| [q as u32, row as u32, j]).collect();
+            let sent = g.put(ctx, &[row, 0], &[row, 3], &data, true);
+            assert_eq!(sent, 12);
+            g.sync(ctx); // GP_Sync
+            let mut buf = GpBuf::new();
+            ctx.superstep(|s| g.get(s, &[0, 0], &[4, 3], &mut buf));
+            buf.into_elements()
+        });
+        for (pid, got) in out.iter().enumerate() {
+            for (i, e) in got.iter().enumerate() {
+                let (row, col) = (i / 4, i % 4);
+                let want = match (0..p).filter(|q| q % 5 == row).max() {
+                    Some(q) => vec![q as u32, row as u32, col as u32],
+                    None => vec![0, 0, 0],
+                };
+                assert_eq!(e, &want, "p={p} process {pid} element [{row}, {col}]");
+            }
+        }
+    }
+}
+
+/// `GP_Put` without checksize: shorter data overwrites a prefix (GA copies `buf_size` bytes);
+/// empty data writes nothing, even to an unassigned element.
+#[test]
+fn put_without_checksize_writes_a_prefix() {
+    for p in PS {
+        let out = run_ok(p, |ctx| {
+            let mut g = GpArray::<u16>::builder(&[4]).build(ctx);
+            if let Some((lo, hi)) = g.distribution(ctx.pid()) {
+                for i in lo[0]..=hi[0] {
+                    if i != 3 {
+                        g.assign_local(ctx, &[i], [1, 2, 3]);
+                    }
+                }
+            }
+            ctx.sync();
+            if ctx.pid() == ctx.nprocs() - 1 {
+                let sent = g.put(ctx, &[0], &[3], &[&[9u16][..], &[8, 8], &[], &[]], false);
+                assert_eq!(sent, 3);
+            }
+            ctx.sync();
+            let mut buf = GpBuf::new();
+            ctx.superstep(|s| g.get(s, &[0], &[3], &mut buf));
+            buf.into_elements()
+        });
+        for got in out {
+            assert_eq!(got, [vec![9, 2, 3], vec![8, 8, 3], vec![1, 2, 3], vec![]], "p={p}");
+        }
+    }
+}
+
+/// `GP_Scatter`: duplicates within one process apply in issue order, across processes in
+/// ascending pid: the last applied wins. At every p.
+#[test]
+fn scatter_duplicates_last_applied_wins_at_every_p() {
+    for p in PS {
+        let out = run_ok(p, |ctx| {
+            let n = 11;
+            let mut g = GpArray::<u32>::builder(&[n]).build(ctx);
+            if let Some((lo, hi)) = g.distribution(ctx.pid()) {
+                for i in lo[0]..=hi[0] {
+                    g.assign_local(ctx, &[i], [0, 0]);
+                }
+            }
+            ctx.sync();
+            let q = ctx.pid() as u32;
+            let subs = [[0], [9], [0], [10], [1 + q as usize]];
+            let data = [[q, 1], [q, 2], [q, 3], [q, 4], [q, 5]];
+            assert_eq!(g.scatter(ctx, &subs, &data, true), 10);
+            ctx.sync();
+            let mut buf = GpBuf::new();
+            ctx.superstep(|s| g.get(s, &[0], &[n - 1], &mut buf));
+            buf.into_elements()
+        });
+        let last = (p - 1) as u32;
+        for got in out {
+            assert_eq!(got[0], [last, 3], "p={p}: element 0 written twice by every process");
+            assert_eq!(got[9], [last, 2], "p={p}");
+            assert_eq!(got[10], [last, 4], "p={p}");
+            for (i, e) in got.iter().enumerate().take(9).skip(1) {
+                let want = if i <= p { vec![i as u32 - 1, 5] } else { vec![0, 0] };
+                assert_eq!(e, &want, "p={p} element {i}");
+            }
+        }
+    }
+}
+
+/// D1/D17: a get reads the elements as they are at the end of the superstep, before the puts
+/// of that superstep land; the owner's local writes of the superstep are seen. At every p.
+#[test]
+fn get_sees_the_superstep_end_before_its_puts() {
+    for p in PS {
+        let out = run_ok(p, |ctx| {
+            let mut g = GpArray::<i32>::builder(&[2]).build(ctx);
+            let owner0 = g.dist().owner(&[0]).unwrap();
+            if ctx.pid() == owner0 {
+                g.assign_local(ctx, &[0], [1, 2, 3]);
+            }
+            let owner1 = g.dist().owner(&[1]).unwrap();
+            if ctx.pid() == owner1 {
+                g.assign_local(ctx, &[1], [5]);
+            }
+            ctx.sync();
+            let (mut before, mut after) = (GpBuf::new(), GpBuf::new());
+            let last = ctx.nprocs() - 1;
+            ctx.superstep(|s| {
+                if s.pid() == last {
+                    g.put(s, &[0], &[0], &[[9, 9, 9]], true);
+                }
+                g.get(s, &[0], &[1], &mut before);
+            });
+            // The owner changes element 1 locally; a get in the same superstep sees it.
+            if ctx.pid() == owner1 {
+                g.access_mut(ctx, &[1]).unwrap()[0] = 6;
+            }
+            ctx.superstep(|s| g.get(s, &[0], &[1], &mut after));
+            (before.into_elements(), after.into_elements())
+        });
+        for (before, after) in out {
+            assert_eq!(before, [vec![1, 2, 3], vec![5]], "p={p}: before the put");
+            assert_eq!(after, [vec![9, 9, 9], vec![6]], "p={p}: after");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// GP_Memzero, GP_Destroy, drop
+// ---------------------------------------------------------------------------------------------
+
+/// `GP_Memzero`: every value of every element becomes zero, sizes stay; a put queued before it
+/// lands first (it syncs first, as GA does). At every p.
+#[test]
+fn memzero_zeroes_every_element_at_every_p() {
+    for p in PS {
+        let out = run_ok(p, |ctx| {
+            let dims = [6, 3];
+            let mut g = GpArray::<u32>::builder(&dims).build(ctx);
+            fill(&mut g, ctx);
+            ctx.sync();
+            g.put(ctx, &[0, 1], &[0, 1], &[[5u32]], true); // element [0, 1] holds 1 value
+            g.memzero(ctx);
+            let mut buf = GpBuf::new();
+            ctx.superstep(|s| g.get(s, &[0, 0], &[5, 2], &mut buf));
+            buf
+        });
+        let dims = [6, 3];
+        for buf in out {
+            let want: Vec<usize> = subscripts(&[0, 0], &[5, 2]).map(|s| read(&s, &dims).len()).collect();
+            assert_eq!(buf.sizes().collect::<Vec<_>>(), want, "p={p}");
+            assert!(buf.data().iter().all(|&v| v == 0), "p={p}: {buf:?}");
+        }
+    }
+}
+
+/// `GP_Destroy`: collective; returns the elements each process still had assigned, with
+/// their subscripts; a put queued before it lands first. At every p.
+#[test]
+fn destroy_returns_the_local_elements_at_every_p() {
+    for p in PS {
+        let dims = [4usize, 4];
+        let out = run_ok(p, move |ctx| {
+            let mut g = GpArray::<u32>::builder(&dims).build(ctx);
+            fill(&mut g, ctx);
+            ctx.sync();
+            // [0, 1] holds 1 value
+            g.put(ctx, &[0, 1], &[0, 1], &[[42u32]], true);
+            let mine = g.distribution(ctx.pid());
+            (mine, g.destroy(ctx))
+        });
+        let mut seen = 0;
+        for (mine, left) in out {
+            let want: Vec<(Vec<usize>, Vec<u32>)> = match mine {
+                None => Vec::new(),
+                Some((lo, hi)) => subscripts(&lo, &hi)
+                    .filter_map(|s| {
+                        let v = if s == [0, 1] { Some(vec![42]) } else { content(&s, &dims) };
+                        v.map(|v| (s, v))
+                    })
+                    .collect(),
+            };
+            seen += left.len();
+            assert_eq!(left, want, "p={p}");
+        }
+        assert_eq!(seen, 13, "p={p}: 16 elements, 3 never assigned");
+    }
+}
+
+/// Arrays can be created and destroyed repeatedly, interleaved with other registrations.
+#[test]
+fn create_destroy_cycles_with_other_registrations() {
+    for p in [2, 3] {
+        run_ok(p, |ctx| {
+            for round in 0..5u32 {
+                let r = ctx.push_reg([round]);
+                let mut g = GpArray::<u32>::builder(&[7]).build(ctx);
+                fill(&mut g, ctx);
+                ctx.sync();
+                let mut buf = GpBuf::new();
+                let mut x = 0;
+                ctx.superstep(|s| {
+                    g.get(s, &[0], &[6], &mut buf);
+                    s.get(0, &r, 0, &mut x);
+                });
+                assert_eq!(x, round);
+                assert_eq!(buf.element(6), read(&[6], &[7]));
+                g.destroy(ctx);
+                ctx.pop_reg(&r);
+                ctx.sync();
+            }
+        });
+    }
+}
+
+/// Dropping a handle without destroying it is safe, and the array stays usable by the
+/// processes that kept theirs until the run ends.
+#[test]
+fn drop_without_destroy_is_safe() {
+    for p in PS {
+        let out = run_ok(p, |ctx| {
+            let mut g = GpArray::<u32>::builder(&[8]).build(ctx);
+            fill(&mut g, ctx);
+            ctx.sync();
+            if ctx.pid() == 0 {
+                drop(g);
+                ctx.sync();
+                ctx.sync();
+                Vec::new()
+            } else {
+                let mut buf = GpBuf::new();
+                ctx.superstep(|s| g.get(s, &[0], &[7], &mut buf));
+                ctx.superstep(|s| g.get(s, &[0], &[7], &mut buf));
+                buf.into_elements()
+            }
+        });
+        let want: Vec<Vec<u32>> = (0..8).map(|i| read(&[i], &[8])).collect();
+        for got in &out[1..] {
+            assert_eq!(got, &want, "p={p}");
+        }
+        // Every handle dropped in the same superstep, at the end of the run.
+        run_ok(p, |ctx| {
+            let mut g = GpArray::<u32>::builder(&[8]).build(ctx);
+            fill(&mut g, ctx);
+            ctx.sync();
+            g.put(ctx, &[0], &[0], &[[1u32; 0]], false);
+            drop(g);
+            ctx.sync();
+        });
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A model check: random supersteps of gets, gathers, puts and scatters against a sequential
+// model of the rules (reads see the superstep's start plus the owner's local writes; writes
+// land in ascending pid and issue order).
+// ---------------------------------------------------------------------------------------------
+
+/// One write: `put` of a patch (given by its subscripts) or `scatter` of a list.
+struct Write {
+    subs: Vec<Vec<usize>>,
+    data: Vec<Vec<u32>>,
+    patch: bool,
+    checksize: bool,
+}
+
+/// One process's operations in one superstep, derived from a seed so every process can
+/// compute every other's.
+struct Step {
+    writes: Vec<Write>,
+    /// Patches read with `get`.
+    reads: Vec<(Vec<usize>, Vec<usize>)>,
+}
+
+/// Every element `[i, j]` of the model array has `(i + j) % 3 + 1` values.
+fn model_len(sub: &[usize]) -> usize {
+    (sub[0] + sub[1]) % 3 + 1
+}
+
+fn model_step(seed: u64, step: usize, pid: usize, dims: &[usize]) -> Step {
+    let mut rng = Rng::new(seed ^ (step as u64) << 20 ^ (pid as u64) << 40);
+    let mut writes = Vec::new();
+    for _ in 0..rng.below(4) {
+        let use_patch = rng.below(2) == 0;
+        let subs: Vec<Vec<usize>> = if use_patch {
+            let (lo, hi) = rng.patch(dims);
+            subscripts(&lo, &hi).collect()
+        } else {
+            (0..1 + rng.below(5)).map(|_| vec![rng.below(dims[0]), rng.below(dims[1])]).collect()
+        };
+        let checksize = rng.below(2) == 0;
+        let data = subs
+            .iter()
+            .map(|s| {
+                let len = if checksize { model_len(s) } else { rng.below(model_len(s) + 1) };
+                (0..len).map(|_| rng.next() as u32).collect()
+            })
+            .collect();
+        writes.push(Write { subs, data, patch: use_patch, checksize });
+    }
+    let reads = (0..1 + rng.below(3)).map(|_| rng.patch(dims)).collect();
+    Step { writes, reads }
+}
+
+#[test]
+fn random_supersteps_match_the_sequential_model() {
+    let dims = [5usize, 6];
+    let steps = 6;
+    for (p, seed) in [(1, 11u64), (2, 12), (3, 13), (4, 14), (8, 15)] {
+        let out = run_ok(p, move |ctx| {
+            let mut g = GpArray::<u32>::builder(&dims).build(ctx);
+            if let Some((lo, hi)) = g.distribution(ctx.pid()) {
+                for sub in subscripts(&lo, &hi) {
+                    g.assign_local(ctx, &sub, vec![0; model_len(&sub)]);
+                }
+            }
+            ctx.sync();
+            let mut seen = Vec::new();
+            for step in 0..steps {
+                let me = model_step(seed, step, ctx.pid(), &dims);
+                let mut bufs: Vec<GpBuf<u32>> = me.reads.iter().map(|_| GpBuf::new()).collect();
+                ctx.superstep(|s| {
+                    for w in &me.writes {
+                        if w.patch {
+                            g.put(s, &w.subs[0], w.subs.last().unwrap(), &w.data, w.checksize);
+                        } else {
+                            g.scatter(s, &w.subs, &w.data, w.checksize);
+                        }
+                    }
+                    for ((lo, hi), buf) in me.reads.iter().zip(bufs.iter_mut()) {
+                        g.get(s, lo, hi, buf);
+                    }
+                });
+                seen.push(bufs.into_iter().map(GpBuf::into_elements).collect::<Vec<_>>());
+            }
+            seen
+        });
+        // The model.
+        let mut model: Vec<Vec<u32>> = subscripts(&[0, 0], &[4, 5]).map(|s| vec![0; model_len(&s)]).collect();
+        for step in 0..steps {
+            let all: Vec<Step> = (0..p).map(|q| model_step(seed, step, q, &dims)).collect();
+            for (q, (st, seen)) in all.iter().zip(&out).enumerate() {
+                assert_eq!(seen[step].len(), st.reads.len());
+                for (k, ((lo, hi), got)) in st.reads.iter().zip(&seen[step]).enumerate() {
+                    let want: Vec<Vec<u32>> = subscripts(lo, hi).map(|s| model[rank(&s, &dims)].clone()).collect();
+                    assert_eq!(got, &want, "p={p} seed {seed} step {step} process {q} read {k}");
+                }
+            }
+            for st in &all {
+                for w in &st.writes {
+                    for (s, d) in w.subs.iter().zip(&w.data) {
+                        model[rank(s, &dims)][..d.len()].copy_from_slice(d);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors: each names the array, the operation, the subscript and the process
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn error_subscript_out_of_range() {
+    run_err(
+        2,
+        &["process 1", "gp array `e`: access: subscript [10] is out of range for dims [10]", "index 10 on axis 0"],
+        |ctx| {
+            let g = GpArray::<u8>::builder(&[10]).name("e").build(ctx);
+            if ctx.pid() == 1 {
+                g.access(ctx, &[10]);
+            }
+        },
+    );
+    run_err(3, &["gp array `e`: gather: subscript [2, 9] is out of range for dims [3, 4]"], |ctx| {
+        let g = GpArray::<u8>::builder(&[3, 4]).name("e").build(ctx);
+        ctx.sync();
+        let mut buf = GpBuf::new();
+        ctx.superstep(|s| g.gather(s, &[[0, 0], [2, 9]], &mut buf));
+    });
+    run_err(2, &["gp array `e`: scatter: subscript [4] is out of range"], |ctx| {
+        let g = GpArray::<u8>::builder(&[4]).name("e").build(ctx);
+        ctx.sync();
+        g.scatter(ctx, &[[4]], &[[1u8]], false);
+    });
+}
+
+#[test]
+fn error_subscript_with_the_wrong_number_of_indices() {
+    run_err(2, &["gp array `e`: assign_local: subscript [1, 2] has 2 indices but the array has 1 dimensions"], |ctx| {
+        let mut g = GpArray::<u8>::builder(&[10]).name("e").build(ctx);
+        g.assign_local(ctx, &[1, 2], [0]);
+    });
+}
+
+#[test]
+fn error_local_operation_on_a_remote_element() {
+    let msg = run_err(
+        2,
+        &[
+            "process 0",
+            "gp array `e`: access: subscript [9] is owned by process 1, not by this process",
+            "this process owns [0]..=[4]",
+        ],
+        |ctx| {
+            let g = GpArray::<u8>::builder(&[10]).name("e").build(ctx);
+            if ctx.pid() == 0 {
+                g.access(ctx, &[9]);
+            }
+        },
+    );
+    assert!(msg.contains("local operations take local subscripts only"), "{msg}");
+    run_err(2, &["gp array `e`: assign_local: subscript [0] is owned by process 0"], |ctx| {
+        let mut g = GpArray::<u8>::builder(&[10]).name("e").build(ctx);
+        if ctx.pid() == 1 {
+            g.assign_local(ctx, &[0], [1]);
+        }
+    });
+    run_err(2, &["gp array `e`: free_local: subscript [0] is owned by process 0"], |ctx| {
+        let mut g = GpArray::<u8>::builder(&[10]).name("e").build(ctx);
+        if ctx.pid() == 1 {
+            g.free_local(ctx, &[0]);
+        }
+    });
+    run_err(
+        8,
+        &["gp array `e`: access_mut: subscript [0] is owned by process 0", "this process owns no element"],
+        |ctx| {
+            let mut g = GpArray::<u8>::builder(&[5]).name("e").build(ctx);
+            if ctx.pid() == 7 {
+                g.access_mut(ctx, &[0]);
+            }
+        },
+    );
+}
+
+#[test]
+fn error_put_into_an_unassigned_element() {
+    run_err(
+        2,
+        &[
+            "process 1",
+            "gp array `e`: put from process 0 into element [7] (owned by process 1): the element is unassigned",
+            "assign_local",
+        ],
+        |ctx| {
+            let g = GpArray::<u32>::builder(&[10]).name("e").build(ctx);
+            ctx.sync();
+            if ctx.pid() == 0 {
+                g.put(ctx, &[7], &[7], &[[1u32, 2]], false);
+            }
+            ctx.sync();
+        },
+    );
+}
+
+#[test]
+fn error_checksize_mismatch() {
+    run_err(
+        3,
+        &[
+            "process 0",
+            "gp array `e`: scatter from process 2 into element [1] (owned by process 0)",
+            "checksize: the data has 2 elements of `u32` but the array element holds 3",
+        ],
+        |ctx| {
+            let mut g = GpArray::<u32>::builder(&[6]).name("e").build(ctx);
+            let (lo, hi) = g.distribution(ctx.pid()).unwrap();
+            for i in lo[0]..=hi[0] {
+                g.assign_local(ctx, &[i], [0, 0, 0]);
+            }
+            ctx.sync();
+            if ctx.pid() == 2 {
+                g.scatter(ctx, &[[1]], &[[1u32, 2]], true);
+            }
+            ctx.sync();
+        },
+    );
+}
+
+#[test]
+fn error_put_longer_than_the_element() {
+    run_err(
+        2,
+        &[
+            "gp array `e`: put from process 1 into element [0]",
+            "the data has 4 elements of `u8` but the array element holds only 3",
+        ],
+        |ctx| {
+            let mut g = GpArray::<u8>::builder(&[2]).name("e").build(ctx);
+            let me = ctx.pid();
+            g.assign_local(ctx, &[me], [0, 0, 0]);
+            ctx.sync();
+            if me == 1 {
+                g.put(ctx, &[0], &[0], &[[1u8, 2, 3, 4]], false);
+            }
+            ctx.sync();
+        },
+    );
+}
+
+/// An owner-side error stops every process, even those that carry on computing.
+#[test]
+fn error_at_the_sync_stops_every_process() {
+    for p in PS {
+        run_err(p, &["the element is unassigned"], |ctx| {
+            let g = GpArray::<u32>::builder(&[1]).name("e").build(ctx);
+            ctx.sync();
+            if ctx.pid() == ctx.nprocs() - 1 {
+                g.put(ctx, &[0], &[0], &[[1u32]], false);
+            }
+            let mut buf = GpBuf::new();
+            ctx.superstep(|s| g.get(s, &[0], &[0], &mut buf));
+            loop {
+                ctx.sync();
+            }
+        });
+    }
+}
+
+#[test]
+fn error_bad_patches_and_element_counts() {
+    run_err(2, &["gp array `e`: get of patch [3]..=[2]: `lo` is above `hi` on axis 0"], |ctx| {
+        let g = GpArray::<u8>::builder(&[4]).name("e").build(ctx);
+        ctx.sync();
+        let mut buf = GpBuf::new();
+        ctx.superstep(|s| g.get(s, &[3], &[2], &mut buf));
+    });
+    run_err(
+        2,
+        &["gp array `e`: get_size of patch [0, 0]..=[1, 4]: index 4 on axis 1 is out of range for dims [2, 4]"],
+        |ctx| {
+            let g = GpArray::<u8>::builder(&[2, 4]).name("e").build(ctx);
+            ctx.sync();
+            let mut n = 0;
+            ctx.superstep(|s| g.get_size(s, &[0, 0], &[1, 4], &mut n));
+        },
+    );
+    run_err(2, &["gp array `e`: put of patch [0]..=[1]: `lo` and `hi` need one index per axis"], |ctx| {
+        let g = GpArray::<u8>::builder(&[2, 4]).name("e").build(ctx);
+        ctx.sync();
+        g.put(ctx, &[0], &[1], &[[0u8]], false);
+    });
+    run_err(2, &["gp array `e`: put of patch [0]..=[2]: 2 elements were given but the patch has 3"], |ctx| {
+        let g = GpArray::<u8>::builder(&[4]).name("e").build(ctx);
+        ctx.sync();
+        g.put(ctx, &[0], &[2], &[[0u8], [0]], false);
+    });
+    run_err(2, &["gp array `e`: scatter: 1 elements were given for 2 subscripts"], |ctx| {
+        let g = GpArray::<u8>::builder(&[4]).name("e").build(ctx);
+        ctx.sync();
+        g.scatter(ctx, &[[0], [1]], &[[0u8]], false);
+    });
+    run_err(2, &["gp array `e`: get_into of patch [0]..=[3]: `dst` has 2 elements but the patch has 4"], |ctx| {
+        let g = GpArray::<u8>::builder(&[4]).name("e").build(ctx);
+        ctx.sync();
+        let mut dst = vec![Vec::new(); 2];
+        ctx.superstep(|s| g.get_into(s, &[0], &[3], &mut dst));
+    });
+    run_err(2, &["gp array `e`: gather_into: `dst` has 1 elements but 2 subscripts were given"], |ctx| {
+        let g = GpArray::<u8>::builder(&[4]).name("e").build(ctx);
+        ctx.sync();
+        let mut dst = vec![Vec::new(); 1];
+        ctx.superstep(|s| g.gather_into(s, &[[0], [1]], &mut dst));
+    });
+}
+
+#[test]
+fn error_dimensions_and_distributions() {
+    run_err(2, &["gp array `e`: create: a GP array needs 1 to 7 dimensions, found 0"], |ctx| {
+        GpArray::<u8>::builder(&[]).name("e").build(ctx);
+    });
+    run_err(2, &["a gp array of `u8`: create: a GP array needs 1 to 7 dimensions, found 8"], |ctx| {
+        GpArray::<u8>::builder(&[1; 8]).build(ctx);
+    });
+    // Seven dimensions are fine.
+    run_ok(2, |ctx| {
+        let mut g = GpArray::<u8>::builder(&[2, 1, 1, 1, 1, 1, 2]).build(ctx);
+        fill_u8(&mut g, ctx);
+        ctx.sync();
+        let mut buf = GpBuf::new();
+        ctx.superstep(|s| g.get(s, &[0; 7], &[1, 0, 0, 0, 0, 0, 1], &mut buf));
+        assert_eq!(buf.into_elements(), [[0], [1], [2], [3]]);
+    });
+    run_err(2, &["gp array `e`: create: axis 1 has extent 0"], |ctx| {
+        GpArray::<u8>::builder(&[3, 0]).name("e").build(ctx);
+    });
+    run_err(2, &["gp array `e`: create: `chunk` has 1 values"], |ctx| {
+        GpArray::<u8>::builder(&[3, 3]).chunk(&[1]).name("e").build(ctx);
+    });
+    run_err(4, &["gp array `e`: create: `nblock` [2, 3] makes 6 blocks but there are 4 processes"], |ctx| {
+        GpArray::<u8>::builder(&[8, 8]).irregular(&[0, 4, 0, 2, 5], &[2, 3]).name("e").build(ctx);
+    });
+    run_err(2, &["gp array `e`: create: the first block of axis 0 starts at 1"], |ctx| {
+        GpArray::<u8>::builder(&[8]).irregular(&[1, 4], &[2]).name("e").build(ctx);
+    });
+    run_err(2, &["gp array `e`: both `chunk` and `irregular` were given"], |ctx| {
+        GpArray::<u8>::builder(&[8]).chunk(&[2]).irregular(&[0, 4], &[2]).name("e").build(ctx);
+    });
+    run_err(1, &["gp array `e`: the element type `()` has size 0"], |ctx| {
+        GpArray::<()>::builder(&[8]).name("e").build(ctx);
+    });
+}
+
+fn fill_u8(g: &mut GpArray<u8>, ctx: &Ctx) {
+    if let Some((lo, hi)) = g.distribution(ctx.pid()) {
+        for sub in subscripts(&lo, &hi) {
+            let r = rank(&sub, g.dims());
+            g.assign_local(ctx, &sub, [r as u8]);
+        }
+    }
+}
+
+/// D4: one-sided operations need the sync after creation; D5: so does destroy.
+#[test]
+fn error_use_before_the_sync_after_creation() {
+    run_err(
+        2,
+        &["gp array `e`: get: the array was created in this superstep (1) and can be used for one-sided operations only after the next sync"],
+        |ctx| {
+            ctx.sync();
+            let g = GpArray::<u8>::builder(&[4]).name("e").build(ctx);
+            let mut buf = GpBuf::new();
+            ctx.superstep(|s| g.get(s, &[0], &[0], &mut buf));
+        },
+    );
+    run_err(2, &["gp array `e`: put: the array was created in this superstep (0)"], |ctx| {
+        let g = GpArray::<u8>::builder(&[4]).name("e").build(ctx);
+        g.put(ctx, &[0], &[0], &[[1u8]], false);
+    });
+    run_err(2, &["gp array `e`: destroy: the array was created in this superstep (0)"], |ctx| {
+        let g = GpArray::<u8>::builder(&[4]).name("e").build(ctx);
+        g.destroy(ctx);
+    });
+}
+
+/// Processes that create arrays of different types or shapes fail together at the sync, before
+/// anyone reads the other's elements.
+#[test]
+fn error_processes_disagree_on_type_or_shape() {
+    run_err(2, &["registration mismatch at the sync ending superstep 0", "GpShared<u32>", "GpShared<f32>"], |ctx| {
+        if ctx.pid() == 0 {
+            drop(GpArray::<u32>::builder(&[4]).build(ctx));
+        } else {
+            drop(GpArray::<f32>::builder(&[4]).build(ctx));
+        }
+        ctx.sync();
+    });
+    run_err(3, &["registration mismatch at the sync ending superstep 0"], |ctx| {
+        let n = if ctx.pid() == 2 { 5 } else { 4 };
+        drop(GpArray::<u32>::builder(&[n]).build(ctx));
+        ctx.sync();
+    });
+    // A GP array where another process registers memory of the same element size.
+    run_err(2, &["registration mismatch at the sync ending superstep 0"], |ctx| {
+        if ctx.pid() == 0 {
+            drop(GpArray::<u32>::builder(&[4]).build(ctx));
+        } else {
+            ctx.push_reg([0u32]);
+        }
+        ctx.sync();
+    });
+}
