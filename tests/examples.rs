@@ -152,3 +152,25 @@ fn inner_product() {
         assert_eq!(run("inner_product", p), sorted(want), "p = {p}");
     }
 }
+
+/// Runs `name` on `p` processes and returns its whole stdout (unsorted).
+fn run_raw(name: &str, p: usize) -> String {
+    run(name, p).join("\n")
+}
+
+#[test]
+fn gp_graph_bfs_matches_the_sequential_bfs() {
+    for p in PROCS {
+        let out = run_raw("gp_graph", p);
+        assert!(out.contains("levels match the sequential bfs"), "p = {p}:\n{out}");
+        assert!(out.contains("2793 vertices reached"), "p = {p}:\n{out}");
+    }
+}
+
+#[test]
+fn gp_irregular_matches_the_sequential_computation() {
+    for p in PROCS {
+        let out = run_raw("gp_irregular", p);
+        assert!(out.contains("match the sequential computation"), "p = {p}:\n{out}");
+    }
+}

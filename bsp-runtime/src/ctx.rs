@@ -67,6 +67,9 @@ pub struct Ctx {
     pub(crate) recv: Recv,
     /// Set when a `superstep` closure unwound: the process may not communicate any more.
     pub(crate) broken: Cell<bool>,
+    /// The MPI engine's state, when this process is an MPI rank.
+    #[cfg(feature = "mpi")]
+    pub(crate) mpi: Option<Box<crate::engine::mpi::Mpi>>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -97,6 +100,8 @@ impl Ctx {
             }),
             recv: Recv::default(),
             broken: Cell::new(false),
+            #[cfg(feature = "mpi")]
+            mpi: None,
             _not_send: PhantomData,
         }
     }
@@ -144,6 +149,14 @@ impl Ctx {
         std::panic::resume_unwind(Box::new(Stop))
     }
 
+    /// Whether this process runs on the MPI engine.
+    pub(crate) fn is_mpi(&self) -> bool {
+        #[cfg(feature = "mpi")]
+        return self.mpi.is_some();
+        #[cfg(not(feature = "mpi"))]
+        false
+    }
+
     pub(crate) fn run_id(&self) -> u64 {
         self.group.run_id()
     }
@@ -176,7 +189,7 @@ impl Ctx {
     /// Records a failure every process detects identically (a collective mismatch found at a
     /// sync) and stops this process.
     pub(crate) fn fail_collective(&self, msg: String) -> ! {
-        self.group.fail(Error::panic(self.pid, msg));
+        self.group.fail(Error::collective(self.pid, msg));
         self.stop()
     }
 

@@ -19,7 +19,12 @@ use crate::{AsRemote, Ctx, Elems, ElemsMut, Superstep, Value};
 
 /// A get queued for the sync.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "pid, slot and offset are for the MPI engine"))]
 pub(crate) struct GetRec {
+    /// The source: process, registration slot and byte offset (for engines that ask the owner).
+    pub pid: usize,
+    pub slot: u32,
+    pub byte_offset: usize,
     /// Address of the source in the target's memory (threads engine).
     pub src_addr: usize,
     pub bytes: usize,
@@ -80,7 +85,15 @@ impl Ctx {
         let dst_addr = dst.as_mut_ptr() as usize;
         let mut st = self.state.borrow_mut();
         let staged = st.table.overlaps_local(dst_addr, r.bytes);
-        st.gets.push(GetRec { src_addr: r.remote_addr + r.byte_offset, bytes: r.bytes, dst_addr, staged });
+        st.gets.push(GetRec {
+            pid,
+            slot: r.slot,
+            byte_offset: r.byte_offset,
+            src_addr: r.remote_addr + r.byte_offset,
+            bytes: r.bytes,
+            dst_addr,
+            staged,
+        });
         st.flags |= flags::GET | flags::WORK;
         st.pending.gets += 1;
     }

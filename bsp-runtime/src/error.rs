@@ -24,6 +24,11 @@ pub struct Error {
     pid: Option<usize>,
     kind: Kind,
     message: String,
+    /// Found identically by every process (at a sync): on an engine where each OS process
+    /// reports for itself, only one of them needs to print it.
+    collective: bool,
+    /// Another OS process prints this error (MPI ranks other than 0).
+    quiet: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,15 +43,35 @@ enum Kind {
 
 impl Error {
     pub(crate) fn panic(pid: usize, message: String) -> Self {
-        Error { pid: Some(pid), kind: Kind::Panic, message }
+        Error { pid: Some(pid), kind: Kind::Panic, message, collective: false, quiet: false }
+    }
+
+    pub(crate) fn collective(pid: usize, message: String) -> Self {
+        Error { pid: Some(pid), kind: Kind::Panic, message, collective: true, quiet: false }
+    }
+
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the MPI engine has several OS processes"))]
+    pub(crate) fn is_collective(&self) -> bool {
+        self.collective
+    }
+
+    /// Marks the error as printed by another OS process (see `exit_on_error`).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the MPI engine has several OS processes"))]
+    pub(crate) fn quieted(mut self) -> Self {
+        self.quiet = true;
+        self
+    }
+
+    pub(crate) fn is_quiet(&self) -> bool {
+        self.quiet
     }
 
     pub(crate) fn abort(pid: usize, message: String) -> Self {
-        Error { pid: Some(pid), kind: Kind::Abort, message }
+        Error { pid: Some(pid), kind: Kind::Abort, message, collective: false, quiet: false }
     }
 
     pub(crate) fn launch(message: String) -> Self {
-        Error { pid: None, kind: Kind::Launch, message }
+        Error { pid: None, kind: Kind::Launch, message, collective: false, quiet: false }
     }
 
     /// The process the failure happened on (`None` for a launch error).

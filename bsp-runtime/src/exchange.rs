@@ -32,7 +32,7 @@ pub(crate) enum Arrival {
 }
 
 /// A registration pushed in this superstep, as the other processes need to know it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct PushInfo {
     /// Serial number of the registration (the same on every process if the pushes match).
     pub serial: u64,
@@ -42,8 +42,8 @@ pub(crate) struct PushInfo {
     pub bytes: usize,
     /// Size of one element, to catch processes registering different types.
     pub elem_size: usize,
-    /// Element type name, for messages.
-    pub type_name: &'static str,
+    /// Element type name, for messages (owned when it came from another OS process).
+    pub type_name: std::borrow::Cow<'static, str>,
 }
 
 /// Collective bookkeeping compared at the sync.

@@ -48,7 +48,9 @@ pub fn exit_on_error<R>(result: Result<R, Error>) -> R {
     match result {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            if !e.is_quiet() {
+                eprintln!("error: {e}");
+            }
             std::process::exit(1)
         }
     }
@@ -90,6 +92,20 @@ impl Launch {
         self
     }
 
+    /// The number of processes asked for by the call or by `BSP_NPROCS` (not a default).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "the MPI engine asks this"))]
+    pub(crate) fn requested_procs(&self) -> Result<Option<usize>, Error> {
+        if let Some(p) = self.procs {
+            return Ok(Some(p));
+        }
+        match std::env::var(NPROCS_VAR) {
+            Ok(v) => v.trim().parse::<usize>().map(Some).map_err(|_| {
+                Error::launch(format!("{NPROCS_VAR}={v:?} is not a number of processes (expected a positive integer)"))
+            }),
+            Err(_) => Ok(None),
+        }
+    }
+
     /// The number of processes this launch starts.
     ///
     /// # Errors
@@ -124,6 +140,10 @@ impl Launch {
         R: Send,
         F: Fn(&mut Ctx) -> R + Sync,
     {
+        #[cfg(feature = "mpi")]
+        if crate::engine::mpi::wanted() {
+            return crate::engine::mpi::run(&self, f);
+        }
         let p = self.nprocs()?;
         let (group, parkers) = Group::new(p);
         let group = Arc::new(group);
@@ -168,10 +188,7 @@ fn process<R>(group: Arc<Group>, parker: Parker, pid: usize, f: &(impl Fn(&mut C
         Ok(r) => Some(r),
         Err(payload) => {
             if !payload.is::<Stop>() {
-                let msg = panic_message(&*payload);
-                // Misuse messages start with the pid already (they are printed by the panic hook).
-                let msg = msg.strip_prefix(&format!("process {pid}: ")).map_or_else(|| msg.clone(), str::to_string);
-                group.fail(Error::panic(pid, msg));
+                group.fail(Error::panic(pid, failure_message(&*payload, pid)));
             } else {
                 // Already recorded by whoever stopped the run; make sure everyone wakes.
                 group.fail(Error::panic(pid, "stopped".to_string()));
@@ -179,6 +196,13 @@ fn process<R>(group: Arc<Group>, parker: Parker, pid: usize, f: &(impl Fn(&mut C
             None
         }
     }
+}
+
+/// The message of a panic of process `pid`, without the `process {pid}: ` prefix that misuse
+/// messages carry for the panic hook's sake.
+pub(crate) fn failure_message(payload: &(dyn std::any::Any + Send), pid: usize) -> String {
+    let msg = panic_message(payload);
+    msg.strip_prefix(&format!("process {pid}: ")).map_or_else(|| msg.clone(), str::to_string)
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {

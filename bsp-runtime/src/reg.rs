@@ -393,7 +393,13 @@ impl Ctx {
             ext,
         });
         st.flags |= crate::exchange::flags::WORK;
-        self.outbox().meta.pushes.push(crate::exchange::PushInfo { serial, addr, bytes, elem_size, type_name });
+        self.outbox().meta.pushes.push(crate::exchange::PushInfo {
+            serial,
+            addr,
+            bytes,
+            elem_size,
+            type_name: type_name.into(),
+        });
     }
 
     /// Deregisters `reg` (`bsp_pop_reg`); collective.

@@ -47,6 +47,11 @@ impl Ctx {
     /// launcher reports the first failure) if another process failed.
     pub fn sync(&mut self) {
         self.check_live("sync");
+        #[cfg(feature = "mpi")]
+        if self.mpi.is_some() {
+            self.sync_mpi();
+            return;
+        }
         let parity = self.parity();
         let mine = {
             let st = self.state.get_mut();
@@ -59,7 +64,8 @@ impl Ctx {
         };
         let all = self.barrier(flags::SYNC | mine);
         if all & flags::END != 0 {
-            self.fail_end_mismatch(parity);
+            let statuses = self.statuses(parity);
+            self.fail_end(all, &statuses);
         }
         if all & (flags::WORK | flags::GET) != 0 {
             self.exchange(all, parity);
@@ -141,7 +147,7 @@ impl Ctx {
 
     /// Everything a process does with what the others sent, in order: puts, extension records,
     /// messages, registration changes. Engine-neutral.
-    #[allow(dead_code, reason = "used by the MPI engine, being written")]
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "used by the MPI engine"))]
     pub(crate) fn apply_incoming(&mut self, peers: &dyn Peers) {
         self.apply_puts(peers);
         self.apply_records(peers);
@@ -308,7 +314,7 @@ impl Ctx {
 
     /// Bookkeeping shared by every sync: the next superstep starts with a clean outbox and the
     /// rotated tag size.
-    fn next_superstep(&mut self) {
+    pub(crate) fn next_superstep(&mut self) {
         let st = self.state.get_mut();
         st.gets.clear();
         st.deferred.clear();
@@ -331,48 +337,68 @@ impl Ctx {
         out.meta.pending = pending;
         let mine = flags::END | if pending.total() > 0 { flags::PENDING } else { 0 };
         let all = self.barrier(mine);
-        if all & flags::SYNC != 0 {
-            self.fail_end_mismatch(parity);
-        }
-        if all & flags::PENDING != 0 {
-            let culprits: Vec<String> = (0..self.nprocs)
-                .filter_map(|q| {
-                    let m = self.peer_meta(q, parity);
-                    (m.pending.total() > 0).then(|| format!("process {q} has {} queued", m.pending))
-                })
-                .collect();
-            self.fail_collective(format!(
-                "communication queued after the last sync would never happen: {} when the SPMD function returned in superstep {}; end the function with `sync()`",
-                culprits.join("; "),
-                self.step
-            ));
+        if all & (flags::SYNC | flags::PENDING) != 0 {
+            let statuses = self.statuses(parity);
+            self.fail_end(all, &statuses);
         }
     }
 
-    /// Some processes returned from the SPMD function while others called sync (D16).
-    fn fail_end_mismatch(&self, parity: usize) -> ! {
-        let mut ended = Vec::new();
-        let mut synced = Vec::new();
-        let mut step = self.step;
-        for q in 0..self.nprocs {
-            let m = self.peer_meta(q, parity);
-            match m.arrival {
-                Arrival::End => ended.push(q.to_string()),
-                Arrival::Sync => {
-                    synced.push(q.to_string());
-                    step = m.step;
+    /// Every process's arrival, superstep and pending counts (threads engine; error paths only).
+    fn statuses(&self, parity: usize) -> Vec<Status> {
+        (0..self.nprocs)
+            .map(|q| {
+                let m = self.peer_meta(q, parity);
+                Status { arrival: m.arrival, step: m.step, pending: m.pending }
+            })
+            .collect()
+    }
+
+    /// Reports what is wrong at the end of the SPMD function (or at a sync some process ended
+    /// instead of): some processes returned while others synced (D16), or communication was
+    /// left queued (D15). Engine-neutral.
+    pub(crate) fn fail_end(&self, all: u64, statuses: &[Status]) -> ! {
+        if all & flags::SYNC != 0 && all & flags::END != 0 {
+            let mut ended = Vec::new();
+            let mut synced = Vec::new();
+            let mut step = self.step;
+            for (q, st) in statuses.iter().enumerate() {
+                match st.arrival {
+                    Arrival::End => ended.push(q.to_string()),
+                    Arrival::Sync => {
+                        synced.push(q.to_string());
+                        step = st.step;
+                    }
                 }
             }
+            let plural = |v: &Vec<String>| if v.len() == 1 { "process" } else { "processes" };
+            self.fail_collective(format!(
+                "{} {} returned from the SPMD function while {} {} called `sync` (superstep {step}): every process must make the same number of syncs",
+                plural(&ended),
+                ended.join(", "),
+                plural(&synced),
+                synced.join(", ")
+            ))
         }
-        let plural = |v: &Vec<String>| if v.len() == 1 { "process" } else { "processes" };
+        let culprits: Vec<String> = statuses
+            .iter()
+            .enumerate()
+            .filter(|(_, st)| st.pending.total() > 0)
+            .map(|(q, st)| format!("process {q} has {} queued", st.pending))
+            .collect();
         self.fail_collective(format!(
-            "{} {} returned from the SPMD function while {} {} called `sync` (superstep {step}): every process must make the same number of syncs",
-            plural(&ended),
-            ended.join(", "),
-            plural(&synced),
-            synced.join(", ")
+            "communication queued after the last sync would never happen: {} when the SPMD function returned in superstep {}; end the function with `sync()`",
+            culprits.join("; "),
+            self.step
         ))
     }
+}
+
+/// How one process arrived at a sync or at the end (for the messages of `fail_end`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Status {
+    pub arrival: Arrival,
+    pub step: usize,
+    pub pending: Pending,
 }
 
 /// What a sync reads from the other processes: their bookkeeping, and what they queued for

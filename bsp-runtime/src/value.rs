@@ -28,6 +28,8 @@
 )]
 pub trait Value: bytemuck::Pod + Send + Sync {}
 
+// `do_not_recommend`: a type that is not `Value` gets our message, not a list of `Pod` types.
+#[diagnostic::do_not_recommend]
 impl<T: bytemuck::Pod + Send + Sync> Value for T {}
 
 /// Something that reads as a slice of `T`: a single `T`, `[T]`, `[T; N]` or `Vec<T>`.

@@ -15,4 +15,6 @@
 //! Nothing in the semantic layer assumes that another process's memory can be addressed, except
 //! through these calls. [`threads`] is the shared-memory engine (the default).
 
+#[cfg(feature = "mpi")]
+pub(crate) mod mpi;
 pub(crate) mod threads;

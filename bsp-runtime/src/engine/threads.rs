@@ -62,6 +62,34 @@ impl Group {
         (group, parkers)
     }
 
+    /// The group of one MPI rank: `nprocs` processes in all, but only this one's outbox here
+    /// (the others live in other OS processes).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the MPI engine uses it"))]
+    pub(crate) fn new_rank(nprocs: usize) -> (Self, Parker) {
+        let (barrier, mut parkers) = Barrier::new(1);
+        let slot = CachePadded::new(Slot {
+            out: [UnsafeCell::new(Outbox::new(nprocs)), UnsafeCell::new(Outbox::new(nprocs))],
+        });
+        let group = Group {
+            nprocs,
+            // Relaxed: only uniqueness matters.
+            run_id: NEXT_RUN.fetch_add(1, Ordering::Relaxed),
+            barrier,
+            slots: vec![slot].into_boxed_slice(),
+            failure: Mutex::new(None),
+        };
+        (group, parkers.pop().expect("one parker"))
+    }
+
+    /// Index of `pid`'s slot: a rank's group holds only its own.
+    fn slot(&self, pid: usize) -> usize {
+        if self.slots.len() == 1 {
+            0
+        } else {
+            pid
+        }
+    }
+
     pub(crate) fn nprocs(&self) -> usize {
         self.nprocs
     }
@@ -103,7 +131,7 @@ impl Group {
     pub(crate) unsafe fn own_outbox(&self, pid: usize, parity: usize) -> &mut Outbox {
         // SAFETY: the caller is the only writer of this outbox now, and no reader reads it
         // (module docs).
-        unsafe { &mut *self.slots[pid].out[parity].get() }
+        unsafe { &mut *self.slots[self.slot(pid)].out[parity].get() }
     }
 
     /// The outbox of `pid` for the superstep of `parity`, to read during that superstep's sync.
@@ -113,6 +141,6 @@ impl Group {
     pub(crate) unsafe fn outbox(&self, pid: usize, parity: usize) -> &Outbox {
         // SAFETY: the owner finished writing before the first barrier and does not write again
         // until every process has left this sync (module docs).
-        unsafe { &*self.slots[pid].out[parity].get() }
+        unsafe { &*self.slots[self.slot(pid)].out[parity].get() }
     }
 }
