@@ -14,7 +14,7 @@
 use std::cell::Cell;
 
 use crate::exchange::{flags, MsgRec};
-use crate::{Ctx, Elems, Value};
+use crate::{Ctx, Value};
 
 /// Tag-size state of one process: (A, B, C) of SEMANTICS.md §4.1.
 #[derive(Debug, Default, Clone, Copy)]
@@ -137,13 +137,14 @@ impl Ctx {
     ///
     /// Tag and payload are copied at the call. The message can be read by `pid` in the next
     /// superstep only. The size of `Tg` must be the tag size in force (use `()` with size 0).
+    /// The payload is a slice: `&[x]` sends one value, `&xs` an array or a `Vec`.
     ///
     /// ```
     /// let got = bsp_runtime::run(3, |ctx| {
     ///     ctx.set_tag::<u32>();
     ///     ctx.sync();
     ///     for q in 0..ctx.nprocs() {
-    ///         ctx.send(q, &(ctx.pid() as u32), &[1.5f64, 2.5][..]);
+    ///         ctx.send(q, &(ctx.pid() as u32), &[1.5f64, 2.5]);
     ///     }
     ///     ctx.sync();
     ///     let mut from = Vec::new();
@@ -161,9 +162,9 @@ impl Ctx {
     /// # Panics
     /// If `pid >= nprocs()` or the tag's size is not the tag size in force.
     #[track_caller]
-    pub fn send<Tg: Value, T: Value, S: ?Sized + Elems<T>>(&self, pid: usize, tag: &Tg, payload: &S) {
+    pub fn send<Tg: Value, T: Value>(&self, pid: usize, tag: &Tg, payload: &[T]) {
         let align = std::mem::align_of::<Tg>().max(std::mem::align_of::<T>());
-        self.send_impl("send", pid, bytemuck::bytes_of(tag), bytemuck::cast_slice(payload.elems()), align);
+        self.send_impl("send", pid, bytemuck::bytes_of(tag), bytemuck::cast_slice(payload), align);
     }
 
     /// [`send`](Ctx::send) at the byte level: `tag.len()` must be the tag size in force.
@@ -268,7 +269,7 @@ impl Ctx {
     ///
     /// ```
     /// let total = bsp_runtime::run(2, |ctx| {
-    ///     ctx.send(1 - ctx.pid(), &(), &[1u64, 2, 3][..]);
+    ///     ctx.send(1 - ctx.pid(), &(), &[1u64, 2, 3]);
     ///     ctx.sync();
     ///     let (_, xs) = ctx.hpmove::<(), u64>().unwrap();
     ///     xs.iter().sum::<u64>()

@@ -81,7 +81,7 @@ pub use ctx::Ctx;
 pub use error::Error;
 pub use launch::{exit_on_error, run, Launch, NPROCS_VAR};
 pub use reg::{AsRemote, Reg, Remote};
-pub use superstep::Superstep;
+pub use superstep::{OnlyInsideASuperstep, Superstep};
 pub use value::{Elems, ElemsMut, Value};
 
 /// Items the macros of `bsp-macros` expand to. Not a public API: no stability promise.

@@ -466,6 +466,13 @@ impl Ctx {
         offset: usize,
         len: usize,
     ) -> Resolved {
+        self.check_live(op);
+        if pid >= self.nprocs {
+            self.fail_misuse(format!(
+                "{op} with process {pid} (registration #{}, offset {offset}, length {len}): pid {pid} is out of range (nprocs = {})",
+                reg.serial, self.nprocs
+            ));
+        }
         let (addr, extent_bytes) = self.lookup(op, pid, reg.run_id, reg.pid, reg.slot, reg.serial);
         let size = std::mem::size_of::<T>();
         let extent = extent_bytes.checked_div(size).unwrap_or(0);

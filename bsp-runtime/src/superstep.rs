@@ -109,3 +109,54 @@ impl Ctx {
         result
     }
 }
+
+/// Sealed marker that no type implements: the bound of the `Ctx` methods below, which exist only
+/// so that calling `get`, `hpget` or `hpput` outside a superstep says why it cannot work.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`get`, `hpget` and `hpput` exist only inside a superstep",
+    label = "called on the context outside a superstep",
+    note = "write the call inside `bsp::superstep!(ctx, {{ ... }})` or `ctx.superstep(|s| ...)`: it borrows its destination (or hpput source) until the sync that ends that superstep, so that it cannot be read too early"
+)]
+pub trait OnlyInsideASuperstep: sealed::Never {}
+
+mod sealed {
+    /// Implemented by no type.
+    pub trait Never {}
+}
+
+#[doc(hidden)]
+impl Ctx {
+    /// Not callable (the bound holds for no type): see [`Superstep::get`].
+    pub fn get<T: crate::Value, D: ?Sized + OnlyInsideASuperstep>(
+        &self,
+        _pid: usize,
+        _src: impl crate::AsRemote<T>,
+        _offset: usize,
+        _dst: &mut D,
+    ) {
+        unreachable!("no type implements `OnlyInsideASuperstep`")
+    }
+
+    /// Not callable (the bound holds for no type): see [`Superstep::hpget`].
+    pub fn hpget<T: crate::Value, D: ?Sized + OnlyInsideASuperstep>(
+        &self,
+        _pid: usize,
+        _src: impl crate::AsRemote<T>,
+        _offset: usize,
+        _dst: &mut D,
+    ) {
+        unreachable!("no type implements `OnlyInsideASuperstep`")
+    }
+
+    /// Not callable (the bound holds for no type): see [`Superstep::hpput`].
+    pub fn hpput<T: crate::Value, S: ?Sized + OnlyInsideASuperstep>(
+        &self,
+        _pid: usize,
+        _src: &S,
+        _dst: impl crate::AsRemote<T>,
+        _offset: usize,
+    ) {
+        unreachable!("no type implements `OnlyInsideASuperstep`")
+    }
+}
