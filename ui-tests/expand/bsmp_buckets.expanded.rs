@@ -20,7 +20,7 @@ fn main() {
             ctx.sync();
             for v in draws(ctx.pid()) {
                 let owner = v as usize * p / 100;
-                ctx.send(owner, &(ctx.pid() as u32), &v);
+                ctx.send(owner, &(ctx.pid() as u32), &[v]);
             }
             ctx.sync();
             let (messages, bytes) = ctx.qsize();
