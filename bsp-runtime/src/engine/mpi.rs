@@ -69,6 +69,11 @@ pub(crate) struct Mpi {
     recv_counts: Vec<Count>,
     recv_displs: Vec<Count>,
     peers: MpiPeers,
+    /// Scratch for serving gets: one requester's reply bytes, bytes asked of each owner, and
+    /// read positions in the replies.
+    scratch: Vec<u8>,
+    asked: Vec<usize>,
+    cursor: Vec<usize>,
 }
 
 /// One get request received from another rank.
@@ -161,6 +166,9 @@ impl Mpi {
                 queues: (0..nprocs).map(|_| DestQueue::default()).collect(),
                 reqs: (0..nprocs).map(|_| Vec::new()).collect(),
             },
+            scratch: Vec::new(),
+            asked: vec![0; nprocs],
+            cursor: vec![0; nprocs],
         }
     }
 
@@ -255,6 +263,11 @@ impl Mpi {
     /// Moves every rank's serialised blocks to their destinations.
     fn exchange(&mut self) {
         self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
+        self.all_to_all_v();
+    }
+
+    /// One `MPI_Alltoallv` of `send` (by `send_counts`) into `recv` (by `recv_counts`).
+    fn all_to_all_v(&mut self) {
         displacements(&self.send_counts, &mut self.send_displs);
         displacements(&self.recv_counts, &mut self.recv_displs);
         let total: usize = self.recv_counts.iter().map(|&c| c as usize).sum();
@@ -319,7 +332,7 @@ impl Mpi {
         // Replies, one block per requester, each the concatenation of the requested bytes.
         self.send.clear();
         self.send_counts.clear();
-        let mut bytes: Vec<u8> = Vec::new();
+        let bytes = &mut self.scratch;
         for src in 0..p {
             bytes.clear();
             for req in &self.peers.reqs[src] {
@@ -331,29 +344,23 @@ impl Mpi {
                 bytes.extend_from_slice(data);
             }
             let start = self.send.len();
-            put_bytes(&mut self.send, &bytes);
+            put_bytes(&mut self.send, bytes);
             self.send_counts.push(count(self.send.len() - start, "the get replies for one rank"));
         }
         // What this rank asked each owner for.
-        let mut asked = vec![0usize; p];
+        self.asked.fill(0);
         for g in &st.gets {
-            asked[g.pid] += g.bytes;
+            self.asked[g.pid] += g.bytes;
         }
-        for (c, &a) in self.recv_counts.iter_mut().zip(&asked) {
+        for (c, &a) in self.recv_counts.iter_mut().zip(&self.asked) {
             *c = count(a.div_ceil(8), "the get replies from one rank");
         }
-        displacements(&self.send_counts, &mut self.send_displs);
-        displacements(&self.recv_counts, &mut self.recv_displs);
-        let total: usize = self.recv_counts.iter().map(|&c| c as usize).sum();
-        self.recv.clear();
-        self.recv.resize(total, 0);
-        {
-            let send = Partition::new(&self.send[..], &self.send_counts[..], &self.send_displs[..]);
-            let mut recv = PartitionMut::new(&mut self.recv[..], &self.recv_counts[..], &self.recv_displs[..]);
-            self.comm.all_to_all_varcount_into(&send, &mut recv);
-        }
+        self.all_to_all_v();
         let replies: &[u8] = bytemuck::cast_slice(&self.recv[..]);
-        let mut cursor: Vec<usize> = self.recv_displs.iter().map(|&d| d as usize * 8).collect();
+        for (c, &d) in self.cursor.iter_mut().zip(&self.recv_displs) {
+            *c = d as usize * 8;
+        }
+        let cursor = &mut self.cursor;
         for g in &st.gets {
             let at = cursor[g.pid];
             // SAFETY: the destination was borrowed mutably by this process until the end of
