@@ -38,6 +38,20 @@
 //!   unconditionally. A waiter checks `poisoned` before each park; if the poison comes after the
 //!   check, its unpark comes after it too, and the park returns.
 //!
+//! # How long to spin
+//! A waiter polls back to back for about a microsecond (a partner that arrives at the same
+//! time answers within a few hundred ns), then polls with `spin_loop` hints for some more µs
+//! (a wake-up from parking costs tens of µs, so a short imbalance is cheaper to spin through),
+//! then yields a few times, then parks. Spinning only helps if the awaited process runs on
+//! another core. Two processes of a run can share one core, though: Linux starts new threads
+//! on their creator's core and may leave them there for tens of ms, during which every sync
+//! would cost a whole spin (~10 µs instead of ~0.1). A `yield_now` that takes long shows it (it
+//! ran another thread on this core); the process then remembers that its core is shared, and
+//! its next waits park right after the short busy phase. Parking is also what separates the
+//! two: the scheduler wakes the sleeper on an idle core. A wait that succeeds while spinning, or
+//! a wake-up, clears the hint. The policy only decides how long to spin: correctness never
+//! depends on it.
+//!
 //! # Memory ordering
 //! What a sync needs from the barrier: everything any process wrote before arriving happens
 //! before everything any process does after leaving (it then reads the others' outboxes).
@@ -56,6 +70,7 @@
 
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use crossbeam_utils::sync::{Parker, Unparker};
 use crossbeam_utils::CachePadded;
@@ -103,10 +118,13 @@ impl Patience {
 }
 
 /// For processes that own a core: a sync of balanced supersteps completes within the spin, so
-/// no process pays for a wake-up (tens of µs). The spin lasts ~5–30 µs (depending on `pause`).
+/// no process pays for a wake-up (tens of µs). The spin lasts ~3–30 µs (depending on `pause`).
 const PATIENT: Patience = Patience { busy: 1 << 10, paced: 1 << 8, yields: 8 };
 /// For more processes than cores: the core is better given to a process that still computes.
 const OVERSUBSCRIBED: Patience = Patience { busy: 16, paced: 16, yields: 2 };
+/// A `yield_now` that takes longer than this ran another thread on this core (an idle yield is
+/// a system call of well under a µs).
+const YIELD_RAN_ANOTHER: Duration = Duration::from_micros(3);
 
 /// The barrier was poisoned: another process failed.
 #[derive(Debug)]
@@ -123,10 +141,19 @@ pub(crate) struct Barrier {
     n: usize,
     poisoned: CachePadded<AtomicBool>,
     unparkers: Box<[Unparker]>,
-    /// Per process: the number of epochs it completed. Touched only by that process.
-    epochs: Box<[CachePadded<AtomicU64>]>,
+    /// Per process, touched only by that process.
+    procs: Box<[CachePadded<Local>]>,
     patience: Patience,
     algo: Algo,
+}
+
+/// What a process remembers between its waits.
+#[derive(Default)]
+struct Local {
+    /// The number of epochs it completed.
+    epoch: AtomicU64,
+    /// It recently shared its core with another thread (module docs, "How long to spin").
+    shared_core: AtomicBool,
 }
 
 enum Algo {
@@ -183,7 +210,7 @@ impl Barrier {
             n,
             poisoned: CachePadded::new(AtomicBool::new(false)),
             unparkers,
-            epochs: (0..n).map(|_| padded(0)).collect(),
+            procs: (0..n).map(|_| CachePadded::new(Local::default())).collect(),
             patience,
             algo,
         };
@@ -227,12 +254,12 @@ impl Barrier {
             return Err(Poisoned);
         }
         // Relaxed: only this process reads or writes its epoch counter.
-        let epoch = self.epochs[pid].load(Ordering::Relaxed);
+        let epoch = self.procs[pid].epoch.load(Ordering::Relaxed);
         let all = match &self.algo {
             Algo::Dissemination { rounds, slots } => self.disseminate(pid, parker, flags, epoch, *rounds, slots)?,
             Algo::Central(c) => self.central(c, pid, parker, flags, epoch)?,
         };
-        self.epochs[pid].store(epoch.wrapping_add(1), Ordering::Relaxed);
+        self.procs[pid].epoch.store(epoch.wrapping_add(1), Ordering::Relaxed);
         Ok(all)
     }
 
@@ -257,37 +284,75 @@ impl Barrier {
                 self.unparkers[to].unpark();
             }
             let mine = &slots[(pid * rounds + round) * 2 + parity];
-            acc |= self.await_slot(parker, mine, want)? & FLAG_MASK;
+            acc |= self.await_slot(pid, parker, mine, want)? & FLAG_MASK;
         }
         Ok(acc)
     }
 
     /// Waits until `slot` holds tag `want`; returns its value.
-    fn await_slot(&self, parker: &Parker, slot: &AtomicU64, want: u64) -> Result<u64, Poisoned> {
-        let mut polls = 0u32;
-        loop {
+    fn await_slot(&self, pid: usize, parker: &Parker, slot: &AtomicU64, want: u64) -> Result<u64, Poisoned> {
+        let poll = || {
             // Acquire: pairs with the writer's Release swap.
             let v = slot.load(Ordering::Acquire);
-            if v & TAG_MASK == want {
-                return Ok(v);
-            }
-            polls += 1;
-            if polls <= self.patience.spins() {
-                self.patience.spin(polls);
-                continue;
-            }
-            if self.is_poisoned() {
-                return Err(Poisoned);
-            }
-            if polls <= self.patience.spins() + self.patience.yields {
-                std::thread::yield_now();
-                continue;
-            }
+            (v & TAG_MASK == want).then_some(v)
+        };
+        let sleep = || {
             // Relaxed: only the place in the slot's modification order matters (module docs).
+            let v = slot.load(Ordering::Relaxed);
+            if v & TAG_MASK == want {
+                return;
+            }
             let announced =
                 v & SLEEP != 0 || slot.compare_exchange(v, v | SLEEP, Ordering::Relaxed, Ordering::Relaxed).is_ok();
             if announced && !self.is_poisoned() {
                 parker.park();
+            }
+        };
+        self.wait_for(pid, poll, sleep)
+    }
+
+    /// Waits until `poll` returns a value: spins, yields, then sleeps with `sleep` (which
+    /// announces the sleeper, re-checks, and parks), as the module docs describe.
+    fn wait_for<T>(&self, pid: usize, poll: impl Fn() -> Option<T>, sleep: impl Fn()) -> Result<T, Poisoned> {
+        let me = &self.procs[pid];
+        // Relaxed (both): a hint only this process reads and writes.
+        let shared = me.shared_core.load(Ordering::Relaxed);
+        let spins = if shared { self.patience.busy } else { self.patience.spins() };
+        for polls in 1..=spins {
+            if let Some(v) = poll() {
+                if shared {
+                    me.shared_core.store(false, Ordering::Relaxed);
+                }
+                return Ok(v);
+            }
+            self.patience.spin(polls);
+        }
+        if !shared {
+            for _ in 0..self.patience.yields {
+                if self.is_poisoned() {
+                    return Err(Poisoned);
+                }
+                let start = Instant::now();
+                std::thread::yield_now();
+                let ran_another = start.elapsed() > YIELD_RAN_ANOTHER;
+                if let Some(v) = poll() {
+                    me.shared_core.store(ran_another, Ordering::Relaxed);
+                    return Ok(v);
+                }
+                if ran_another {
+                    break;
+                }
+            }
+        }
+        loop {
+            if self.is_poisoned() {
+                return Err(Poisoned);
+            }
+            sleep();
+            if let Some(v) = poll() {
+                // Woken: most likely on a core of its own now.
+                me.shared_core.store(false, Ordering::Relaxed);
+                return Ok(v);
             }
         }
     }
@@ -314,25 +379,12 @@ impl Barrier {
             return Ok(all);
         }
         let want = tag(epoch.wrapping_add(1));
-        let mut polls = 0u32;
-        loop {
+        let poll = || {
             // Acquire: pairs with the last arrival's store of `word`.
             let v = c.word.load(Ordering::Acquire);
-            if v & TAG_MASK == want {
-                return Ok(v & FLAG_MASK);
-            }
-            polls += 1;
-            if polls <= self.patience.spins() {
-                self.patience.spin(polls);
-                continue;
-            }
-            if self.is_poisoned() {
-                return Err(Poisoned);
-            }
-            if polls <= self.patience.spins() + self.patience.yields {
-                std::thread::yield_now();
-                continue;
-            }
+            (v & TAG_MASK == want).then_some(v & FLAG_MASK)
+        };
+        let sleep = || {
             // SeqCst: the sleeper side of the handshake (module docs).
             c.sleeping[pid].store(true, Ordering::SeqCst);
             if c.word.load(Ordering::SeqCst) & TAG_MASK != want && !self.is_poisoned() {
@@ -340,7 +392,8 @@ impl Barrier {
             }
             // Relaxed: a stale `true` costs the waker one spare unpark, never a lost one.
             c.sleeping[pid].store(false, Ordering::Relaxed);
-        }
+        };
+        self.wait_for(pid, poll, sleep)
     }
 }
 

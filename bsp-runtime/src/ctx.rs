@@ -29,6 +29,13 @@ pub(crate) struct State {
     pub get_stage: Vec<u8>,
     /// Reads run in the get phase (`ext.rs`).
     pub deferred: Vec<crate::ext::Deferred>,
+    /// Requests to extension objects, answered in the get phase (`ext.rs`), their parts and
+    /// bytes, and scratch for the replies (threads engine).
+    pub requests: Vec<crate::ext::ExtRequest>,
+    pub req_parts: Vec<crate::ext::ReqPart>,
+    pub req_data: Vec<u8>,
+    pub req_reply: Vec<u8>,
+    pub req_ranges: Vec<std::ops::Range<usize>>,
     pub tag: TagState,
     /// `exchange::flags` bits this process will arrive with.
     pub flags: u64,
@@ -94,6 +101,11 @@ impl Ctx {
                 gets: Vec::new(),
                 get_stage: Vec::new(),
                 deferred: Vec::new(),
+                requests: Vec::new(),
+                req_parts: Vec::new(),
+                req_data: Vec::new(),
+                req_reply: Vec::new(),
+                req_ranges: Vec::new(),
                 tag: TagState::default(),
                 flags: 0,
                 pending: Pending::default(),

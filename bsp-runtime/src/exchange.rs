@@ -40,6 +40,8 @@ pub(crate) struct PushInfo {
     pub addr: usize,
     /// Extent in bytes.
     pub bytes: usize,
+    /// For an extension object: the address of its boxed `Arc<dyn ExtTarget>` (threads engine).
+    pub handler: usize,
     /// Size of one element, to catch processes registering different types.
     pub elem_size: usize,
     /// Element type name, for messages (owned when it came from another OS process).

@@ -7,9 +7,15 @@
 //! - **records** ([`Ctx::queue_ext`]): bytes queued for an object registered on process `pid`,
 //!   copied at the call, delivered to the object's [`ExtTarget::apply`] on `pid` during the put
 //!   phase of the sync (ascending source pid, then issue order), after that process's own gets;
+//! - **requests** ([`Ctx::request_ext`]): bytes sent to objects on some processes, each answered
+//!   by the object's [`ExtTarget::serve`] during the get phase of the sync — before any record
+//!   or put of the superstep is applied, like the source of a DRMA get — with the replies handed
+//!   to one callback of the requester, in request order. The threads engine calls `serve` from
+//!   the requester's thread (every process is inside the sync, nobody writes the objects); the
+//!   MPI engine ships requests and replies;
 //! - **deferred reads** ([`Ctx::defer_read`]): a closure run by the requester during the get
-//!   phase of the sync, while every process is inside the sync and before any record or put is
-//!   applied, which may read other processes' registered objects (threads engine).
+//!   phase of the sync, which may read other processes' registered objects directly (threads
+//!   engine only).
 //!
 //! Objects are registered collectively like memory ([`Ctx::push_ext`]), so every process learns
 //! where the others' objects are, and deregistered like memory.
@@ -29,6 +35,29 @@ pub(crate) trait ExtTarget: Any + Send + Sync {
     /// element): the sync catches the panic, keeps its remaining barriers, and resumes it once
     /// no other process reads this process's memory (`sync.rs`).
     fn apply(&self, owner: &Ctx, src: usize, bytes: &[u8]);
+
+    /// Answers a request that process `src` made of this object, by appending the reply to
+    /// `reply`. Called in the get phase of the sync, possibly from another process's thread
+    /// (threads engine): it may only read the object, which nobody writes then.
+    fn serve(&self, src: usize, request: &[u8], reply: &mut Vec<u8>);
+}
+
+/// One part of a request: the bytes for the object on `pid`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReqPart {
+    pub pid: usize,
+    pub slot: u32,
+    pub at: usize,
+    pub len: usize,
+}
+
+/// The callback of a request, with its lifetime erased (see [`Ctx::request_ext`]).
+pub(crate) type OnReply = Box<dyn FnOnce(&mut dyn Iterator<Item = &[u8]>)>;
+
+/// A request queued for the get phase: its parts (a range of `State::req_parts`) and callback.
+pub(crate) struct ExtRequest {
+    pub parts: std::ops::Range<usize>,
+    pub on_reply: OnReply,
 }
 
 /// A registered extension object (collective handle, like `Reg`).
@@ -96,6 +125,77 @@ impl Ctx {
         let mut st = self.state.borrow_mut();
         st.flags |= flags::WORK;
         st.pending.puts += 1;
+    }
+
+    /// Sends `parts` (pairs of a process and the request bytes for its object) to the objects
+    /// of `r` at the next sync; each is answered by [`ExtTarget::serve`] in the get phase, and
+    /// `on_reply` receives the replies, in the order of `parts`.
+    ///
+    /// # Safety
+    /// `on_reply` may borrow data for the superstep's lifetime `'s` only: the caller must
+    /// guarantee that what it borrows stays valid and untouched until the end of the sync that
+    /// ends the superstep (as `Superstep` borrows do), and it must not have drop glue that uses
+    /// those borrows (it may be dropped without running if the process fails).
+    #[track_caller]
+    #[allow(dead_code, reason = "GP reads are being moved onto it")]
+    pub(crate) unsafe fn request_ext<'s, 'b>(
+        &self,
+        op: &str,
+        r: &ExtReg,
+        parts: impl IntoIterator<Item = (usize, &'b [u8])>,
+        on_reply: Box<dyn FnOnce(&mut dyn Iterator<Item = &[u8]>) + 's>,
+    ) {
+        let mut st = self.state.borrow_mut();
+        let first = st.req_parts.len();
+        for (pid, bytes) in parts {
+            drop(st);
+            self.ext_addr(op, pid, r);
+            st = self.state.borrow_mut();
+            let at = st.req_data.len();
+            st.req_data.extend_from_slice(bytes);
+            st.req_parts.push(ReqPart { pid, slot: r.slot, at, len: bytes.len() });
+        }
+        let parts = first..st.req_parts.len();
+        // SAFETY: lifetime erasure only; the caller guarantees the borrows outlive the point
+        // where the callback runs (the get phase of the next sync) and that dropping it touches
+        // none of them.
+        let on_reply: OnReply =
+            unsafe { std::mem::transmute::<Box<dyn FnOnce(&mut dyn Iterator<Item = &[u8]>) + 's>, OnReply>(on_reply) };
+        st.requests.push(ExtRequest { parts, on_reply });
+        st.flags |= flags::GET | flags::WORK;
+        st.pending.gets += 1;
+    }
+
+    /// Answers this process's requests by calling the owners' objects directly (threads
+    /// engine, get phase): every process is inside the sync and nobody writes the objects.
+    pub(crate) fn serve_requests_shared(&mut self) {
+        let st = self.state.get_mut();
+        let requests = std::mem::take(&mut st.requests);
+        let mut reply = std::mem::take(&mut st.req_reply);
+        let mut ranges = std::mem::take(&mut st.req_ranges);
+        for request in requests {
+            reply.clear();
+            ranges.clear();
+            {
+                let st = self.state.borrow();
+                for part in &st.req_parts[request.parts.clone()] {
+                    let entry = st.table.entries[part.slot as usize].as_ref().expect("a request checked at the call");
+                    let handler = entry.handlers[part.pid];
+                    // SAFETY: `handler` is the address of the `Arc<dyn ExtTarget>` that process
+                    // `part.pid` keeps boxed in its table entry for this registration (published
+                    // when the registration took effect, in the same address space); it stays
+                    // there until the registration is gone, which is after this get phase.
+                    let target = unsafe { &*(handler as *const Arc<dyn ExtTarget>) };
+                    let start = reply.len();
+                    target.serve(self.pid, &st.req_data[part.at..part.at + part.len], &mut reply);
+                    ranges.push(start..reply.len());
+                }
+            }
+            (request.on_reply)(&mut ranges.iter().map(|r| &reply[r.clone()]));
+        }
+        let st = self.state.get_mut();
+        st.req_reply = reply;
+        st.req_ranges = ranges;
     }
 
     /// Runs `read` during the get phase of the next sync.

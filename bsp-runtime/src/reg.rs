@@ -82,8 +82,12 @@ pub(crate) struct Entry {
     pub remote: Vec<(usize, usize)>,
     /// Keeps the memory alive while registered (never read).
     pub _keep: Arc<dyn Any + Send + Sync>,
-    /// For an extension registration: the object that applies records sent to it.
-    pub ext: Option<Arc<dyn crate::ext::ExtTarget>>,
+    /// For an extension registration: the object that applies records sent to it, boxed so
+    /// that its address (published as `PushInfo::handler`) is stable.
+    #[allow(clippy::redundant_allocation, reason = "the box gives the fat `Arc` a thin, stable address")]
+    pub ext: Option<Box<Arc<dyn crate::ext::ExtTarget>>>,
+    /// Every process's `handler` address, for an extension registration.
+    pub handlers: Vec<usize>,
 }
 
 /// A process's registration table. Slots are reused LIFO; since pushes and pops are collective
@@ -382,6 +386,8 @@ impl Ctx {
         keep: Arc<dyn Any + Send + Sync>,
         ext: Option<Arc<dyn crate::ext::ExtTarget>>,
     ) {
+        let ext = ext.map(Box::new);
+        let handler = ext.as_ref().map_or(0, |b| std::ptr::from_ref::<Arc<dyn crate::ext::ExtTarget>>(b) as usize);
         let mut st = self.state.borrow_mut();
         st.table.entries[slot as usize] = Some(Entry {
             serial,
@@ -391,12 +397,14 @@ impl Ctx {
             remote: Vec::new(),
             _keep: keep,
             ext,
+            handlers: Vec::new(),
         });
         st.flags |= crate::exchange::flags::WORK;
         self.outbox().meta.pushes.push(crate::exchange::PushInfo {
             serial,
             addr,
             bytes,
+            handler,
             elem_size,
             type_name: type_name.into(),
         });

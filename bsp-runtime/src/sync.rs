@@ -204,6 +204,7 @@ impl Ctx {
         for read in deferred {
             read(self);
         }
+        self.serve_requests_shared();
         let st = self.state.get_mut();
         st.get_stage.clear();
         for g in &st.gets {
@@ -272,7 +273,7 @@ impl Ctx {
                     let st = self.state.borrow();
                     let entry =
                         st.table.entries[rec.slot as usize].as_ref().expect("record for a slot checked at the call");
-                    entry.ext.clone().expect("records go to extension registrations")
+                    entry.ext.as_deref().cloned().expect("records go to extension registrations")
                 };
                 target.apply(self, src, &q.ext_data[rec.at..rec.at + rec.len]);
             }
@@ -309,6 +310,9 @@ impl Ctx {
                     (theirs.addr, theirs.bytes)
                 })
                 .collect();
+            if e.ext.is_some() {
+                e.handlers = (0..p).map(|q| peers.meta(q).pushes[i].handler).collect();
+            }
         }
     }
 
@@ -318,6 +322,9 @@ impl Ctx {
         let st = self.state.get_mut();
         st.gets.clear();
         st.deferred.clear();
+        st.requests.clear();
+        st.req_parts.clear();
+        st.req_data.clear();
         st.flags = 0;
         st.pending = Pending::default();
         st.tag.in_queue = st.tag.in_force;

@@ -84,12 +84,22 @@ struct GetReq {
     len: usize,
 }
 
+/// One request to an extension object, received from another rank.
+#[derive(Clone, Copy, Debug)]
+struct XReq {
+    slot: u32,
+    at: usize,
+    len: usize,
+}
+
 /// What this rank received in a sync: every rank's bookkeeping and what it queued for us.
 #[derive(Default)]
 struct MpiPeers {
     metas: Vec<Meta>,
     queues: Vec<DestQueue>,
     reqs: Vec<Vec<GetReq>>,
+    xreqs: Vec<Vec<XReq>>,
+    xreq_data: Vec<Vec<u8>>,
 }
 
 impl Peers for MpiPeers {
@@ -165,6 +175,8 @@ impl Mpi {
                 metas: (0..nprocs).map(|_| Meta::default()).collect(),
                 queues: (0..nprocs).map(|_| DestQueue::default()).collect(),
                 reqs: (0..nprocs).map(|_| Vec::new()).collect(),
+                xreqs: (0..nprocs).map(|_| Vec::new()).collect(),
+                xreq_data: (0..nprocs).map(|_| Vec::new()).collect(),
             },
             scratch: Vec::new(),
             asked: vec![0; nprocs],
@@ -223,6 +235,7 @@ impl Mpi {
                 dest.msgs.len() as u64,
                 dest.ext.len() as u64,
                 reqs.clone().count() as u64,
+                st.req_parts.iter().filter(|r| r.pid == q).count() as u64,
             ]);
             for push in &meta.pushes {
                 self.send.extend_from_slice(&[
@@ -254,6 +267,10 @@ impl Mpi {
             }
             for g in reqs {
                 self.send.extend_from_slice(&[u64::from(g.slot), g.byte_offset as u64, g.bytes as u64]);
+            }
+            for part in st.req_parts.iter().filter(|r| r.pid == q) {
+                self.send.extend_from_slice(&[u64::from(part.slot), part.len as u64]);
+                put_bytes(&mut self.send, &st.req_data[part.at..part.at + part.len]);
             }
             let words = self.send.len() - start;
             self.send_counts.push(count(words, "the data for one destination"));
@@ -287,13 +304,20 @@ impl Mpi {
             meta.step = r.usize();
             meta.tag_request = r.usize();
             meta.pending = Pending { puts: r.usize(), gets: r.usize(), sends: r.usize() };
-            let (n_push, n_pop, n_put, n_msg, n_ext, n_req) =
-                (r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize());
+            let (n_push, n_pop, n_put, n_msg, n_ext, n_req, n_xreq) =
+                (r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize());
             meta.pushes.clear();
             for _ in 0..n_push {
                 let (serial, bytes, elem_size, name_len) = (r.word(), r.usize(), r.usize(), r.usize());
                 let name = String::from_utf8_lossy(r.bytes(name_len)).into_owned();
-                meta.pushes.push(PushInfo { serial, addr: 0, bytes, elem_size, type_name: Cow::Owned(name) });
+                meta.pushes.push(PushInfo {
+                    serial,
+                    addr: 0,
+                    bytes,
+                    handler: 0,
+                    elem_size,
+                    type_name: Cow::Owned(name),
+                });
             }
             meta.pops.clear();
             for _ in 0..n_pop {
@@ -321,55 +345,94 @@ impl Mpi {
             for _ in 0..n_req {
                 reqs.push(GetReq { slot: r.word() as u32, byte_offset: r.usize(), len: r.usize() });
             }
+            let (xreqs, xdata) = (&mut self.peers.xreqs[src], &mut self.peers.xreq_data[src]);
+            xreqs.clear();
+            xdata.clear();
+            for _ in 0..n_xreq {
+                let (slot, len) = (r.word() as u32, r.usize());
+                xreqs.push(XReq { slot, at: xdata.len(), len });
+                xdata.extend_from_slice(r.bytes(len));
+            }
         }
     }
 
     /// Answers the get requests (from this rank's registered memory, before any put of the
-    /// superstep lands) and writes the answers to this rank's own gets, in issue order.
-    fn serve_gets(&mut self, ctx: &Ctx) {
+    /// superstep lands) and the requests to this rank's extension objects, then hands the
+    /// answers to this rank's own gets and requests, in issue order.
+    ///
+    /// A reply block, per requester: the requested DRMA bytes (padded to a word), then for each
+    /// extension request its length in a word and its bytes (padded).
+    fn serve_gets(&mut self, ctx: &mut Ctx) {
         let p = ctx.nprocs;
-        let st = ctx.state.borrow();
-        // Replies, one block per requester, each the concatenation of the requested bytes.
-        self.send.clear();
-        self.send_counts.clear();
-        let bytes = &mut self.scratch;
-        for src in 0..p {
-            bytes.clear();
-            for req in &self.peers.reqs[src] {
-                let entry = st.table.entries[req.slot as usize].as_ref().expect("a get checked at the call");
-                // SAFETY: inside this rank's registration (checked against its extent by the
-                // requester at the call); nothing writes it during this phase of the sync.
-                let data =
-                    unsafe { std::slice::from_raw_parts((entry.local_addr + req.byte_offset) as *const u8, req.len) };
-                bytes.extend_from_slice(data);
+        {
+            let st = ctx.state.borrow();
+            self.send.clear();
+            self.send_counts.clear();
+            let bytes = &mut self.scratch;
+            for src in 0..p {
+                bytes.clear();
+                for req in &self.peers.reqs[src] {
+                    let entry = st.table.entries[req.slot as usize].as_ref().expect("a get checked at the call");
+                    // SAFETY: inside this rank's registration (checked against its extent by the
+                    // requester at the call); nothing writes it during this phase of the sync.
+                    let data = unsafe {
+                        std::slice::from_raw_parts((entry.local_addr + req.byte_offset) as *const u8, req.len)
+                    };
+                    bytes.extend_from_slice(data);
+                }
+                let start = self.send.len();
+                put_bytes(&mut self.send, bytes);
+                for x in &self.peers.xreqs[src] {
+                    let entry = st.table.entries[x.slot as usize].as_ref().expect("a request checked at the call");
+                    let target = entry.ext.as_deref().expect("requests go to extension registrations");
+                    bytes.clear();
+                    target.serve(src, &self.peers.xreq_data[src][x.at..x.at + x.len], bytes);
+                    self.send.push(bytes.len() as u64);
+                    put_bytes(&mut self.send, bytes);
+                }
+                self.send_counts.push(count(self.send.len() - start, "the get replies for one rank"));
             }
-            let start = self.send.len();
-            put_bytes(&mut self.send, bytes);
-            self.send_counts.push(count(self.send.len() - start, "the get replies for one rank"));
         }
-        // What this rank asked each owner for.
+        self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
+        self.all_to_all_v();
+        let st = ctx.state.get_mut();
+        // DRMA gets, in issue order, from the front of each owner's block.
         self.asked.fill(0);
         for g in &st.gets {
             self.asked[g.pid] += g.bytes;
         }
-        for (c, &a) in self.recv_counts.iter_mut().zip(&self.asked) {
-            *c = count(a.div_ceil(8), "the get replies from one rank");
-        }
-        self.all_to_all_v();
         let replies: &[u8] = bytemuck::cast_slice(&self.recv[..]);
         for (c, &d) in self.cursor.iter_mut().zip(&self.recv_displs) {
             *c = d as usize * 8;
         }
-        let cursor = &mut self.cursor;
         for g in &st.gets {
-            let at = cursor[g.pid];
+            let at = self.cursor[g.pid];
             // SAFETY: the destination was borrowed mutably by this process until the end of
             // this sync (`Superstep::get`); this rank is the only thread touching it.
             unsafe {
                 std::ptr::copy_nonoverlapping(replies[at..at + g.bytes].as_ptr(), g.dst_addr as *mut u8, g.bytes)
             };
-            cursor[g.pid] += g.bytes;
+            self.cursor[g.pid] += g.bytes;
         }
+        // Extension replies follow, word aligned, in request order.
+        for (c, (&d, &a)) in self.cursor.iter_mut().zip(self.recv_displs.iter().zip(&self.asked)) {
+            *c = d as usize + a.div_ceil(8);
+        }
+        let requests = std::mem::take(&mut st.requests);
+        let mut ranges = std::mem::take(&mut st.req_ranges);
+        for request in requests {
+            ranges.clear();
+            for part in &st.req_parts[request.parts.clone()] {
+                let mut r = Reader { words: &self.recv[..], at: self.cursor[part.pid] };
+                let len = r.usize();
+                let start = r.at * 8;
+                r.bytes(len);
+                self.cursor[part.pid] = r.at;
+                ranges.push(start..start + len);
+            }
+            (request.on_reply)(&mut ranges.iter().map(|r| &replies[r.clone()]));
+        }
+        st.req_ranges = ranges;
     }
 }
 

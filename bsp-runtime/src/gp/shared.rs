@@ -99,6 +99,11 @@ impl<T: Value> ExtTarget for GpShared<T> {
     /// Applies a put or scatter from `src` (ascending source pid, then issue order: the last
     /// write to an element wins). Misuse panics on the owner; the sync holds the panic until
     /// nobody reads this process's memory any more, then the run stops.
+    fn serve(&self, _src: usize, _request: &[u8], _reply: &mut Vec<u8>) {
+        // GP reads still use deferred reads; requests come with the MPI-capable read path.
+        unreachable!("GP arrays send no requests yet")
+    }
+
     fn apply(&self, owner: &Ctx, src: usize, bytes: &[u8]) {
         let record = Record::decode(bytes);
         let size = std::mem::size_of::<T>();
