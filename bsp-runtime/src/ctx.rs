@@ -27,8 +27,6 @@ pub(crate) struct State {
     pub table: Table,
     pub gets: Vec<GetRec>,
     pub get_stage: Vec<u8>,
-    /// Reads run in the get phase (`ext.rs`).
-    pub deferred: Vec<crate::ext::Deferred>,
     /// Requests to extension objects, answered in the get phase (`ext.rs`), their parts and
     /// bytes, and scratch for the replies (threads engine).
     pub requests: Vec<crate::ext::ExtRequest>,
@@ -100,7 +98,6 @@ impl Ctx {
                 table: Table::default(),
                 gets: Vec::new(),
                 get_stage: Vec::new(),
-                deferred: Vec::new(),
                 requests: Vec::new(),
                 req_parts: Vec::new(),
                 req_data: Vec::new(),
@@ -159,14 +156,6 @@ impl Ctx {
     pub fn abort(&self, msg: impl Display) -> ! {
         self.group.fail(Error::abort(self.pid, msg.to_string()));
         std::panic::resume_unwind(Box::new(Stop))
-    }
-
-    /// Whether this process runs on the MPI engine.
-    pub(crate) fn is_mpi(&self) -> bool {
-        #[cfg(feature = "mpi")]
-        return self.mpi.is_some();
-        #[cfg(not(feature = "mpi"))]
-        false
     }
 
     pub(crate) fn run_id(&self) -> u64 {

@@ -12,10 +12,7 @@
 //!   or put of the superstep is applied, like the source of a DRMA get — with the replies handed
 //!   to one callback of the requester, in request order. The threads engine calls `serve` from
 //!   the requester's thread (every process is inside the sync, nobody writes the objects); the
-//!   MPI engine ships requests and replies;
-//! - **deferred reads** ([`Ctx::defer_read`]): a closure run by the requester during the get
-//!   phase of the sync, which may read other processes' registered objects directly (threads
-//!   engine only).
+//!   MPI engine ships requests and replies.
 //!
 //! Objects are registered collectively like memory ([`Ctx::push_ext`]), so every process learns
 //! where the others' objects are, and deregistered like memory.
@@ -52,7 +49,10 @@ pub(crate) struct ReqPart {
 }
 
 /// The callback of a request, with its lifetime erased (see [`Ctx::request_ext`]).
-pub(crate) type OnReply = Box<dyn FnOnce(&mut dyn Iterator<Item = &[u8]>)>;
+pub(crate) type OnReply = OnReplyIn<'static>;
+
+/// The callback of a request, borrowing for `'s`.
+pub(crate) type OnReplyIn<'s> = Box<dyn FnOnce(&mut dyn Iterator<Item = &[u8]>) + 's>;
 
 /// A request queued for the get phase: its parts (a range of `State::req_parts`) and callback.
 pub(crate) struct ExtRequest {
@@ -76,9 +76,6 @@ pub(crate) struct ExtRec {
     pub at: usize,
     pub len: usize,
 }
-
-/// A deferred read, with its lifetime erased (see [`Ctx::defer_read`]).
-pub(crate) type Deferred = Box<dyn FnOnce(&Ctx)>;
 
 impl Ctx {
     /// Registers `obj` collectively; effective at the next sync, like [`Ctx::push_reg`].
@@ -109,7 +106,7 @@ impl Ctx {
         self.pop_entry("destroy", r.slot, r.serial);
     }
 
-    /// The address of process `pid`'s object (threads engine), after validating the handle.
+    /// The address of process `pid`'s object (meaningful to the threads engine only), after validating the handle.
     #[track_caller]
     pub(crate) fn ext_addr(&self, op: &str, pid: usize, r: &ExtReg) -> usize {
         self.lookup(op, pid, r.run_id, r.pid, r.slot, r.serial).0
@@ -137,13 +134,12 @@ impl Ctx {
     /// ends the superstep (as `Superstep` borrows do), and it must not have drop glue that uses
     /// those borrows (it may be dropped without running if the process fails).
     #[track_caller]
-    #[allow(dead_code, reason = "GP reads are being moved onto it")]
     pub(crate) unsafe fn request_ext<'s, 'b>(
         &self,
         op: &str,
         r: &ExtReg,
         parts: impl IntoIterator<Item = (usize, &'b [u8])>,
-        on_reply: Box<dyn FnOnce(&mut dyn Iterator<Item = &[u8]>) + 's>,
+        on_reply: OnReplyIn<'s>,
     ) {
         let mut st = self.state.borrow_mut();
         let first = st.req_parts.len();
@@ -159,8 +155,7 @@ impl Ctx {
         // SAFETY: lifetime erasure only; the caller guarantees the borrows outlive the point
         // where the callback runs (the get phase of the next sync) and that dropping it touches
         // none of them.
-        let on_reply: OnReply =
-            unsafe { std::mem::transmute::<Box<dyn FnOnce(&mut dyn Iterator<Item = &[u8]>) + 's>, OnReply>(on_reply) };
+        let on_reply: OnReply = unsafe { std::mem::transmute::<OnReplyIn<'s>, OnReply>(on_reply) };
         st.requests.push(ExtRequest { parts, on_reply });
         st.flags |= flags::GET | flags::WORK;
         st.pending.gets += 1;
@@ -196,31 +191,5 @@ impl Ctx {
         let st = self.state.get_mut();
         st.req_reply = reply;
         st.req_ranges = ranges;
-    }
-
-    /// Runs `read` during the get phase of the next sync.
-    ///
-    /// # Safety
-    /// `read` may borrow data for the superstep's lifetime `'s` only: the caller must guarantee
-    /// that what it borrows stays valid and untouched until the end of the sync that ends the
-    /// superstep (as `Superstep` borrows do), and `read` must not have drop glue that uses those
-    /// borrows (it may be dropped without running if the process fails). `read` may panic: as
-    /// with [`ExtTarget::apply`], the sync holds the panic until its barriers are done.
-    #[track_caller]
-    pub(crate) unsafe fn defer_read<'s>(&self, read: Box<dyn FnOnce(&Ctx) + 's>) {
-        if self.is_mpi() {
-            self.fail_misuse(
-                "this one-sided read needs the threads engine (a shared address space); the MPI engine does not support it yet"
-                    .to_string(),
-            );
-        }
-        // SAFETY: lifetime erasure only; the caller guarantees the borrows outlive the point
-        // where the closure runs (the get phase of the next sync) and that dropping it touches
-        // none of them.
-        let read: Deferred = unsafe { std::mem::transmute::<Box<dyn FnOnce(&Ctx) + 's>, Deferred>(read) };
-        let mut st = self.state.borrow_mut();
-        st.deferred.push(read);
-        st.flags |= flags::GET | flags::WORK;
-        st.pending.gets += 1;
     }
 }

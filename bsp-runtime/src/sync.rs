@@ -101,7 +101,7 @@ impl Ctx {
     fn exchange(&mut self, all: u64, parity: usize) {
         let peers = self.shared_peers(parity);
         self.check_collectives(&peers);
-        // A panic in a data phase (an extension's deferred read or record, e.g. a GP checksize
+        // A panic in a data phase (an extension object serving a request or applying a record, e.g. a GP checksize
         // error) must not unwind yet: other processes may still be reading this process's
         // memory (registered memory until the get-phase barrier, hpput sources until the
         // closing barrier), and unwinding would free it. So it is caught, the sync's remaining
@@ -200,10 +200,6 @@ impl Ctx {
     }
 
     fn read_gets(&mut self) {
-        let deferred = std::mem::take(&mut self.state.get_mut().deferred);
-        for read in deferred {
-            read(self);
-        }
         self.serve_requests_shared();
         let st = self.state.get_mut();
         st.get_stage.clear();
@@ -321,7 +317,6 @@ impl Ctx {
     pub(crate) fn next_superstep(&mut self) {
         let st = self.state.get_mut();
         st.gets.clear();
-        st.deferred.clear();
         st.requests.clear();
         st.req_parts.clear();
         st.req_data.clear();

@@ -16,9 +16,11 @@
 //!   `MPI_Alltoallv` returns them (both sides know the sizes, so no counts are exchanged);
 //! - then every rank applies what it received with the engine-neutral code of `sync.rs`.
 //!
-//! Buffers are kept between syncs, so a steady superstep allocates nothing. Limits: at most
-//! 2^31 − 1 words (16 GiB) from one rank to another per superstep (MPI counts are `int`); GP
-//! arrays' one-sided reads need the shared address space and are refused here.
+//! Requests to extension objects (GP arrays' reads) travel with the get requests and are
+//! answered by the owner's object in the same reply exchange.
+//!
+//! Buffers are kept between syncs, so a steady superstep allocates nothing. Limit: at most
+//! 2^31 − 1 words (16 GiB) from one rank to another per superstep (MPI counts are `int`).
 //!
 //! Failure: a panic or `abort` on one rank prints its message and calls `MPI_Abort`, which
 //! stops every rank (a rank waiting in a collective cannot be woken otherwise). Collective

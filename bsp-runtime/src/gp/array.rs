@@ -1,7 +1,6 @@
 //! `GpArray<T>`: creation, local element operations, memzero, sync and destruction. The
 //! one-sided operations are in `onesided.rs`.
 
-use std::cell::OnceCell;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -45,8 +44,6 @@ pub struct GpArray<T: Value> {
     pub(crate) reg: ExtReg,
     /// The superstep it was created in: one-sided operations need the sync after it.
     pub(crate) created: usize,
-    /// Every process's object address, looked up once the registration is effective.
-    pub(crate) addrs: OnceCell<Box<[usize]>>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -154,7 +151,7 @@ impl<T: Value> GpBuilder<T> {
             None => format!("gp array #{}", reg.serial),
         };
         shared.label.set(label).expect("the label is set once, here");
-        GpArray { shared, reg, created: ctx.step(), addrs: OnceCell::new(), _not_send: PhantomData }
+        GpArray { shared, reg, created: ctx.step(), _not_send: PhantomData }
     }
 }
 

@@ -126,9 +126,15 @@ impl<T: Value> GpBuf<T> {
         self.shape.extend_from_slice(shape);
     }
 
-    /// Appends the next element.
-    pub(crate) fn push(&mut self, element: &[T]) {
-        self.data.extend_from_slice(element);
+    /// Makes room for `elements` more elements holding `values` values of `T` in all.
+    pub(crate) fn reserve(&mut self, elements: usize, values: usize) {
+        self.offsets.reserve(elements);
+        self.data.reserve(values);
+    }
+
+    /// Appends the next element, given as the bytes of its values (not necessarily aligned).
+    pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
+        super::request::extend_from_bytes(&mut self.data, bytes);
         self.offsets.push(self.data.len());
     }
 }

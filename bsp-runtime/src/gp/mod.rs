@@ -83,10 +83,11 @@
 //!
 //! # Soundness
 //! Each process's elements live in a `GpShared<T>` registered with the runtime as an extension
-//! object (`ext.rs`). Other processes read them only in the get phase of a sync (from deferred
-//! reads, while the owner is inside the sync too), and the owner writes them only from its own
-//! code between syncs or in its put phase, after the get-phase barrier: the protocol is
-//! written down in `shared.rs`, and every `unsafe` block refers to it.
+//! object (`ext.rs`). Reads by any process are requests that the object answers in the get
+//! phase of a sync (its `serve`, while the owner is inside the sync too; on the MPI engine it
+//! runs on the owner), and the owner writes the elements only from its own code between syncs
+//! or in its put phase, after the get-phase barrier: the protocol is written down in
+//! `shared.rs`, and every `unsafe` block refers to it.
 
 mod array;
 mod buf;
@@ -94,6 +95,7 @@ pub mod distribution;
 mod onesided;
 mod patch;
 mod record;
+mod request;
 mod shared;
 
 pub use array::{GpArray, GpBuilder};

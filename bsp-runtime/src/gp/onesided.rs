@@ -2,11 +2,18 @@
 //! (SEMANTICS.md §7.4–7.5, D17).
 //!
 //! - **Reads** (`get`, `gather`, `get_into`, `gather_into`, `get_size`, `gather_size`) check
-//!   their subscripts at the call, then queue a deferred read (`ext.rs`) that copies from the
-//!   owners' elements in the get phase of the sync ending the superstep: every process is in
-//!   that sync, and no put of the superstep has landed yet (the same rule as a DRMA get, D1).
-//!   The destination is borrowed for the superstep's lifetime `'s`, like `Superstep::get`, so
-//!   it cannot be read before the sync: that is a compile error.
+//!   their subscripts at the call, group the requested elements by owner and queue one
+//!   extension request (`ext.rs`) with one part per owner: the owner's local indices, in
+//!   request order (`request.rs`). In the get phase of the sync ending the superstep each
+//!   owner's object answers its part ([`ExtTarget::serve`](crate::ext::ExtTarget::serve):
+//!   the elements' sizes and data, or the sizes only): every process is in that sync, and no
+//!   put or record of the superstep has landed yet (the same rule as a DRMA get, D1). On the
+//!   threads engine the requester calls `serve` itself; on the MPI engine the part travels to
+//!   the owner's rank, which serves it, and the reply travels back. One callback then copies
+//!   the replies into the destination in request order (row-major patch order or subscript
+//!   list order, duplicates included). The destination is borrowed for the superstep's
+//!   lifetime `'s`, like `Superstep::get`, so it cannot be read before the sync: that is a
+//!   compile error.
 //! - **Writes** (`put`, `scatter`) check their subscripts at the call, copy the data into one
 //!   record per owner (so the sources can be reused at once) and queue it; each owner applies
 //!   the records sent to it in its put phase, in ascending source pid and then issue order, so
@@ -17,41 +24,16 @@
 use super::buf::GpBuf;
 use super::patch;
 use super::record::{Batch, Op};
-use super::shared::GpShared;
+use super::request::{self, Elements};
 use super::GpArray;
 use crate::{Ctx, Superstep, Value};
 
-/// Where one requested element lives: its owner's object and its index there.
-#[derive(Clone, Copy)]
-struct Loc {
-    addr: usize,
-    index: usize,
-}
-
-impl Loc {
-    /// The element, read during the get phase of a sync.
-    ///
-    /// # Safety
-    /// Must be called in the get phase of the sync ending the superstep in which the `Loc` was
-    /// made, on a `Loc` of an array of `T` (then the owner's object is a live `GpShared<T>`
-    /// with the same distribution, and nobody writes it: `shared.rs`).
-    unsafe fn read<'a, T: Value>(self) -> &'a [T] {
-        // SAFETY: `addr` is the owner's registered `GpShared<T>` (the signature compared at the
-        // sync that made it effective rules out another type or shape), kept alive by the
-        // owner's registration table at least until the end of this get phase.
-        let shared = unsafe { &*(self.addr as *const GpShared<T>) };
-        // SAFETY: get phase: no writer (the caller's contract; `shared.rs`).
-        let elems = unsafe { shared.elems() };
-        // Same distribution, so `index` is in range.
-        elems[self.index].as_deref().unwrap_or(&[])
-    }
-}
-
 impl<T: Value> GpArray<T> {
-    /// Checks that the array may be used for communication now and returns every process's
-    /// object address.
+    /// Checks that the array may be used for communication now: the handle is this process's,
+    /// the array was created before this superstep, and its registration is in force (checked
+    /// on every call).
     #[track_caller]
-    fn addrs(&self, ctx: &Ctx, op: &str) -> &[usize] {
+    fn check_usable(&self, ctx: &Ctx, op: &str) {
         self.check_handle(ctx, op);
         if ctx.step() == self.created {
             ctx.fail_misuse(format!(
@@ -60,9 +42,7 @@ impl<T: Value> GpArray<T> {
                 self.created
             ));
         }
-        // Validates the registration (and that the run is live) on every call.
         ctx.ext_addr(op, ctx.pid(), &self.reg);
-        self.addrs.get_or_init(|| (0..ctx.nprocs()).map(|q| ctx.ext_addr(op, q, &self.reg)).collect())
     }
 
     /// Checks the patch `lo..=hi` and returns its extents.
@@ -88,39 +68,82 @@ impl<T: Value> GpArray<T> {
         patch::extents(lo, hi)
     }
 
-    /// Where each element of the patch lives, in row-major order.
+    /// The owner and local index of each element of the patch, in row-major order, and the
+    /// patch's extents.
     #[track_caller]
-    fn locate_patch(&self, ctx: &Ctx, op: &str, lo: &[usize], hi: &[usize]) -> (Vec<usize>, Vec<Loc>) {
+    fn locate_patch(&self, ctx: &Ctx, op: &str, lo: &[usize], hi: &[usize]) -> (Vec<usize>, Vec<(usize, usize)>) {
         let extents = self.check_patch(ctx, op, lo, hi);
-        let addrs = self.addrs(ctx, op);
-        let locs = patch::subscripts(lo, hi)
-            .map(|sub| {
-                let (owner, index) = self.locate(ctx, op, &sub);
-                Loc { addr: addrs[owner], index }
-            })
-            .collect();
+        self.check_usable(ctx, op);
+        let mut locs = Vec::with_capacity(extents.iter().product());
+        patch::for_each(lo, hi, |sub| locs.push(self.locate(ctx, op, sub)));
         (extents, locs)
     }
 
-    /// Where each listed element lives, in list order.
+    /// The owner and local index of each listed element, in list order.
     #[track_caller]
-    fn locate_list<S: AsRef<[usize]>>(&self, ctx: &Ctx, op: &str, subs: &[S]) -> Vec<Loc> {
-        let addrs = self.addrs(ctx, op);
-        subs.iter()
-            .map(|sub| {
-                let (owner, index) = self.locate(ctx, op, sub.as_ref());
-                Loc { addr: addrs[owner], index }
-            })
-            .collect()
+    fn locate_list<S: AsRef<[usize]>>(&self, ctx: &Ctx, op: &str, subs: &[S]) -> Vec<(usize, usize)> {
+        self.check_usable(ctx, op);
+        subs.iter().map(|sub| self.locate(ctx, op, sub.as_ref())).collect()
     }
 
-    /// Queues `read` for the get phase of the sync ending `s`.
-    fn defer<'s>(s: &Superstep<'s, '_>, read: impl FnOnce() + 's) {
-        // SAFETY: `read` borrows only destinations borrowed for `'s` (mutably, so nothing
-        // else touches them until the sync), and owns the rest; its drop glue only frees
-        // its own vectors. It reads owners' objects only through `Loc::read`, which is valid in
-        // the get phase where it runs.
-        unsafe { s.defer_read(Box::new(move |_: &Ctx| read())) }
+    /// Asks the owners of the elements at `locs` (owner, local index) for them, or for their
+    /// sizes only, at the sync ending `s`; `fill` gets them there, in the order of `locs`.
+    ///
+    /// `fill` may borrow nothing but a destination borrowed mutably for `'s` (what the public
+    /// reads take), and must not use it in drop glue: [`Ctx::request_ext`]'s contract.
+    #[track_caller]
+    fn request<'s>(
+        &self,
+        s: &Superstep<'s, '_>,
+        op: &str,
+        locs: &[(usize, usize)],
+        sizes_only: bool,
+        fill: impl FnOnce(Elements<'_, T>) + 's,
+    ) {
+        let (order, parts) = request::plan(s.nprocs(), sizes_only, locs);
+        let on_reply = move |replies: &mut dyn Iterator<Item = &[u8]>| fill(order.elements::<T>(replies));
+        // SAFETY: `on_reply` owns `order` and `fill`; every caller's `fill` borrows only its
+        // destination, borrowed mutably for `'s` (the superstep, which ends after the sync that
+        // runs the callback), so nothing else touches it until then, and owns the rest (patch
+        // extents). Their drop glue frees owned vectors only.
+        unsafe { s.request_ext(op, &self.reg, parts.iter(), Box::new(on_reply)) }
+    }
+
+    /// Reads the elements at `locs` into `buf` (shaped `shape`) at the sync ending `s`.
+    #[track_caller]
+    fn read_buf<'s>(
+        &self,
+        s: &Superstep<'s, '_>,
+        op: &str,
+        shape: Vec<usize>,
+        locs: &[(usize, usize)],
+        buf: &'s mut GpBuf<T>,
+    ) {
+        self.request(s, op, locs, false, move |elements| {
+            buf.reset(&shape);
+            buf.reserve(elements.len(), elements.values());
+            for (_, bytes) in elements {
+                buf.push_bytes(bytes);
+            }
+        });
+    }
+
+    /// Reads the elements at `locs` into `dst` (as many) at the sync ending `s`.
+    #[track_caller]
+    fn read_into<'s>(&self, s: &Superstep<'s, '_>, op: &str, locs: &[(usize, usize)], dst: &'s mut [Vec<T>]) {
+        debug_assert_eq!(dst.len(), locs.len());
+        self.request(s, op, locs, false, move |elements| {
+            for (d, (_, bytes)) in dst.iter_mut().zip(elements) {
+                d.clear();
+                request::extend_from_bytes(d, bytes);
+            }
+        });
+    }
+
+    /// Stores the total size of the elements at `locs` in `size` at the sync ending `s`.
+    #[track_caller]
+    fn read_size<'s>(&self, s: &Superstep<'s, '_>, op: &str, locs: &[(usize, usize)], size: &'s mut usize) {
+        self.request(s, op, locs, true, move |elements| *size = elements.map(|(len, _)| len).sum());
     }
 
     /// Copies the patch `lo..=hi` (inclusive, C order) into `buf` at the end of this superstep
@@ -172,13 +195,7 @@ impl<T: Value> GpArray<T> {
     #[track_caller]
     pub fn get<'s>(&self, s: &Superstep<'s, '_>, lo: &[usize], hi: &[usize], buf: &'s mut GpBuf<T>) {
         let (extents, locs) = self.locate_patch(s, "get", lo, hi);
-        Self::defer(s, move || {
-            buf.reset(&extents);
-            for loc in locs {
-                // SAFETY: get phase of the sync ending the superstep of the call.
-                buf.push(unsafe { loc.read::<T>() });
-            }
-        });
+        self.read_buf(s, "get", extents, &locs, buf);
     }
 
     /// Copies the patch `lo..=hi` into caller-provided elements at the end of this superstep
@@ -216,13 +233,7 @@ impl<T: Value> GpArray<T> {
                 locs.len()
             ));
         }
-        Self::defer(s, move || {
-            for (d, loc) in dst.iter_mut().zip(locs) {
-                d.clear();
-                // SAFETY: get phase of the sync ending the superstep of the call.
-                d.extend_from_slice(unsafe { loc.read::<T>() });
-            }
-        });
+        self.read_into(s, "get_into", &locs, dst);
     }
 
     /// Stores the total size (in elements of `T`) of the patch `lo..=hi` in `size` at the end
@@ -252,10 +263,7 @@ impl<T: Value> GpArray<T> {
     #[track_caller]
     pub fn get_size<'s>(&self, s: &Superstep<'s, '_>, lo: &[usize], hi: &[usize], size: &'s mut usize) {
         let (_, locs) = self.locate_patch(s, "get_size", lo, hi);
-        Self::defer(s, move || {
-            // SAFETY: get phase of the sync ending the superstep of the call.
-            *size = locs.into_iter().map(|loc| unsafe { loc.read::<T>() }.len()).sum();
-        });
+        self.read_size(s, "get_size", &locs, size);
     }
 
     /// Copies the listed elements into `buf` at the end of this superstep (`GP_Gather` with
@@ -291,13 +299,7 @@ impl<T: Value> GpArray<T> {
     #[track_caller]
     pub fn gather<'s, S: AsRef<[usize]>>(&self, s: &Superstep<'s, '_>, subs: &[S], buf: &'s mut GpBuf<T>) {
         let locs = self.locate_list(s, "gather", subs);
-        Self::defer(s, move || {
-            buf.reset(&[locs.len()]);
-            for loc in locs {
-                // SAFETY: get phase of the sync ending the superstep of the call.
-                buf.push(unsafe { loc.read::<T>() });
-            }
-        });
+        self.read_buf(s, "gather", vec![locs.len()], &locs, buf);
     }
 
     /// Copies the listed elements into caller-provided elements at the end of this superstep
@@ -317,13 +319,7 @@ impl<T: Value> GpArray<T> {
                 locs.len()
             ));
         }
-        Self::defer(s, move || {
-            for (d, loc) in dst.iter_mut().zip(locs) {
-                d.clear();
-                // SAFETY: get phase of the sync ending the superstep of the call.
-                d.extend_from_slice(unsafe { loc.read::<T>() });
-            }
-        });
+        self.read_into(s, "gather_into", &locs, dst);
     }
 
     /// Stores the total size (in elements of `T`) of the listed elements in `size` at the end
@@ -334,10 +330,7 @@ impl<T: Value> GpArray<T> {
     #[track_caller]
     pub fn gather_size<'s, S: AsRef<[usize]>>(&self, s: &Superstep<'s, '_>, subs: &[S], size: &'s mut usize) {
         let locs = self.locate_list(s, "gather_size", subs);
-        Self::defer(s, move || {
-            // SAFETY: get phase of the sync ending the superstep of the call.
-            *size = locs.into_iter().map(|loc| unsafe { loc.read::<T>() }.len()).sum();
-        });
+        self.read_size(s, "gather_size", &locs, size);
     }
 
     /// Writes `elements` into the patch `lo..=hi` at the end of this superstep (`GP_Put`):
@@ -443,7 +436,7 @@ impl<T: Value> GpArray<T> {
         writes: impl Iterator<Item = (S, E)>,
         checksize: bool,
     ) -> usize {
-        self.addrs(ctx, op.name());
+        self.check_usable(ctx, op.name());
         let mut batches: Vec<Batch> = (0..ctx.nprocs()).map(|_| Batch::default()).collect();
         let mut total = 0;
         for (sub, data) in writes {

@@ -65,6 +65,19 @@ impl Iterator for Subscripts {
 
 impl ExactSizeIterator for Subscripts {}
 
+/// Calls `f` with every subscript of the patch `lo..=hi` (callers check `lo <= hi`), in
+/// row-major order, as [`subscripts`] yields them but without a vector per subscript.
+pub(crate) fn for_each(lo: &[usize], hi: &[usize], mut f: impl FnMut(&[usize])) {
+    let mut sub = lo.to_vec();
+    loop {
+        f(&sub);
+        // Odometer: bump the last axis, carrying into earlier ones.
+        let Some(d) = (0..sub.len()).rev().find(|&d| sub[d] < hi[d]) else { return };
+        sub[d] += 1;
+        sub[d + 1..].copy_from_slice(&lo[d + 1..]);
+    }
+}
+
 /// Extents of the patch `lo..=hi` (callers check `lo <= hi`).
 pub(crate) fn extents(lo: &[usize], hi: &[usize]) -> Vec<usize> {
     lo.iter().zip(hi).map(|(l, h)| h - l + 1).collect()
@@ -96,6 +109,15 @@ mod tests {
         let ext = extents(&[0, 1, 2], &[1, 2, 3]);
         for (i, s) in all.iter().enumerate() {
             assert_eq!(&unravel(i, &[0, 1, 2], &ext), s);
+        }
+    }
+
+    #[test]
+    fn for_each_visits_the_subscripts_in_order() {
+        for (lo, hi) in [(&[0, 1, 2][..], &[1, 2, 3][..]), (&[4], &[4]), (&[2, 0], &[2, 3])] {
+            let mut seen = Vec::new();
+            for_each(lo, hi, |sub| seen.push(sub.to_vec()));
+            assert_eq!(seen, subscripts(lo, hi).collect::<Vec<_>>());
         }
     }
 

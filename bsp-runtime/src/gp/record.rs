@@ -26,7 +26,8 @@ impl Op {
     }
 }
 
-const WORD: usize = std::mem::size_of::<u64>();
+/// The size of the words of records and requests (`request.rs`).
+pub(super) const WORD: usize = std::mem::size_of::<u64>();
 
 /// The elements one call sends to one owner, in issue order.
 #[derive(Debug, Default)]
@@ -98,9 +99,10 @@ impl<'a> Record<'a> {
     }
 }
 
-fn read_word(bytes: &[u8], at: usize) -> usize {
+/// The word at byte `at` of a record or request (`request.rs`).
+pub(super) fn read_word(bytes: &[u8], at: usize) -> usize {
     let word: [u8; WORD] = bytes[at..at + WORD].try_into().expect("a slice of WORD bytes");
-    usize::try_from(u64::from_ne_bytes(word)).expect("internal error: gp record word out of range")
+    usize::try_from(u64::from_ne_bytes(word)).expect("internal error: gp record or request word out of range")
 }
 
 #[cfg(test)]

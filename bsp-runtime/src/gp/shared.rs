@@ -5,13 +5,18 @@
 //! - read and written by X's own code between syncs, through the [`GpArray`](super::GpArray)
 //!   handle and a borrow of X's [`Ctx`] (so no such borrow survives into a sync, which needs
 //!   `&mut Ctx`);
-//! - read by any process (X included) in the **get phase** of a sync, from a deferred read
-//!   (`ext.rs`) queued by a get, gather or size query. Every process is inside the sync then
-//!   (past its first barrier), so X's code is not running, and nobody writes;
+//! - read, and only read, by [`ExtTarget::serve`] in the **get phase** of a sync, answering a
+//!   request (`ext.rs`, `request.rs`) that a get, gather or size query of some process (X
+//!   included) queued in the superstep. On the threads engine `serve` runs on the requester's
+//!   thread: every process is inside the sync then (past its first barrier), so X's code is
+//!   not running, and nobody writes. On the MPI engine it runs on X itself, in X's get phase,
+//!   before X applies anything it received; no other process can reach X's memory;
 //! - written by X in the **put phase** of a sync, when it applies the put and scatter records
-//!   sent to it ([`ExtTarget::apply`]). That comes after the get-phase barrier (there is one
-//!   whenever some process has a deferred read: `defer_read` sets the `GET` flag), so every
-//!   reader is done, and no reader of the next sync starts before X arrives at it.
+//!   sent to it ([`ExtTarget::apply`]). On the threads engine that comes after the get-phase
+//!   barrier (there is one whenever some process has a request: `request_ext` sets the `GET`
+//!   flag), so every `serve` of the sync is done, and no `serve` of the next sync starts before
+//!   X arrives at it. On the MPI engine X serves every request of the superstep before it
+//!   applies any record, on its one thread.
 //!
 //! So reads never overlap writes, and writes are all by X, one at a time. The barriers give
 //! the happens-before edges (`barrier.rs`). The object itself stays allocated while anybody
@@ -24,6 +29,7 @@ use std::sync::OnceLock;
 use super::distribution::Distribution;
 use super::patch;
 use super::record::Record;
+use super::request;
 use crate::ext::ExtTarget;
 use crate::{Ctx, Value};
 
@@ -63,7 +69,7 @@ impl<T: Value> GpShared<T> {
     /// # Safety
     /// Nobody may write them while the returned borrow lives: either the caller is the owner
     /// outside a sync (its code holds `&GpArray` and `&Ctx`, and nothing else writes then), or
-    /// the caller is in the get phase of a sync (module docs).
+    /// the caller is [`ExtTarget::serve`], in the get phase of a sync (module docs).
     pub(crate) unsafe fn elems(&self) -> &[Element<T>] {
         // SAFETY: no writer while the borrow lives (the caller's contract).
         unsafe { &*self.elems.get() }
@@ -96,14 +102,27 @@ impl<T: Value> GpShared<T> {
 }
 
 impl<T: Value> ExtTarget for GpShared<T> {
+    /// Answers a get, gather or size query from `src` (`request.rs`): the sizes of the
+    /// requested elements, in the order asked, then their data unless only sizes were asked
+    /// for. Only reads the elements.
+    fn serve(&self, src: usize, request: &[u8], reply: &mut Vec<u8>) {
+        // SAFETY: we are in the get phase of a sync (`ExtTarget::serve`'s contract), when
+        // nobody writes the elements (module docs).
+        let elems = unsafe { self.elems() };
+        let served = request::serve::<T>(request, reply, |i| elems.get(i).map(|e| e.as_deref().unwrap_or(&[])));
+        if let Err(index) = served {
+            panic!(
+                "{}: internal error: a read from process {src} names local element {index} of process {}, which has {}",
+                self.label(),
+                self.owner,
+                elems.len()
+            );
+        }
+    }
+
     /// Applies a put or scatter from `src` (ascending source pid, then issue order: the last
     /// write to an element wins). Misuse panics on the owner; the sync holds the panic until
     /// nobody reads this process's memory any more, then the run stops.
-    fn serve(&self, _src: usize, _request: &[u8], _reply: &mut Vec<u8>) {
-        // GP reads still use deferred reads; requests come with the MPI-capable read path.
-        unreachable!("GP arrays send no requests yet")
-    }
-
     fn apply(&self, owner: &Ctx, src: usize, bytes: &[u8]) {
         let record = Record::decode(bytes);
         let size = std::mem::size_of::<T>();
