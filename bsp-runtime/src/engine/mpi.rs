@@ -24,7 +24,8 @@
 //!
 //! Failure: a panic or `abort` on one rank prints its message and calls `MPI_Abort`, which
 //! stops every rank (a rank waiting in a collective cannot be woken otherwise). Collective
-//! mismatches are found by every rank; each returns the error and rank 0 prints it.
+//! mismatches are found by every rank; rank 0 prints the error before any rank returns it
+//! (`report_once`), and each returns it quieted.
 
 use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -515,12 +516,14 @@ where
         let e = Error::launch(format!(
             "{p} processes were requested but mpirun started only {size} MPI ranks: start more ranks (`mpirun -n {p}`) or ask for fewer"
         ));
-        return Err(if rank == 0 { e } else { e.quieted() });
+        return Err(report_once(&world, e));
     }
     let color = if rank < p { Color::with_value(0) } else { Color::undefined() };
     let Some(comm) = world.split_by_color(color) else {
         return Ok(Vec::new()); // a surplus rank takes no part
     };
+    // For reporting a collective failure (the run's own communicator may be gone by then).
+    let fence = comm.duplicate();
     let (group, parker) = Group::new_rank(p);
     let group = Arc::new(group);
     let mut ctx = Ctx::new(group.clone(), parker, rank);
@@ -540,12 +543,23 @@ where
                 None => Error::panic(rank, crate::launch::failure_message(&*payload, rank)),
             };
             if error.is_collective() {
-                // Every rank found it: each returns it, rank 0 prints it.
-                return Err(if rank == 0 { error } else { error.quieted() });
+                return Err(report_once(&fence, error));
             }
             // Only this rank failed; the others may wait in a collective forever: stop them all.
             eprintln!("error: {error}");
             world.abort(1)
         }
     }
+}
+
+/// An error that every rank of `comm` found identically: rank 0 prints it now, and no rank
+/// returns before it has. (A rank that exits with a non-zero status makes mpirun kill the
+/// others, rank 0 included: if rank 0 printed only after returning, as `exit_on_error` does, the
+/// message would often be lost.) Every rank returns it quieted, so it is printed once.
+fn report_once(comm: &SimpleCommunicator, error: Error) -> Error {
+    if comm.rank() == 0 {
+        eprintln!("error: {error}");
+    }
+    comm.barrier();
+    error.quieted()
 }

@@ -22,7 +22,10 @@ pub fn run(prog: &Program) -> Result<Vec<Vec<Event>>, bsp_runtime::Error> {
     bsp_runtime::run(prog.p, |ctx| process(prog, ctx))
 }
 
-fn process(prog: &Program, ctx: &mut Ctx) -> Vec<Event> {
+/// This process's part of `prog`; returns its log. It must start where a fresh run starts: tag
+/// size 0 in force and requested, an empty queue (registrations it never names do not matter;
+/// `tests/mpi.rs` runs many programs one after the other inside one MPI run).
+pub fn process(prog: &Program, ctx: &mut Ctx) -> Vec<Event> {
     let me = ctx.pid();
     let mut regs: Vec<Option<Reg<u32>>> = (0..prog.regs.len()).map(|_| None).collect();
     let mut log = Vec::new();

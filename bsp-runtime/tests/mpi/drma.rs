@@ -1,0 +1,707 @@
+//! The SPMD framework, registration and DRMA on the MPI engine: the tests of `semantics.rs`
+//! (§2, §3, §5, D1–D7, D13), each rewritten as a check that makes all of its syncs, then compares
+//! what this process saw with what it must see for its pid. A check must not return early before
+//! its last sync (the others would be out of step), hence `?` only at the end.
+//!
+//! Differences from the threads tests: registration ids and superstep numbers are compared
+//! relative to the check's start (one long run serves every check), and tests that need a
+//! number of processes run with whatever number `mpirun` started.
+
+use bsp_runtime::Ctx;
+
+use super::{expect, ring, Outcome};
+
+/// Index of the first element where `got` and `want` differ, with both values.
+fn first_mismatch<T: PartialEq + Copy>(got: &[T], want: &[T]) -> Option<(usize, T, T)> {
+    if got.len() != want.len() {
+        return None;
+    }
+    got.iter().zip(want).position(|(g, w)| g != w).map(|i| (i, got[i], want[i]))
+}
+
+// ---------------------------------------------------------------------------------------------
+// §2 SPMD framework, D13
+// ---------------------------------------------------------------------------------------------
+
+/// The run is really on MPI: `nprocs` and `pid` are mpirun's size and rank, and every process is
+/// an OS process of its own (else every other check could pass on threads).
+pub fn processes_are_mpi_ranks(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<usize>().ok());
+    let (size, rank) = (env("OMPI_COMM_WORLD_SIZE"), env("OMPI_COMM_WORLD_RANK"));
+    let me = std::process::id();
+    for q in 0..p {
+        ctx.send(q, &(), &[me][..]);
+    }
+    ctx.sync();
+    let mut ids = Vec::new();
+    while let Some(((), v)) = ctx.move_message::<(), u32>() {
+        ids.extend(v);
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    expect("(nprocs, pid) vs mpirun's (size, rank)", (Some(p), Some(pid)), (size, rank))?;
+    expect("distinct OS processes among the processes", ids.len(), p)
+}
+
+/// `step` counts the syncs done so far (a `superstep` is one sync).
+pub fn step_counts_the_syncs(ctx: &mut Ctx) -> Outcome {
+    let s0 = ctx.step();
+    let mut seen = vec![ctx.step() - s0];
+    ctx.sync();
+    seen.push(ctx.step() - s0);
+    let inside = ctx.superstep(|s| s.step());
+    seen.push(inside - s0);
+    seen.push(ctx.step() - s0);
+    let x = ctx.push_reg([0u8]);
+    ctx.sync();
+    seen.push(ctx.step() - s0);
+    ctx.pop_reg(&x);
+    ctx.sync();
+    seen.push(ctx.step() - s0);
+    expect("steps since the start of the check", seen, vec![0, 1, 1, 2, 3, 4])
+}
+
+/// `superstep` returns what its closure returns, after the sync.
+pub fn superstep_returns_what_its_closure_returns(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let x = ctx.push_reg([pid as u32 * 3]);
+    ctx.sync();
+    let s0 = ctx.step();
+    let mut v = 0;
+    let (inner_pid, step) = ctx.superstep(|s| {
+        s.get(s.nprocs() - 1, &x, 0, &mut v);
+        (s.pid(), s.step())
+    });
+    expect(
+        "(pid, step inside, value, step after)",
+        (inner_pid, step - s0, v, ctx.step() - s0),
+        (pid, 0, 3 * (p as u32 - 1), 1),
+    )
+}
+
+/// §1: many supersteps in a row, alternating empty ones, puts, gets, hpputs and messages, stay
+/// in step.
+pub fn many_supersteps_of_every_kind_stay_in_step(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let s0 = ctx.step();
+    let mut x = ctx.push_reg([pid as u64]);
+    ctx.sync();
+    let mut errors = Vec::new();
+    for round in 0..200u64 {
+        let want_left = 1000 * round + left as u64;
+        *x.value_mut(ctx) = 1000 * round + pid as u64;
+        let got = match round % 5 {
+            0 => {
+                ctx.sync();
+                want_left
+            }
+            1 => {
+                let mut v = 0;
+                ctx.superstep(|s| s.get(left, &x, 0, &mut v));
+                v
+            }
+            2 => {
+                let v = *x.value(ctx);
+                ctx.put(right, &v, &x, 0);
+                ctx.sync();
+                *x.value(ctx)
+            }
+            3 => {
+                let v = [*x.value(ctx)];
+                ctx.superstep(|s| s.hpput(right, &v, &x, 0));
+                *x.value(ctx)
+            }
+            _ => {
+                ctx.send(right, &(), &[*x.value(ctx)][..]);
+                ctx.sync();
+                ctx.move_message::<(), u64>().map_or(u64::MAX, |m| m.1.first().copied().unwrap_or(u64::MAX))
+            }
+        };
+        if got != want_left {
+            errors.push((round, got, want_left));
+        }
+    }
+    expect("rounds that went wrong (round, got, expected)", errors, vec![])?;
+    expect("syncs", ctx.step() - s0, 201)
+}
+
+/// §2.6: `time` is positive, strictly increasing between two calls, and measures seconds.
+pub fn time_is_positive_strictly_increasing_and_in_seconds(ctx: &mut Ctx) -> Outcome {
+    let t0 = ctx.time();
+    let t1 = ctx.time();
+    ctx.sync();
+    let t2 = ctx.time();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let t3 = ctx.time();
+    let ok = 0.0 < t0 && t0 < t1 && t1 < t2 && t3 - t2 >= 0.019 && t3 - t2 < 10.0;
+    expect(&format!("times {t0}, {t1}, (sync) {t2}, (20 ms sleep) {t3} are sane"), ok, true)
+}
+
+/// D13: a process may start a nested SPMD run (on threads, inside an MPI run), an independent
+/// group with its own pids, and carry on with its own run afterwards.
+pub fn a_process_can_start_a_nested_run(ctx: &mut Ctx) -> Outcome {
+    let (outer, p) = (ctx.pid(), ctx.nprocs());
+    let x = ctx.push_reg([outer as u32]);
+    ctx.sync();
+    let inner = bsp_runtime::run(2, move |ictx| {
+        let y = ictx.push_reg([100 * outer as u32 + ictx.pid() as u32]);
+        ictx.sync();
+        let mut other = 0;
+        ictx.superstep(|s| s.get(1 - s.pid(), &y, 0, &mut other));
+        (ictx.pid(), ictx.nprocs(), other)
+    })
+    .map_err(|e| e.to_string());
+    let mut left = 0;
+    ctx.superstep(|s| s.get(ring(outer, p).0, &x, 0, &mut left));
+    let base = 100 * outer as u32;
+    expect("the nested run", inner, Ok(vec![(0, 2, base + 1), (1, 2, base)]))?;
+    expect("the outer run's get afterwards", left as usize, ring(outer, p).0)
+}
+
+/// A panic caught by user code outside a `superstep` leaves the process able to communicate (on
+/// MPI: no `MPI_Abort`).
+pub fn a_caught_panic_outside_a_superstep_does_not_break_the_process(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let culprit = 1 % p;
+    // The panic is expected: keep it off stderr, which the launcher shows when something fails.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if pid == culprit {
+            panic!("handled by the program");
+        }
+    }));
+    std::panic::set_hook(hook);
+    let x = ctx.push_reg([pid as u8]);
+    ctx.sync();
+    let mut other = u8::MAX;
+    ctx.superstep(|s| s.get(ring(pid, p).0, &x, 0, &mut other));
+    expect("(caught, left's value)", (caught.is_err(), other), (pid == culprit, ring(pid, p).0 as u8))
+}
+
+// ---------------------------------------------------------------------------------------------
+// §3.1, §3.2 registration, D4–D6
+// ---------------------------------------------------------------------------------------------
+
+/// §3.1: a registration is usable from the superstep after the sync that follows its push.
+pub fn registration_takes_effect_at_the_next_sync(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let x = ctx.push_reg(vec![0u32; p]);
+    ctx.sync();
+    for q in 0..p {
+        ctx.put(q, &(pid as u32 + 1), &x, pid);
+    }
+    ctx.sync();
+    expect("x", x.local(ctx).to_vec(), (1..=p as u32).collect())
+}
+
+/// §3.1, §6.1: extents may differ per process; bounds are those of the target, not the caller.
+pub fn registration_extents_may_differ_per_process(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (_, right) = ring(pid, p);
+    let x = ctx.push_reg(vec![0u16; pid + 1]);
+    ctx.sync();
+    ctx.put(right, &[pid as u16 + 1], &x, right);
+    ctx.sync();
+    let mut lasts = vec![0u16; p];
+    ctx.superstep(|s| {
+        for (q, slot) in lasts.iter_mut().enumerate() {
+            s.get(q, &x, q, slot);
+        }
+    });
+    let mut want = vec![0u16; pid + 1];
+    want[pid] = ring(pid, p).0 as u16 + 1;
+    let want_lasts: Vec<u16> = (0..p).map(|q| ring(q, p).0 as u16 + 1).collect();
+    expect("(len, local, lasts)", (x.len(), x.local(ctx).to_vec(), lasts), (pid + 1, want, want_lasts))
+}
+
+/// bsp_push_reg(3) EXAMPLES 2: after the last sync process 0 has x=1, y=2 and process 1 has
+/// x=2, y=4 (on one process: x=1, y=2 and no put).
+pub fn bsp_push_reg_example_2(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (x0, y) = if pid == 0 { (1, 2) } else { (3, 4) };
+    let x = ctx.push_reg([x0]);
+    ctx.sync();
+    if pid == 0 && p > 1 {
+        ctx.put(1, &y, &x, 0);
+    }
+    ctx.sync();
+    let want = match pid {
+        0 => (1, 2),
+        1 => (2, 4),
+        _ => (3, 4),
+    };
+    expect("(x, y)", (*x.value(ctx), y), want)
+}
+
+/// §3.1 (zero size): a process may register nothing and still reach the others' parts (half
+/// duplex); zero-length accesses to an empty part are fine.
+pub fn zero_size_registrations_allow_half_duplex_communication(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let data = if pid == 0 { Vec::new() } else { vec![10 * pid as u32] };
+    let x = ctx.push_reg(data);
+    let none = ctx.push_reg(Vec::<u64>::new());
+    ctx.sync();
+    let mut seen = vec![0u32; p];
+    let mut nothing: [u64; 0] = [];
+    ctx.superstep(|s| {
+        if pid == 0 {
+            for (q, slot) in seen.iter_mut().enumerate().skip(1) {
+                s.get(q, &x, 0, slot);
+                s.put(q, &(100 + q as u32), &x, 0);
+            }
+        }
+        s.put(0, &[0u32; 0], &x, 0);
+        s.put(ring(pid, p).1, &[0u64; 0], &none, 0);
+        s.get(ring(pid, p).1, &none, 0, &mut nothing);
+    });
+    let got = (x.is_empty(), none.len(), x.local(ctx).to_vec());
+    if pid == 0 {
+        expect("(empty, len of none, local)", got, (true, 0, vec![]))?;
+        expect("process 0's gets (read before its puts landed)", seen, (0..p as u32).map(|q| 10 * q).collect())
+    } else {
+        expect("(empty, len of none, local)", got, (false, 0, vec![100 + pid as u32]))
+    }
+}
+
+/// D6, §3.2: a registration popped in a superstep can still be put into and got from until the
+/// sync; after it, `into_vec` gives the data back, including what landed at that sync.
+pub fn a_popped_registration_is_usable_until_the_sync_then_into_vec_returns_its_data(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let mut x = ctx.push_reg(vec![pid as u32; 2]);
+    ctx.sync();
+    x.local_mut(ctx)[1] = 50 + pid as u32;
+    let mut before = [0u32; 2];
+    ctx.superstep(|s| {
+        s.pop_reg(&x);
+        s.put(right, &(100 + pid as u32), &x, 0);
+        s.get(left, &x, 0, &mut before);
+    });
+    let data = x.into_vec(ctx);
+    let left = left as u32;
+    expect("(got before, into_vec)", (before, data), ([left, 50 + left], vec![100 + left, 50 + pid as u32]))
+}
+
+/// §3.2: pops take effect before pushes at a sync, slots are reused, and every registration
+/// keeps addressing its own memory on every process.
+pub fn registration_slots_are_reused_after_pops(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (_, right) = ring(pid, p);
+    let a = ctx.push_reg(vec![0u32; 1]);
+    let b = ctx.push_reg(vec![0u32; 2]);
+    let c = ctx.push_reg(vec![0u32; 3]);
+    ctx.sync();
+    ctx.pop_reg(&b);
+    ctx.sync();
+    let d = ctx.push_reg(vec![0u32; 4]);
+    ctx.sync();
+    let v = |reg: u32| 10 * reg + pid as u32;
+    ctx.put(right, &[v(1)], &a, 0);
+    ctx.put(right, &[v(3); 3], &c, 0);
+    ctx.put(right, &[v(4); 4], &d, 0);
+    ctx.sync();
+    ctx.pop_reg(&a);
+    let e = ctx.push_reg(vec![0u32; 5]);
+    ctx.sync();
+    ctx.put(right, &[v(5); 5], &e, 0);
+    ctx.put(right, &[v(6); 4], &d, 0);
+    ctx.sync();
+    // Ids are numbered per run: relative to the first of this check.
+    let ids = [a.id(), b.id(), c.id(), d.id(), e.id()].map(|id| id + 1 - a.id());
+    let (cl, dl, el) = (c.local(ctx).to_vec(), d.local(ctx).to_vec(), e.local(ctx).to_vec());
+    let left = ring(pid, p).0 as u32;
+    expect(
+        "(ids, a, b, c, d, e)",
+        (ids, a.into_vec(ctx), b.into_vec(ctx), cl, dl, el),
+        ([1, 2, 3, 4, 5], vec![10 + left], vec![0, 0], vec![30 + left; 3], vec![60 + left; 4], vec![50 + left; 5]),
+    )
+}
+
+/// §3.1, §3.2: pops need not nest like a stack.
+pub fn pops_need_not_follow_stack_order(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (_, right) = ring(pid, p);
+    let a = ctx.push_reg([0i64]);
+    let b = ctx.push_reg([0i64; 2]);
+    let c = ctx.push_reg([0i64; 3]);
+    ctx.sync();
+    ctx.pop_reg(&a);
+    ctx.sync();
+    ctx.put(right, &[pid as i64; 2], &b, 0);
+    ctx.put(right, &[-(pid as i64); 3], &c, 0);
+    ctx.sync();
+    let first = (b.local(ctx).to_vec(), c.local(ctx).to_vec());
+    ctx.pop_reg(&c);
+    ctx.sync();
+    ctx.put(right, &(pid as i64 + 7), &b, 1);
+    ctx.sync();
+    let second = b.local(ctx).to_vec();
+    ctx.pop_reg(&b);
+    ctx.sync();
+    let left = ring(pid, p).0 as i64;
+    expect(
+        "(after the first pop, after the second, a, b, c)",
+        (first, second, a.into_vec(ctx), b.into_vec(ctx), c.into_vec(ctx)),
+        ((vec![left; 2], vec![-left; 3]), vec![left, left + 7], vec![0], vec![left, left + 7], vec![-left; 3]),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// §3.3, §3.4 DRMA and the ordering table of §5, D1–D3, D7
+// ---------------------------------------------------------------------------------------------
+
+/// §5: a local write to a put's source after the call has no effect.
+pub fn put_copies_its_source_at_the_call(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let x = ctx.push_reg([0u32; 2]);
+    ctx.sync();
+    let mut v = [pid as u32 + 1, pid as u32 + 2];
+    ctx.put(ring(pid, p).1, &v, &x, 0);
+    v = [99, 99];
+    ctx.sync();
+    let left = ring(pid, p).0 as u32;
+    expect("(source, x)", (v, x.local(ctx).to_vec()), ([99, 99], vec![left + 1, left + 2]))
+}
+
+/// §5: a put to oneself is deferred to the sync; so is an hpput (checked after the sync only).
+pub fn put_to_self_is_deferred_to_the_sync(ctx: &mut Ctx) -> Outcome {
+    let pid = ctx.pid();
+    let x = ctx.push_reg([5u32, 6]);
+    ctx.sync();
+    ctx.put(pid, &7u32, &x, 0);
+    let before = x.local(ctx).to_vec();
+    let block = [8u32];
+    ctx.superstep(|s| s.hpput(pid, &block, &x, 1));
+    expect("(before the sync, after)", (before, x.local(ctx).to_vec()), (vec![5, 6], vec![7, 8]))
+}
+
+/// §5: a get sees local writes to its source made before the sync, on the owner.
+pub fn get_reads_its_source_at_the_sync_after_local_writes(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (_, right) = ring(pid, p);
+    let mut x = ctx.push_reg([1u32]);
+    ctx.sync();
+    let (mut from_self, mut from_right) = (0, 0);
+    ctx.superstep(|s| {
+        s.get(pid, &x, 0, &mut from_self);
+        s.get(right, &x, 0, &mut from_right);
+        *x.value_mut(s) = 100 + pid as u32;
+    });
+    expect("(from self, from right)", (from_self, from_right), (100 + pid as u32, 100 + right as u32))
+}
+
+/// §1 phase 2: a get sees the value from before the superstep even when puts to the same bytes
+/// land in the same sync.
+pub fn get_source_is_read_before_any_put_lands(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let x = ctx.push_reg([10 * pid as u32, 20 * pid as u32]);
+    ctx.sync();
+    let (mut remote, mut own) = (0, 0);
+    ctx.superstep(|s| {
+        s.put(right, &(1000 + pid as u32), &x, 0);
+        s.put(pid, &(2000 + pid as u32), &x, 1);
+        s.get(right, &x, 0, &mut remote);
+        s.get(pid, &x, 1, &mut own);
+    });
+    expect(
+        "(remote get, own get, x)",
+        (remote, own, x.local(ctx).to_vec()),
+        (10 * right as u32, 20 * pid as u32, vec![1000 + left as u32, 2000 + pid as u32]),
+    )
+}
+
+/// D1: the put wins over a get or an hpget on the same local destination, from another process
+/// or from the requester itself, issued before or after.
+pub fn a_put_wins_over_a_get_on_the_same_local_destination(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let mut x = ctx.push_reg([0u32; 3]);
+    let y = ctx.push_reg([100 + pid as u32, 200 + pid as u32, 300 + pid as u32]);
+    ctx.sync();
+    let name = x.remote();
+    ctx.superstep(|s| {
+        s.put(pid, &7u32, &x, 1);
+        if pid % 2 == 0 {
+            s.get(right, &y, 0, x.local_mut(s));
+        } else {
+            s.hpget(right, &y, 0, x.local_mut(s));
+        }
+        s.put(right, &(500 + pid as u32), name, 0);
+    });
+    expect("x", x.local(ctx).to_vec(), vec![500 + left as u32, 7, 300 + right as u32])
+}
+
+/// D2: puts to the same bytes from different sources land in ascending source pid (the highest
+/// pid wins, element by element); put or hpput alike.
+pub fn overlapping_puts_from_different_sources_highest_pid_wins(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let x = ctx.push_reg(vec![u32::MAX; p + 2]);
+    ctx.sync();
+    let block = [pid as u32; 3];
+    ctx.superstep(|s| {
+        for t in 0..p {
+            if pid % 2 == 0 {
+                s.put(t, &block, &x, pid);
+            } else {
+                s.hpput(t, &block, &x, pid);
+            }
+        }
+    });
+    expect("x", x.local(ctx).to_vec(), (0..p + 2).map(|i| i.min(p - 1) as u32).collect())
+}
+
+/// D2: puts from one source land in issue order; put and hpput interleave in issue order.
+pub fn overlapping_puts_from_one_source_last_issued_wins(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (_, right) = ring(pid, p);
+    let x = ctx.push_reg([0u32; 5]);
+    ctx.sync();
+    let two = [2u32, 2];
+    ctx.superstep(|s| {
+        s.put(right, &[1u32; 5], &x, 0);
+        s.hpput(right, &two, &x, 1);
+        s.put(right, &3u32, &x, 2);
+        s.put(right, &[4u32, 4], &x, 3);
+        s.put(right, &5u32, &x, 4);
+    });
+    expect("x", x.local(ctx).to_vec(), vec![1, 2, 3, 4, 5])
+}
+
+/// D7: zero-length puts, gets, hpputs and hpgets move nothing, whatever the offset.
+pub fn zero_length_transfers_move_nothing(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (_, right) = ring(pid, p);
+    let x = ctx.push_reg([1u32, 2]);
+    ctx.sync();
+    let (empty, mut into_get, mut into_hpget): ([u32; 0], [u32; 0], Vec<u32>) = ([], [], Vec::new());
+    ctx.superstep(|s| {
+        s.put(right, &empty, &x, 5);
+        s.hpput(right, &empty, &x, 100);
+        s.get(right, &x, 7, &mut into_get);
+        s.hpget(right, &x, 2, &mut into_hpget);
+    });
+    expect("(x, hpget destination length)", (x.local(ctx).to_vec(), into_hpget.len()), (vec![1, 2], 0))
+}
+
+/// §3.3, D3: an hpput from memory that is not registered behaves like a put after the sync.
+pub fn hpput_from_unregistered_memory_behaves_like_put(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let x = ctx.push_reg(vec![0u64; 64]);
+    ctx.sync();
+    let block: Vec<u64> = (0..32).map(|i| 1000 * pid as u64 + i).collect();
+    ctx.superstep(|s| s.hpput(right, &block[..], &x, 16));
+    let mut want = vec![0u64; 64];
+    for (i, w) in want[16..48].iter_mut().enumerate() {
+        *w = 1000 * left as u64 + i as u64;
+    }
+    expect("x", x.local(ctx).to_vec(), want)
+}
+
+/// §3.3, D3: an hpput whose source is registered memory that other hpputs write in the same sync
+/// behaves like a put; to itself with overlapping source and destination, like a memmove.
+pub fn hpput_from_registered_memory_behaves_like_put(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (_, right) = ring(pid, p);
+    let x = ctx.push_reg(vec![pid as u32; 4]);
+    let mut y = ctx.push_reg(vec![10 + pid as u32; 2]);
+    ctx.sync();
+    ctx.superstep(|s| {
+        s.hpput(right, x.local(s), &x, 0);
+        s.hpput(right, &y.local(s)[..1], &x, 3);
+    });
+    let shifted = x.local(ctx).to_vec();
+    y.local_mut(ctx).copy_from_slice(&[1, 2]);
+    let name = &y.remote();
+    ctx.superstep(|s| s.hpput(pid, &y.local(s)[..1], name, 1));
+    let left = ring(pid, p).0 as u32;
+    expect("(x, y)", (shifted, y.local(ctx).to_vec()), (vec![left, left, left, 10 + left], vec![1, 1]))
+}
+
+/// §3.3, D3, D11: an hpput whose source is an `hpmove` payload (the receive buffer, which the
+/// sender's own sync rebuilds) behaves like a put. Roles: process 0 sends to `relay` (1 mod p),
+/// which hpputs the payload to `receiver` (2 mod p), whom process 0 keeps busy with 8 MiB.
+pub fn hpput_from_an_hpmove_payload_behaves_like_put(ctx: &mut Ctx) -> Outcome {
+    const K: usize = 4096;
+    const BIG: usize = 8 << 20;
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (relay, receiver) = (1 % p, 2 % p);
+    let x = ctx.push_reg(vec![0u64; K]);
+    let big = ctx.push_reg(vec![0u8; if pid == receiver { BIG } else { 0 }]);
+    ctx.sync();
+    if pid == 0 {
+        ctx.send(relay, &(), &[1u64; K][..]);
+    }
+    ctx.sync();
+    if pid == 0 {
+        ctx.send(relay, &(), &[2u64; K][..]);
+        ctx.put(receiver, &vec![7u8; BIG][..], &big, 0);
+    }
+    let mut relayed = 0;
+    ctx.superstep(|s| {
+        if s.pid() == relay {
+            if let Some((_, payload)) = s.hpmove::<(), u64>() {
+                relayed = payload.len();
+                s.hpput(receiver, payload, &x, 0);
+            }
+        }
+    });
+    let wrong = x.local(ctx).iter().filter(|&&v| v != 1).count();
+    if pid == relay {
+        expect("elements the relay hpput", relayed, K)?;
+    }
+    if pid == receiver {
+        expect("elements of x that are not the relayed payload", wrong, 0)?;
+    }
+    Ok(())
+}
+
+/// §1 phases 2–3, §3.4, D1: gets whose destinations lie in the registration they read (read by
+/// the neighbours in the same sync, and by the process itself) see the pre-superstep values, and
+/// a put to one of those bytes wins.
+pub fn gets_into_the_registration_they_read_see_pre_superstep_values(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let base = 10 * pid as u32;
+    let mut x = ctx.push_reg([base, base + 1, base + 2, base + 3]);
+    ctx.sync();
+    let name = x.remote();
+    ctx.superstep(|s| {
+        let (low, high) = x.local_mut(s).split_at_mut(2);
+        s.get(left, name, 2, low);
+        s.get(pid, name, 0, high);
+        s.put(right, &(1000 + pid as u32), name, 3);
+    });
+    let l = 10 * left as u32;
+    expect("x", x.local(ctx).to_vec(), vec![l + 2, l + 3, base, 1000 + left as u32])
+}
+
+/// Puts, hpputs, gets and hpgets of 8 MiB, checked element by element.
+pub fn transfers_of_8_mib_arrive_intact(ctx: &mut Ctx) -> Outcome {
+    const N: usize = (8 << 20) / 4;
+    fn pattern(from: usize, kind: u32) -> Vec<u32> {
+        (0..N as u32).map(|i| i.wrapping_mul(2_654_435_761) ^ ((from as u32) << 28) ^ (kind << 24)).collect()
+    }
+    fn check(what: &str, got: &[u32], want: &[u32]) -> Option<String> {
+        if got.len() != want.len() {
+            return Some(format!("{what}: {} elements, expected {}", got.len(), want.len()));
+        }
+        first_mismatch(got, want).map(|(i, g, w)| format!("{what}: element {i} is {g:#x}, expected {w:#x}"))
+    }
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let mut x = ctx.push_reg(vec![0u32; N]);
+    ctx.sync();
+    let mut errors = Vec::new();
+    ctx.put(right, &pattern(pid, 1)[..], &x, 0);
+    ctx.sync();
+    errors.extend(check("put", x.local(ctx), &pattern(left, 1)));
+    let block = pattern(pid, 2);
+    ctx.superstep(|s| s.hpput(right, &block[..], &x, 0));
+    errors.extend(check("hpput", x.local(ctx), &pattern(left, 2)));
+    x.local_mut(ctx).copy_from_slice(&pattern(pid, 3));
+    let mut dst = vec![0u32; N];
+    ctx.superstep(|s| s.get(left, &x, 0, &mut dst[..]));
+    errors.extend(check("get", &dst, &pattern(left, 3)));
+    x.local_mut(ctx).copy_from_slice(&pattern(pid, 4));
+    ctx.superstep(|s| s.hpget(right, &x, 0, &mut dst[..]));
+    errors.extend(check("hpget", &dst, &pattern(right, 4)));
+    expect("transfers that differ", errors, vec![])
+}
+
+// ---------------------------------------------------------------------------------------------
+// bsp_get(3) EXAMPLES
+// ---------------------------------------------------------------------------------------------
+
+/// bsp_get(3) example 1, `get_array`: `forall i: xs[i] := xs[xs[i]]`, in place.
+pub fn bsp_get_example_1_get_array(ctx: &mut Ctx) -> Outcome {
+    const N_OVER_P: usize = 3;
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let n = N_OVER_P * p;
+    let global: Vec<u32> = (0..n).map(|g| ((g * 7 + 3) % n) as u32).collect();
+    let mine = global[pid * N_OVER_P..(pid + 1) * N_OVER_P].to_vec();
+    let mut xs = ctx.push_reg(mine.clone());
+    ctx.sync();
+    let name = xs.remote();
+    ctx.superstep(|s| {
+        for (slot, &v) in xs.local_mut(s).iter_mut().zip(&mine) {
+            let (owner, local_idx) = (v as usize / N_OVER_P, v as usize % N_OVER_P);
+            s.get(owner, name, local_idx, slot);
+        }
+    });
+    ctx.pop_reg(&xs);
+    ctx.sync();
+    let want: Vec<u32> = mine.iter().map(|&v| global[v as usize]).collect();
+    expect("xs", xs.into_vec(ctx), want)
+}
+
+/// bsp_get(3) example 2, `bsp_sum`: every process hpgets every local sum.
+pub fn bsp_get_example_2_bsp_sum_with_hpget(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let xs: Vec<i32> = (1..=pid as i32 + 1).collect();
+    let result = ctx.push_reg([xs.iter().sum::<i32>()]);
+    ctx.sync();
+    let mut local_sums = vec![0i32; p];
+    ctx.superstep(|s| {
+        for (i, slot) in local_sums.iter_mut().enumerate() {
+            s.hpget(i, &result, 0, slot);
+        }
+    });
+    ctx.pop_reg(&result);
+    ctx.sync();
+    expect("sum", local_sums.iter().sum::<i32>(), (1..=p as i32).map(|k| k * (k + 1) / 2).sum())
+}
+
+/// bsp_get(3) example 3, `cyclic_shift` with a buffered get into `x` itself.
+pub fn bsp_get_example_3_cyclic_shift_with_get(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let mut x = ctx.push_reg([7 * pid as i32]);
+    ctx.sync();
+    let name = x.remote();
+    ctx.superstep(|s| s.get(ring(pid, p).0, name, 0, x.local_mut(s)));
+    ctx.pop_reg(&x);
+    ctx.sync();
+    expect("x", x.into_vec(ctx), vec![7 * ring(pid, p).0 as i32])
+}
+
+/// bsp_get(3) example 4, `cyclic_shift` with a high-performance get.
+pub fn bsp_get_example_4_cyclic_shift_with_hpget(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let x = ctx.push_reg([7 * pid as i32]);
+    ctx.sync();
+    let mut result = -1;
+    ctx.superstep(|s| s.hpget(ring(pid, p).0, &x, 0, &mut result));
+    ctx.pop_reg(&x);
+    ctx.sync();
+    expect("result", result, 7 * ring(pid, p).0 as i32)
+}
+
+/// bsp_get(3) example 5, `bsp_allsums` (logarithmic prefix sums).
+pub fn bsp_get_example_5_allsums(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let x = pid as i32 + 1;
+    let mut right = ctx.push_reg([0i32]);
+    ctx.sync();
+    *right.value_mut(ctx) = x;
+    let mut i = 1;
+    while i < p {
+        let mut left = 0;
+        ctx.superstep(|s| {
+            if pid >= i {
+                s.get(pid - i, &right, 0, &mut left);
+            }
+        });
+        if pid >= i {
+            *right.value_mut(ctx) += left;
+        }
+        i *= 2;
+    }
+    ctx.pop_reg(&right);
+    let sum = *right.value(ctx);
+    ctx.sync();
+    expect("prefix sum", sum, x * (x + 1) / 2)
+}
