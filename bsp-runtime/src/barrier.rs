@@ -37,20 +37,25 @@
 //! - Poison: [`Barrier::poison`] stores `poisoned` and then unparks *every* process,
 //!   unconditionally. A waiter checks `poisoned` before each park; if the poison comes after the
 //!   check, its unpark comes after it too, and the park returns.
+//! - A park may also return early (an unpark left over from an earlier epoch or from the
+//!   poison of a waiter that did not sleep): every wait re-checks its condition in a loop.
 //!
 //! # How long to spin
 //! A waiter polls back to back for about a microsecond (a partner that arrives at the same
 //! time answers within a few hundred ns), then polls with `spin_loop` hints for some more µs
 //! (a wake-up from parking costs tens of µs, so a short imbalance is cheaper to spin through),
-//! then yields a few times, then parks. Spinning only helps if the awaited process runs on
-//! another core. Two processes of a run can share one core, though: Linux starts new threads
-//! on their creator's core and may leave them there for tens of ms, during which every sync
-//! would cost a whole spin (~10 µs instead of ~0.1). A `yield_now` that takes long shows it (it
-//! ran another thread on this core); the process then remembers that its core is shared, and
-//! its next waits park right after the short busy phase. Parking is also what separates the
-//! two: the scheduler wakes the sleeper on an idle core. A wait that succeeds while spinning, or
-//! a wake-up, clears the hint. The policy only decides how long to spin: correctness never
-//! depends on it.
+//! then yields a few times, then parks.
+//!
+//! Spinning only helps if the awaited process runs on another core. Two processes of a run can
+//! share one core, though: Linux starts a new thread on its creator's core and, on virtual
+//! machines especially, may leave both there for tens of ms; during that time every sync costs
+//! a whole spin (~10 µs instead of ~0.1). A `yield_now` that takes long shows it: it ran another
+//! thread on this core. The process then remembers that its core is shared, and its next waits
+//! skip the paced polls and yield right after the short busy phase, so a pair sharing a core
+//! hands it back and forth (~2.5 µs per sync) until the scheduler separates them. A wait that
+//! succeeds while polling (not at its first poll: that only says the other had arrived before),
+//! or a wake-up from parking, clears the hint. The policy only decides how long to spin:
+//! correctness never depends on it.
 //!
 //! # Memory ordering
 //! What a sync needs from the barrier: everything any process wrote before arriving happens
@@ -162,7 +167,7 @@ enum Algo {
         rounds: usize,
         slots: Box<[CachePadded<AtomicU64>]>,
     },
-    Central(Central),
+    Central(Box<Central>),
 }
 
 struct Central {
@@ -203,7 +208,7 @@ impl Barrier {
                     flags: (0..n).map(|_| padded(0)).collect(),
                     sleeping: (0..n).map(|_| CachePadded::new(AtomicBool::new(false))).collect(),
                 };
-                (Algo::Central(central), OVERSUBSCRIBED)
+                (Algo::Central(Box::new(central)), OVERSUBSCRIBED)
             }
         };
         let barrier = Barrier {
@@ -227,6 +232,7 @@ impl Barrier {
     }
 
     /// Whether a process failed.
+    #[inline]
     pub(crate) fn is_poisoned(&self) -> bool {
         // Relaxed: a hint for the checks in the communication calls; waiters are woken by the
         // unpark that follows the store (module docs).
@@ -320,28 +326,26 @@ impl Barrier {
         let spins = if shared { self.patience.busy } else { self.patience.spins() };
         for polls in 1..=spins {
             if let Some(v) = poll() {
-                if shared {
+                // Waited, and the other process arrived meanwhile: it runs on another core.
+                // (Success at the first poll says nothing: it had arrived before.)
+                if shared && polls > 1 {
                     me.shared_core.store(false, Ordering::Relaxed);
                 }
                 return Ok(v);
             }
             self.patience.spin(polls);
         }
-        if !shared {
-            for _ in 0..self.patience.yields {
-                if self.is_poisoned() {
-                    return Err(Poisoned);
-                }
-                let start = Instant::now();
-                std::thread::yield_now();
-                let ran_another = start.elapsed() > YIELD_RAN_ANOTHER;
-                if let Some(v) = poll() {
-                    me.shared_core.store(ran_another, Ordering::Relaxed);
-                    return Ok(v);
-                }
-                if ran_another {
-                    break;
-                }
+        for _ in 0..self.patience.yields {
+            if self.is_poisoned() {
+                return Err(Poisoned);
+            }
+            let start = Instant::now();
+            std::thread::yield_now();
+            if start.elapsed() > YIELD_RAN_ANOTHER {
+                me.shared_core.store(true, Ordering::Relaxed);
+            }
+            if let Some(v) = poll() {
+                return Ok(v);
             }
         }
         loop {
