@@ -123,7 +123,7 @@ impl Ctx {
         self.check_live("set_tagsize");
         let mut st = self.state.borrow_mut();
         st.tag.requested = nbytes;
-        st.flags |= flags::WORK;
+        st.flags |= flags::WORK | flags::COLLECTIVE;
         st.tag.in_force
     }
 

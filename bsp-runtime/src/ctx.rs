@@ -158,17 +158,20 @@ impl Ctx {
         std::panic::resume_unwind(Box::new(Stop))
     }
 
+    #[inline]
     pub(crate) fn run_id(&self) -> u64 {
         self.group.run_id()
     }
 
     /// Parity of the current superstep: which of the two outboxes it writes.
+    #[inline]
     pub(crate) fn parity(&self) -> usize {
         self.step & 1
     }
 
     /// This process's outbox for the current superstep.
     #[allow(clippy::mut_from_ref)]
+    #[inline]
     pub(crate) fn outbox(&self) -> &mut Outbox {
         // SAFETY: we are process `pid`, in a superstep of this parity (the sync code switches
         // parity only after every reader is done); callers never hold two of these at once
@@ -197,6 +200,7 @@ impl Ctx {
     /// Checks at the start of every primitive: the run has not failed, and this process may
     /// still communicate.
     #[track_caller]
+    #[inline]
     pub(crate) fn check_live(&self, op: &str) {
         if self.group.is_failed() {
             self.stop();
@@ -210,6 +214,7 @@ impl Ctx {
 
     /// Checks a destination/source pid.
     #[track_caller]
+    #[inline]
     pub(crate) fn check_pid(&self, op: &str, pid: usize) {
         if pid >= self.nprocs {
             self.fail_misuse(format!("{op}: pid {pid} is out of range (nprocs = {})", self.nprocs));

@@ -13,7 +13,7 @@
 //! Offsets and lengths are in elements. Zero-length transfers validate pid and registration and
 //! move nothing (D7).
 
-use crate::exchange::{flags, PutRec, PutSrc};
+use crate::exchange::{flags, PutSrc};
 use crate::reg::Remote;
 use crate::{AsRemote, Ctx, Elems, ElemsMut, Superstep, Value};
 
@@ -68,9 +68,10 @@ impl Ctx {
         self.queue_buffered_put(pid, r.slot, r.byte_offset, bytemuck::cast_slice(src));
     }
 
+    #[inline]
     fn queue_buffered_put(&self, pid: usize, slot: u32, byte_offset: usize, bytes: &[u8]) {
         let q = self.outbox().dest(pid);
-        q.puts.push(PutRec { slot, byte_offset, len: bytes.len(), src: PutSrc::Buffered(q.put_data.len()) });
+        q.push_put(slot, byte_offset, bytes.len(), PutSrc::Buffered(q.put_data.len()));
         q.put_data.extend_from_slice(bytes);
         let mut st = self.state.borrow_mut();
         st.flags |= flags::WORK;
@@ -189,7 +190,7 @@ impl<'s> Superstep<'s, '_> {
             return;
         }
         let q = ctx.outbox().dest(pid);
-        q.puts.push(PutRec { slot: r.slot, byte_offset: r.byte_offset, len: r.bytes, src: PutSrc::Direct(addr) });
+        q.push_put(r.slot, r.byte_offset, r.bytes, PutSrc::Direct(addr));
         let mut st = ctx.state.borrow_mut();
         st.flags |= flags::WORK | flags::HPPUT;
         st.pending.puts += 1;

@@ -21,6 +21,10 @@ pub(crate) mod flags {
     pub const HPPUT: u64 = 1 << 4;
     /// The process ended with communication still queued.
     pub const PENDING: u64 = 1 << 5;
+    /// The process pushed or popped a registration or requested a tag size. Without it, every
+    /// process's collective bookkeeping is empty or unchanged since it was last compared, so the
+    /// comparison (which reads every other process's outbox) is skipped.
+    pub const COLLECTIVE: u64 = 1 << 6;
 }
 
 /// How a process arrived at the barrier (for diagnostics).
@@ -99,13 +103,47 @@ pub(crate) enum PutSrc {
     Direct(usize),
 }
 
-/// One put (or hpput) to one destination.
+/// One put (or hpput) to one destination: 24 bytes (the receiver reads one per put, from
+/// another core's cache).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PutRec {
-    pub slot: u32,
     pub byte_offset: usize,
-    pub len: usize,
-    pub src: PutSrc,
+    /// `PutSrc`'s offset or address.
+    src: usize,
+    pub slot: u32,
+    /// Length in bytes, with `DIRECT` set for `PutSrc::Direct`.
+    len_kind: u32,
+}
+
+impl PutRec {
+    const DIRECT: u32 = 1 << 31;
+    /// The longest put one record describes; [`DestQueue::push_put`] splits longer ones.
+    pub(crate) const MAX_LEN: usize = (1 << 31) - 1;
+
+    #[inline]
+    fn new(slot: u32, byte_offset: usize, len: usize, src: PutSrc) -> Self {
+        debug_assert!(len <= Self::MAX_LEN);
+        let (src, kind) = match src {
+            PutSrc::Buffered(at) => (at, 0),
+            PutSrc::Direct(addr) => (addr, Self::DIRECT),
+        };
+        PutRec { byte_offset, src, slot, len_kind: len as u32 | kind }
+    }
+
+    /// Length in bytes.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        (self.len_kind & !Self::DIRECT) as usize
+    }
+
+    #[inline]
+    pub(crate) fn src(&self) -> PutSrc {
+        if self.len_kind & Self::DIRECT != 0 {
+            PutSrc::Direct(self.src)
+        } else {
+            PutSrc::Buffered(self.src)
+        }
+    }
 }
 
 /// One message to one destination; tag and payload live in the queue's `msg_data`.
@@ -132,6 +170,30 @@ pub(crate) struct DestQueue {
 }
 
 impl DestQueue {
+    /// Records a put of `len` bytes, as records of at most [`PutRec::MAX_LEN`] bytes each.
+    #[inline]
+    pub(crate) fn push_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
+        if len <= PutRec::MAX_LEN {
+            self.puts.push(PutRec::new(slot, byte_offset, len, src));
+        } else {
+            self.push_long_put(slot, byte_offset, len, src);
+        }
+    }
+
+    #[cold]
+    fn push_long_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(PutRec::MAX_LEN);
+            let part = match src {
+                PutSrc::Buffered(at) => PutSrc::Buffered(at + done),
+                PutSrc::Direct(addr) => PutSrc::Direct(addr + done),
+            };
+            self.puts.push(PutRec::new(slot, byte_offset + done, n, part));
+            done += n;
+        }
+    }
+
     pub(crate) fn clear(&mut self) {
         self.puts.clear();
         self.put_data.clear();
@@ -170,6 +232,7 @@ impl Outbox {
     }
 
     /// The queue for `pid`, remembering that it was touched.
+    #[inline]
     pub(crate) fn dest(&mut self, pid: usize) -> &mut DestQueue {
         let q = &mut self.to[pid];
         if q.puts.is_empty() && q.msgs.is_empty() && q.ext.is_empty() {

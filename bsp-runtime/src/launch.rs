@@ -178,12 +178,14 @@ impl Launch {
 
 /// Runs one process: the SPMD function, then the collective end.
 fn process<R>(group: Arc<Group>, parker: Parker, pid: usize, f: &(impl Fn(&mut Ctx) -> R + Sync)) -> Option<R> {
+    let placed = crate::engine::placement::pin(pid, group.nprocs());
     let mut ctx = Ctx::new(group.clone(), parker, pid);
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let r = f(&mut ctx);
         ctx.finish();
         r
     }));
+    crate::engine::placement::release(placed);
     match outcome {
         Ok(r) => Some(r),
         Err(payload) => {

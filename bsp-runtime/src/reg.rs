@@ -117,6 +117,7 @@ impl Table {
         self.free.push(slot);
     }
 
+    #[inline]
     pub(crate) fn get(&self, slot: u32, serial: u64) -> Option<&Entry> {
         self.entries.get(slot as usize)?.as_ref().filter(|e| e.serial == serial)
     }
@@ -399,7 +400,7 @@ impl Ctx {
             ext,
             handlers: Vec::new(),
         });
-        st.flags |= crate::exchange::flags::WORK;
+        st.flags |= crate::exchange::flags::WORK | crate::exchange::flags::COLLECTIVE;
         self.outbox().meta.pushes.push(crate::exchange::PushInfo {
             serial,
             addr,
@@ -427,6 +428,7 @@ impl Ctx {
     }
 
     #[track_caller]
+    #[inline]
     pub(crate) fn check_handle(&self, op: &str, run_id: u64, pid: usize, serial: u64) {
         if run_id != self.run_id() || pid != self.pid {
             self.fail_misuse(format!(
@@ -458,7 +460,7 @@ impl Ctx {
             }
             RegState::Active => entry.state = RegState::Popped(step),
         }
-        st.flags |= crate::exchange::flags::WORK;
+        st.flags |= crate::exchange::flags::WORK | crate::exchange::flags::COLLECTIVE;
         drop(st);
         self.outbox().meta.pops.push(serial);
     }
@@ -497,6 +499,7 @@ impl Ctx {
     /// Validates a use of registration `(slot, serial)` with `pid` and returns that process's
     /// (address, extent in bytes).
     #[track_caller]
+    #[inline]
     pub(crate) fn lookup(
         &self,
         op: &str,

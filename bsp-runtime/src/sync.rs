@@ -100,7 +100,9 @@ impl Ctx {
 
     fn exchange(&mut self, all: u64, parity: usize) {
         let peers = self.shared_peers(parity);
-        self.check_collectives(&peers);
+        if all & flags::COLLECTIVE != 0 {
+            self.check_collectives(&peers);
+        }
         // A panic in a data phase (an extension object serving a request or applying a record, e.g. a GP checksize
         // error) must not unwind yet: other processes may still be reading this process's
         // memory (registered memory until the get-phase barrier, hpput sources until the
@@ -240,12 +242,19 @@ impl Ctx {
                 continue;
             }
             let st = self.state.borrow();
+            // Consecutive puts mostly go to the same registration: look its address up once.
+            let mut cached: (u32, usize) = (u32::MAX, 0);
             for put in &q.puts {
-                let entry =
-                    st.table.entries[put.slot as usize].as_ref().expect("put into a slot that was checked at the call");
-                let dst = entry.local_addr + put.byte_offset;
-                let from = match put.src {
-                    PutSrc::Buffered(at) => q.put_data[at..at + put.len].as_ptr(),
+                if put.slot != cached.0 {
+                    let entry = st.table.entries[put.slot as usize]
+                        .as_ref()
+                        .expect("put into a slot that was checked at the call");
+                    cached = (put.slot, entry.local_addr);
+                }
+                let dst = cached.1 + put.byte_offset;
+                let len = put.len();
+                let from = match put.src() {
+                    PutSrc::Buffered(at) => q.put_data[at..at + len].as_ptr(),
                     PutSrc::Direct(addr) => addr as *const u8,
                 };
                 // SAFETY: `dst..dst+len` is inside this process's registration (checked against
@@ -254,7 +263,7 @@ impl Ctx {
                 // sender borrowed immutably until it leaves this sync, which it cannot do before
                 // the closing barrier; it lies outside every registration, so it does not
                 // overlap `dst`.
-                unsafe { std::ptr::copy_nonoverlapping(from, dst as *mut u8, put.len) };
+                unsafe { copy_bytes(from, dst as *mut u8, len) };
             }
         }
     }
@@ -430,5 +439,24 @@ impl Peers for SharedPeers<'_> {
     fn queue(&self, src: usize) -> &DestQueue {
         // SAFETY: as in `meta`.
         unsafe { &self.group.outbox(src, self.parity).to[self.me] }
+    }
+}
+
+/// `copy_nonoverlapping` with the sizes of single-word puts done inline: for them a call to
+/// `memcpy` costs more than the copy.
+///
+/// # Safety
+/// As `std::ptr::copy_nonoverlapping::<u8>(src, dst, len)`.
+#[inline(always)]
+unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize) {
+    // SAFETY: (every arm) the caller guarantees `len` readable bytes at `src` and `len` writable
+    // bytes at `dst`, not overlapping; an unaligned access of exactly `len` bytes stays in them.
+    unsafe {
+        match len {
+            8 => dst.cast::<u64>().write_unaligned(src.cast::<u64>().read_unaligned()),
+            4 => dst.cast::<u32>().write_unaligned(src.cast::<u32>().read_unaligned()),
+            16 => dst.cast::<u128>().write_unaligned(src.cast::<u128>().read_unaligned()),
+            _ => std::ptr::copy_nonoverlapping(src, dst, len),
+        }
     }
 }

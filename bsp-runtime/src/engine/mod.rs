@@ -17,4 +17,5 @@
 
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;
+pub(crate) mod placement;
 pub(crate) mod threads;

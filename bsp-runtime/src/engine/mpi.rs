@@ -40,7 +40,7 @@ use mpi::Count;
 
 use crate::ctx::Stop;
 use crate::engine::threads::Group;
-use crate::exchange::{flags, Arrival, DestQueue, Meta, Pending, PushInfo, PutRec, PutSrc};
+use crate::exchange::{flags, Arrival, DestQueue, Meta, Pending, PushInfo, PutSrc};
 use crate::ext::ExtRec;
 use crate::sync::{Peers, Status};
 use crate::{Ctx, Error, Launch};
@@ -251,12 +251,13 @@ impl Mpi {
             }
             self.send.extend_from_slice(&meta.pops);
             for put in &dest.puts {
-                self.send.extend_from_slice(&[u64::from(put.slot), put.byte_offset as u64, put.len as u64]);
-                let data: &[u8] = match put.src {
-                    PutSrc::Buffered(at) => &dest.put_data[at..at + put.len],
+                let len = put.len();
+                self.send.extend_from_slice(&[u64::from(put.slot), put.byte_offset as u64, len as u64]);
+                let data: &[u8] = match put.src() {
+                    PutSrc::Buffered(at) => &dest.put_data[at..at + len],
                     // SAFETY: an hpput source, borrowed immutably by this process until the end
                     // of this sync (`Superstep::hpput`); this rank is the only thread touching it.
-                    PutSrc::Direct(addr) => unsafe { std::slice::from_raw_parts(addr as *const u8, put.len) },
+                    PutSrc::Direct(addr) => unsafe { std::slice::from_raw_parts(addr as *const u8, len) },
                 };
                 put_bytes(&mut self.send, data);
             }
@@ -330,7 +331,7 @@ impl Mpi {
             q.clear();
             for _ in 0..n_put {
                 let (slot, byte_offset, len) = (r.word() as u32, r.usize(), r.usize());
-                q.puts.push(PutRec { slot, byte_offset, len, src: PutSrc::Buffered(q.put_data.len()) });
+                q.push_put(slot, byte_offset, len, PutSrc::Buffered(q.put_data.len()));
                 q.put_data.extend_from_slice(r.bytes(len));
             }
             for _ in 0..n_msg {

@@ -94,6 +94,7 @@ impl Group {
         self.nprocs
     }
 
+    #[inline]
     pub(crate) fn run_id(&self) -> u64 {
         self.run_id
     }
@@ -103,6 +104,7 @@ impl Group {
         self.barrier.wait(pid, parker, flags)
     }
 
+    #[inline]
     pub(crate) fn is_failed(&self) -> bool {
         self.barrier.is_poisoned()
     }
@@ -128,6 +130,7 @@ impl Group {
     /// Only process `pid` may call this, during a superstep of that parity (or in its sync
     /// before the first barrier), and it must not hold two of these references at once.
     #[allow(clippy::mut_from_ref)]
+    #[inline]
     pub(crate) unsafe fn own_outbox(&self, pid: usize, parity: usize) -> &mut Outbox {
         // SAFETY: the caller is the only writer of this outbox now, and no reader reads it
         // (module docs).
