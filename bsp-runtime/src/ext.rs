@@ -163,33 +163,43 @@ impl Ctx {
 
     /// Answers this process's requests by calling the owners' objects directly (threads
     /// engine, get phase): every process is inside the sync and nobody writes the objects.
+    /// The replies are only collected here; [`Ctx::deliver_replies`] hands them to the
+    /// callbacks after the get-phase barrier, because a callback writes its destination, which
+    /// may be memory that other processes read in this phase (registered memory, GP elements).
     pub(crate) fn serve_requests_shared(&mut self) {
         let st = self.state.get_mut();
-        let requests = std::mem::take(&mut st.requests);
         let mut reply = std::mem::take(&mut st.req_reply);
         let mut ranges = std::mem::take(&mut st.req_ranges);
-        for request in requests {
-            reply.clear();
-            ranges.clear();
-            {
-                let st = self.state.borrow();
-                for part in &st.req_parts[request.parts.clone()] {
-                    let entry = st.table.entries[part.slot as usize].as_ref().expect("a request checked at the call");
-                    let handler = entry.handlers[part.pid];
-                    // SAFETY: `handler` is the address of the `Arc<dyn ExtTarget>` that process
-                    // `part.pid` keeps boxed in its table entry for this registration (published
-                    // when the registration took effect, in the same address space); it stays
-                    // there until the registration is gone, which is after this get phase.
-                    let target = unsafe { &*(handler as *const Arc<dyn ExtTarget>) };
-                    let start = reply.len();
-                    target.serve(self.pid, &st.req_data[part.at..part.at + part.len], &mut reply);
-                    ranges.push(start..reply.len());
-                }
-            }
-            (request.on_reply)(&mut ranges.iter().map(|r| &reply[r.clone()]));
+        reply.clear();
+        ranges.clear();
+        let st = self.state.borrow();
+        // One reply range per part, in part order (parts of all requests are contiguous).
+        for part in &st.req_parts {
+            let entry = st.table.entries[part.slot as usize].as_ref().expect("a request checked at the call");
+            let handler = entry.handlers[part.pid];
+            // SAFETY: `handler` is the address of the `Arc<dyn ExtTarget>` that process
+            // `part.pid` keeps boxed in its table entry for this registration (published
+            // when the registration took effect, in the same address space); it stays
+            // there until the registration is gone, which is after this get phase.
+            let target = unsafe { &*(handler as *const Arc<dyn ExtTarget>) };
+            let start = reply.len();
+            target.serve(self.pid, &st.req_data[part.at..part.at + part.len], &mut reply);
+            ranges.push(start..reply.len());
         }
+        drop(st);
         let st = self.state.get_mut();
         st.req_reply = reply;
         st.req_ranges = ranges;
+    }
+
+    /// Hands the replies collected by [`Ctx::serve_requests_shared`] to the requests'
+    /// callbacks, in request order (threads engine, after the get-phase barrier, before puts).
+    pub(crate) fn deliver_replies(&mut self) {
+        let st = self.state.get_mut();
+        let requests = std::mem::take(&mut st.requests);
+        let (reply, ranges) = (&st.req_reply, &st.req_ranges);
+        for request in requests {
+            (request.on_reply)(&mut ranges[request.parts.clone()].iter().map(|r| &reply[r.clone()]));
+        }
     }
 }

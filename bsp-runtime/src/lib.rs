@@ -52,8 +52,10 @@
 //!   the process is marked broken and never syncs again, so the addresses it queued are never
 //!   used.
 //! - **The runtime never writes memory that someone else may be reading.** Get destinations that
-//!   lie in registered memory are staged and written after the barrier that ends the get phase;
-//!   hpput sources in registered memory are copied at the call. The protocol is written down in
+//!   lie in registered memory are staged and written after the barrier that ends the get phase,
+//!   and so are the results of GP reads; hpput sources in registered memory are copied at the
+//!   call; GP elements can be borrowed mutably only with `&mut Ctx`, so never as a get
+//!   destination. The protocol is written down in
 //!   `sync.rs` and `engine/threads.rs`; every `unsafe` block states its part of it.
 //!
 //! # Errors

@@ -82,10 +82,12 @@ pub(crate) struct Entry {
     pub remote: Vec<(usize, usize)>,
     /// Keeps the memory alive while registered (never read).
     pub _keep: Arc<dyn Any + Send + Sync>,
-    /// For an extension registration: the object that applies records sent to it, boxed so
-    /// that its address (published as `PushInfo::handler`) is stable.
-    #[allow(clippy::redundant_allocation, reason = "the box gives the fat `Arc` a thin, stable address")]
-    pub ext: Option<Box<Arc<dyn crate::ext::ExtTarget>>>,
+    /// For an extension registration: the object that applies records sent to it, in an
+    /// outer `Arc` so that its address (published as `PushInfo::handler`) is thin and stable.
+    /// (Not a `Box`: moving a `Box` asserts unique access, which would invalidate the address
+    /// other processes use, under Stacked Borrows.)
+    #[allow(clippy::redundant_allocation, reason = "the outer `Arc` gives the fat `Arc` a thin, stable address")]
+    pub ext: Option<Arc<Arc<dyn crate::ext::ExtTarget>>>,
     /// Every process's `handler` address, for an extension registration.
     pub handlers: Vec<usize>,
 }
@@ -387,8 +389,8 @@ impl Ctx {
         keep: Arc<dyn Any + Send + Sync>,
         ext: Option<Arc<dyn crate::ext::ExtTarget>>,
     ) {
-        let ext = ext.map(Box::new);
-        let handler = ext.as_ref().map_or(0, |b| std::ptr::from_ref::<Arc<dyn crate::ext::ExtTarget>>(b) as usize);
+        let ext = ext.map(Arc::new);
+        let handler = ext.as_ref().map_or(0, |b| Arc::as_ptr(b) as usize);
         let mut st = self.state.borrow_mut();
         st.table.entries[slot as usize] = Some(Entry {
             serial,
@@ -493,7 +495,9 @@ impl Ctx {
                 std::any::type_name::<T>()
             ));
         }
-        Resolved { slot: reg.slot, byte_offset: offset * size, bytes: len * size, remote_addr: addr }
+        // A zero-length transfer moves nothing (D7): its offset is not used, and may be anything.
+        let byte_offset = if len == 0 { 0 } else { offset * size };
+        Resolved { slot: reg.slot, byte_offset, bytes: len * size, remote_addr: addr }
     }
 
     /// Validates a use of registration `(slot, serial)` with `pid` and returns that process's

@@ -110,15 +110,16 @@ impl Ctx {
     }
 }
 
-/// Sealed marker that no type implements: the bound of the `Ctx` methods below, which exist only
-/// so that calling `get`, `hpget` or `hpput` outside a superstep says why it cannot work.
+/// Sealed marker that no type implements (and, being `Sized`, no trait object either): the bound
+/// of the `Ctx` methods below, which exist only so that calling `get`, `hpget` or `hpput` outside
+/// a superstep says why it cannot work.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "`get`, `hpget` and `hpput` exist only inside a superstep",
     label = "called on the context outside a superstep",
     note = "write the call inside `bsp::superstep!(ctx, {{ ... }})` or `ctx.superstep(|s| ...)`: it borrows its destination (or hpput source) until the sync that ends that superstep, so that it cannot be read too early"
 )]
-pub trait OnlyInsideASuperstep: sealed::Never {}
+pub trait OnlyInsideASuperstep: sealed::Never + Sized {}
 
 mod sealed {
     /// Implemented by no type.
@@ -128,7 +129,7 @@ mod sealed {
 #[doc(hidden)]
 impl Ctx {
     /// Not callable (the bound holds for no type): see [`Superstep::get`].
-    pub fn get<T: crate::Value, D: ?Sized + OnlyInsideASuperstep>(
+    pub fn get<T: crate::Value, D: OnlyInsideASuperstep>(
         &self,
         _pid: usize,
         _src: impl crate::AsRemote<T>,
@@ -139,7 +140,7 @@ impl Ctx {
     }
 
     /// Not callable (the bound holds for no type): see [`Superstep::hpget`].
-    pub fn hpget<T: crate::Value, D: ?Sized + OnlyInsideASuperstep>(
+    pub fn hpget<T: crate::Value, D: OnlyInsideASuperstep>(
         &self,
         _pid: usize,
         _src: impl crate::AsRemote<T>,
@@ -150,7 +151,7 @@ impl Ctx {
     }
 
     /// Not callable (the bound holds for no type): see [`Superstep::hpput`].
-    pub fn hpput<T: crate::Value, S: ?Sized + OnlyInsideASuperstep>(
+    pub fn hpput<T: crate::Value, S: OnlyInsideASuperstep>(
         &self,
         _pid: usize,
         _src: &S,

@@ -117,6 +117,7 @@ impl Ctx {
         }
         if failure.is_none() {
             let phase = catch_unwind(AssertUnwindSafe(|| {
+                self.deliver_replies();
                 self.write_staged_gets();
                 self.apply_puts(&peers);
             }));

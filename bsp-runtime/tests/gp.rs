@@ -1140,3 +1140,27 @@ fn error_processes_disagree_on_type_or_shape() {
         ctx.sync();
     });
 }
+
+/// D1 with GP reads: a GP read whose destination is registered memory lands after every get
+/// source of the superstep has been read (found by review: it used to land in the get phase).
+#[test]
+fn a_gp_read_into_registered_memory_lands_after_the_get_sources_are_read() {
+    for p in PS {
+        let out = run_within(p, |ctx| {
+            let (pid, p) = (ctx.pid(), ctx.nprocs());
+            let mut xs = ctx.push_reg([7usize]);
+            let mut g = GpArray::<u64>::builder(&[p]).build(ctx);
+            g.assign_local(ctx, &[pid], vec![0u64; 5]);
+            ctx.sync();
+            let name = xs.remote();
+            let mut seen = 0usize;
+            ctx.superstep(|s| {
+                g.get_size(s, &[pid], &[pid], xs.value_mut(s)); // lands in this process's `xs`
+                s.get((pid + 1) % p, name, 0, &mut seen); // reads a neighbour's `xs`
+            });
+            (seen, *xs.value(ctx))
+        })
+        .unwrap();
+        assert!(out.iter().all(|&o| o == (7, 5)), "p = {p}: {out:?}");
+    }
+}

@@ -460,14 +460,23 @@ impl Ctx {
             out.meta.arrival = Arrival::Sync;
             out.meta.step = step;
             out.meta.tag_request = requested;
-            mpi.serialize(self);
-            mpi.exchange();
-            mpi.deserialize();
-            self.check_collectives(&mpi.peers);
-            if all & flags::GET != 0 {
-                mpi.serve_gets(self);
+            // A panic in here (a collective mismatch, misuse found while applying a record)
+            // leaves queued addresses behind: the process must not communicate again.
+            let phases = catch_unwind(AssertUnwindSafe(|| {
+                mpi.serialize(self);
+                mpi.exchange();
+                mpi.deserialize();
+                self.check_collectives(&mpi.peers);
+                if all & flags::GET != 0 {
+                    mpi.serve_gets(self);
+                }
+                self.apply_incoming(&mpi.peers);
+            }));
+            if let Err(payload) = phases {
+                self.broken.set(true);
+                self.mpi = Some(mpi);
+                std::panic::resume_unwind(payload);
             }
-            self.apply_incoming(&mpi.peers);
         }
         self.mpi = Some(mpi);
         self.next_superstep();

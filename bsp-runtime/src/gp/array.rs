@@ -288,12 +288,31 @@ impl<T: Value> GpArray<T> {
     /// .unwrap();
     /// ```
     ///
+    /// It takes `&mut Ctx`, so an element cannot be borrowed inside a superstep (where only
+    /// `&Ctx` is at hand) and so cannot become a get destination written at the sync while
+    /// other processes read the element:
+    ///
+    /// ```compile_fail,E0308
+    /// use bsp_runtime::gp::GpArray;
+    /// bsp_runtime::run(2, |ctx| {
+    ///     let x = ctx.push_reg([1u64]);
+    ///     let mut g = GpArray::<u64>::builder(&[2]).build(ctx);
+    ///     g.assign_local(ctx, &[ctx.pid()], vec![0]);
+    ///     ctx.sync();
+    ///     let me = ctx.pid();
+    ///     ctx.superstep(|s| s.get(0, &x, 0, g.access_mut(s, &[me]).unwrap()));
+    /// });
+    /// ```
+    ///
     /// # Panics
     /// If `sub` is out of range or owned by another process.
     #[track_caller]
-    pub fn access_mut<'a>(&'a mut self, ctx: &'a Ctx, sub: &[usize]) -> Option<&'a mut [T]> {
+    pub fn access_mut<'a>(&'a mut self, ctx: &'a mut Ctx, sub: &[usize]) -> Option<&'a mut [T]> {
         let index = self.local(ctx, "access_mut", sub);
         // SAFETY: as in `access`, and `&mut self` excludes every other borrow of our elements.
+        // `&mut Ctx` keeps the borrow out of supersteps (a `Superstep` gives only `&Ctx`), so it
+        // can never be the destination of a get, which the sync writes in its get phase while
+        // other processes may be serving reads of these elements.
         let elems = unsafe { self.shared.elems_mut() };
         elems[index].as_deref_mut()
     }
