@@ -2,51 +2,19 @@
 //! public `bsp_runtime::gp` API, at p = 1, 2, 3, 4 and 8; the distribution test vectors of §7.3;
 //! ordering within a superstep; every error message; and a model check of random supersteps.
 
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::Duration;
+mod common;
 
 use bsp_runtime::gp::{subscripts, GpArray, GpBuf};
 use bsp_runtime::{Ctx, Error};
+use common::{run_ok, within, PS};
 
-/// The process counts every call is tested at.
-const PS: [usize; 5] = [1, 2, 3, 4, 8];
-
-/// Runs `f` on `p` processes on a thread of its own; a run that takes longer than a generous
-/// limit fails the test as a hang instead of blocking the suite.
+/// Runs `f` on `p` processes, guarded against hangs by `common::within`.
 fn run_within<R, F>(p: usize, f: F) -> Result<Vec<R>, Error>
 where
     R: Send + 'static,
     F: Fn(&mut Ctx) -> R + Sync + Send + 'static,
 {
-    let (tx, rx) = mpsc::channel();
-    let handle = std::thread::spawn(move || {
-        // The receiver is gone only if the test already failed on a timeout.
-        let _ = tx.send(bsp_runtime::run(p, f));
-    });
-    match rx.recv_timeout(Duration::from_secs(60)) {
-        Ok(r) => {
-            handle.join().expect("the run's thread finished");
-            r
-        }
-        Err(RecvTimeoutError::Timeout) => panic!("run on {p} processes still running after 60 s: a hang"),
-        Err(RecvTimeoutError::Disconnected) => match handle.join() {
-            Err(payload) => std::panic::resume_unwind(payload),
-            Ok(()) => unreachable!("the run's thread ended without a result"),
-        },
-    }
-}
-
-/// Runs `f` on `p` processes; the run must succeed.
-#[track_caller]
-fn run_ok<R, F>(p: usize, f: F) -> Vec<R>
-where
-    R: Send + 'static,
-    F: Fn(&mut Ctx) -> R + Sync + Send + 'static,
-{
-    match run_within(p, f) {
-        Ok(v) => v,
-        Err(e) => panic!("run on {p} processes failed: {e}"),
-    }
+    within(&format!("run on {p} processes"), move || bsp_runtime::run(p, f))
 }
 
 /// Runs `f` on `p` processes; the run must fail, and its message must contain every one of
