@@ -70,6 +70,8 @@ pub struct Ctx {
     start: Instant,
     pub(crate) state: RefCell<State>,
     pub(crate) recv: Recv,
+    /// The runtime's own message queue (`channel.rs`).
+    pub(crate) sys_recv: crate::channel::SysRecv,
     /// Set when a `superstep` closure unwound: the process may not communicate any more.
     pub(crate) broken: Cell<bool>,
     /// The MPI engine's state, when this process is an MPI rank.
@@ -108,6 +110,7 @@ impl Ctx {
                 pending: Pending::default(),
             }),
             recv: Recv::default(),
+            sys_recv: Default::default(),
             broken: Cell::new(false),
             #[cfg(feature = "mpi")]
             mpi: None,

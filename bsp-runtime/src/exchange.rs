@@ -167,6 +167,9 @@ pub(crate) struct DestQueue {
     /// Records for extension objects (`ext.rs`).
     pub ext: Vec<crate::ext::ExtRec>,
     pub ext_data: Vec<u8>,
+    /// Messages on the runtime's own channel (`channel.rs`); only `payload_len` and `at` are used.
+    pub sys_msgs: Vec<MsgRec>,
+    pub sys_data: Vec<u8>,
 }
 
 impl DestQueue {
@@ -201,6 +204,14 @@ impl DestQueue {
         self.msg_data.clear();
         self.ext.clear();
         self.ext_data.clear();
+        self.sys_msgs.clear();
+        self.sys_data.clear();
+    }
+
+    /// Whether nothing is queued (the queue is not yet in the outbox's `touched` list).
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.puts.is_empty() && self.msgs.is_empty() && self.ext.is_empty() && self.sys_msgs.is_empty()
     }
 }
 
@@ -235,7 +246,7 @@ impl Outbox {
     #[inline]
     pub(crate) fn dest(&mut self, pid: usize) -> &mut DestQueue {
         let q = &mut self.to[pid];
-        if q.puts.is_empty() && q.msgs.is_empty() && q.ext.is_empty() {
+        if q.is_empty() {
             self.touched.push(pid);
         }
         &mut self.to[pid]

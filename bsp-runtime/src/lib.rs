@@ -66,6 +66,7 @@
 
 mod barrier;
 mod bsmp;
+mod channel;
 mod ctx;
 mod drma;
 mod engine;

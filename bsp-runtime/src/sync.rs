@@ -70,8 +70,9 @@ impl Ctx {
         if all & (flags::WORK | flags::GET) != 0 {
             self.exchange(all, parity);
         } else {
-            // Nobody sent anything: the receive queue of the next superstep is empty.
+            // Nobody sent anything: the receive queues of the next superstep are empty.
             self.recv.clear();
+            self.sys_recv.clear();
         }
         self.next_superstep();
     }
@@ -288,8 +289,12 @@ impl Ctx {
 
     fn receive_messages(&mut self, peers: &dyn Peers) {
         self.recv.clear();
+        self.sys_recv.clear();
         for src in 0..self.nprocs {
             let q = peers.queue(src);
+            for m in &q.sys_msgs {
+                self.sys_recv.push(src, &q.sys_data[m.at..m.at + m.payload_len]);
+            }
             for m in &q.msgs {
                 let tag = &q.msg_data[m.at..m.at + m.tag_len];
                 let payload = &q.msg_data[m.at + m.tag_len..m.at + m.tag_len + m.payload_len];

@@ -239,6 +239,7 @@ impl Mpi {
                 dest.ext.len() as u64,
                 reqs.clone().count() as u64,
                 st.req_parts.iter().filter(|r| r.pid == q).count() as u64,
+                dest.sys_msgs.len() as u64,
             ]);
             for push in &meta.pushes {
                 self.send.extend_from_slice(&[
@@ -268,6 +269,10 @@ impl Mpi {
             for e in &dest.ext {
                 self.send.extend_from_slice(&[u64::from(e.slot), e.len as u64]);
                 put_bytes(&mut self.send, &dest.ext_data[e.at..e.at + e.len]);
+            }
+            for m in &dest.sys_msgs {
+                self.send.push(m.payload_len as u64);
+                put_bytes(&mut self.send, &dest.sys_data[m.at..m.at + m.payload_len]);
             }
             for g in reqs {
                 self.send.extend_from_slice(&[u64::from(g.slot), g.byte_offset as u64, g.bytes as u64]);
@@ -308,8 +313,8 @@ impl Mpi {
             meta.step = r.usize();
             meta.tag_request = r.usize();
             meta.pending = Pending { puts: r.usize(), gets: r.usize(), sends: r.usize() };
-            let (n_push, n_pop, n_put, n_msg, n_ext, n_req, n_xreq) =
-                (r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize());
+            let (n_push, n_pop, n_put, n_msg, n_ext, n_req, n_xreq, n_sys) =
+                (r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize());
             meta.pushes.clear();
             for _ in 0..n_push {
                 let (serial, bytes, elem_size, name_len) = (r.word(), r.usize(), r.usize(), r.usize());
@@ -343,6 +348,16 @@ impl Mpi {
                 let (slot, len) = (r.word() as u32, r.usize());
                 q.ext.push(ExtRec { slot, at: q.ext_data.len(), len });
                 q.ext_data.extend_from_slice(r.bytes(len));
+            }
+            for _ in 0..n_sys {
+                let len = r.usize();
+                q.sys_msgs.push(crate::exchange::MsgRec {
+                    align: 1,
+                    at: q.sys_data.len(),
+                    tag_len: 0,
+                    payload_len: len,
+                });
+                q.sys_data.extend_from_slice(r.bytes(len));
             }
             let reqs = &mut self.peers.reqs[src];
             reqs.clear();
@@ -454,6 +469,7 @@ impl Ctx {
         }
         if all & (flags::WORK | flags::GET) == 0 {
             self.recv.clear();
+            self.sys_recv.clear();
         } else {
             let (step, requested) = (self.step, self.state.get_mut().tag.requested);
             let out = self.outbox();
