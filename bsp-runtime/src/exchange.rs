@@ -5,6 +5,8 @@
 //! is a pointer into another process's memory except [`PutSrc::Direct`], which only the threads
 //! engine creates (an engine without a shared address space copies those bytes instead).
 
+use std::collections::HashMap;
+
 /// Per-process flags combined by the sync barrier.
 pub(crate) mod flags {
     /// The process arrived from `sync`.
@@ -207,48 +209,105 @@ impl DestQueue {
         self.sys_msgs.clear();
         self.sys_data.clear();
     }
-
-    /// Whether nothing is queued (the queue is not yet in the outbox's `touched` list).
-    #[inline]
-    fn is_empty(&self) -> bool {
-        self.puts.is_empty() && self.msgs.is_empty() && self.ext.is_empty() && self.sys_msgs.is_empty()
-    }
 }
 
+/// Destinations below this pid are found through a dense table, the others through a map, so
+/// that an outbox costs O(destinations touched) (plus at most this many words), not O(p).
+const DENSE: usize = 1024;
+
 /// One process's outbox for one superstep.
+///
+/// It holds a queue per destination touched in the superstep, in first-touch order; queues keep
+/// their buffers between supersteps (no allocation in steady state), and the memory is
+/// proportional to the destinations a process actually sends to.
 #[derive(Debug, Default)]
 pub(crate) struct Outbox {
     pub meta: Meta,
-    /// Indexed by destination pid.
-    pub to: Vec<DestQueue>,
-    /// Destinations with something queued, so a sync touches only those.
-    pub touched: Vec<usize>,
+    /// `queues[..used]` are this superstep's; those after keep buffers for later.
+    queues: Vec<DestQueue>,
+    used: usize,
+    /// The pid of `queues[i]`.
+    dests: Vec<usize>,
+    /// `dense[pid]` is 1 + the index of `pid`'s queue, or 0 (pids below [`DENSE`]).
+    dense: Vec<u32>,
+    sparse: HashMap<usize, u32>,
+    /// The last destination looked up and its queue index (consecutive puts mostly go to one).
+    last: Option<(usize, usize)>,
 }
 
 impl Outbox {
-    pub(crate) fn new(nprocs: usize) -> Self {
-        Outbox { meta: Meta::default(), to: (0..nprocs).map(|_| DestQueue::default()).collect(), touched: Vec::new() }
+    pub(crate) fn new() -> Self {
+        Self::default()
     }
 
     /// Empties the outbox, keeping every buffer's capacity (no allocation in steady state).
     pub(crate) fn clear(&mut self) {
-        for &d in &self.touched {
-            self.to[d].clear();
+        for (q, &d) in self.queues[..self.used].iter_mut().zip(&self.dests) {
+            q.clear();
+            if d < DENSE {
+                self.dense[d] = 0;
+            }
         }
-        self.touched.clear();
+        self.sparse.clear();
+        self.dests.clear();
+        self.used = 0;
+        self.last = None;
         self.meta.pushes.clear();
         self.meta.pops.clear();
         self.meta.pending = Pending::default();
         self.meta.arrival = Arrival::Sync;
     }
 
-    /// The queue for `pid`, remembering that it was touched.
+    fn index_of(&self, pid: usize) -> Option<usize> {
+        if pid < DENSE {
+            match self.dense.get(pid) {
+                Some(&i) if i > 0 => Some(i as usize - 1),
+                _ => None,
+            }
+        } else {
+            self.sparse.get(&pid).map(|&i| i as usize)
+        }
+    }
+
+    /// The queue for `pid`, made if this is the first thing queued for it in this superstep.
     #[inline]
     pub(crate) fn dest(&mut self, pid: usize) -> &mut DestQueue {
-        let q = &mut self.to[pid];
-        if q.is_empty() {
-            self.touched.push(pid);
-        }
-        &mut self.to[pid]
+        let i = match self.last {
+            Some((p, i)) if p == pid => i,
+            _ => self.touch(pid),
+        };
+        &mut self.queues[i]
+    }
+
+    fn touch(&mut self, pid: usize) -> usize {
+        let i = match self.index_of(pid) {
+            Some(i) => i,
+            None => {
+                let i = self.used;
+                if i == self.queues.len() {
+                    self.queues.push(DestQueue::default());
+                }
+                self.used += 1;
+                self.dests.push(pid);
+                let stored = u32::try_from(i).expect("fewer than 2^32 destinations");
+                if pid < DENSE {
+                    if self.dense.len() <= pid {
+                        self.dense.resize(pid + 1, 0);
+                    }
+                    self.dense[pid] = stored + 1;
+                } else {
+                    self.sparse.insert(pid, stored);
+                }
+                i
+            }
+        };
+        self.last = Some((pid, i));
+        i
+    }
+
+    /// What was queued for `pid` in this superstep, if anything.
+    #[inline]
+    pub(crate) fn queue(&self, pid: usize) -> Option<&DestQueue> {
+        self.index_of(pid).map(|i| &self.queues[i])
     }
 }

@@ -28,7 +28,6 @@
 //! (`report_once`), and each returns it quieted.
 
 use std::borrow::Cow;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -38,9 +37,10 @@ use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use mpi::Count;
 
-use crate::ctx::Stop;
-use crate::engine::threads::Group;
-use crate::exchange::{flags, Arrival, DestQueue, Meta, Pending, PushInfo, PutSrc};
+use std::cell::UnsafeCell;
+
+use super::{Engine, Fate, Outboxes, Poisoned};
+use crate::exchange::{Arrival, DestQueue, Meta, Outbox, Pending, PushInfo, PutSrc};
 use crate::ext::ExtRec;
 use crate::sync::{Peers, Status};
 use crate::{Ctx, Error, Launch};
@@ -62,9 +62,13 @@ pub(crate) fn wanted() -> bool {
     started_by_mpirun() && !ACTIVE.load(Ordering::Relaxed)
 }
 
-/// One rank's MPI state: the communicator and the buffers reused by every sync.
+/// One rank's side of the MPI engine: the communicator, the rank's outboxes and the buffers
+/// reused by every sync.
 pub(crate) struct Mpi {
     comm: SimpleCommunicator,
+    /// The rank's two outboxes (by superstep parity), written by the rank's own calls and read
+    /// by `serialize` in the sync: one thread, never at the same time.
+    outboxes: Box<[UnsafeCell<Outbox>; 2]>,
     send: Vec<u64>,
     send_counts: Vec<Count>,
     send_displs: Vec<Count>,
@@ -110,8 +114,8 @@ impl Peers for MpiPeers {
         &self.metas[q]
     }
 
-    fn queue(&self, src: usize) -> &DestQueue {
-        &self.queues[src]
+    fn queue(&self, src: usize) -> Option<&DestQueue> {
+        Some(&self.queues[src])
     }
 }
 
@@ -146,20 +150,21 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// `counts` as MPI displacements (exclusive prefix sums).
-fn displacements(counts: &[Count], displs: &mut Vec<Count>) {
+/// `counts` as MPI displacements (exclusive prefix sums), checked: MPI displacements are `int`.
+fn displacements(counts: &[Count], displs: &mut Vec<Count>, what: &str) {
     displs.clear();
-    let mut at: Count = 0;
+    let mut at: usize = 0;
     for &c in counts {
-        displs.push(at);
-        at += c;
+        displs.push(count(at, what));
+        at += usize::try_from(c).expect("MPI counts are not negative");
     }
+    count(at, what);
 }
 
 fn count(words: usize, what: &str) -> Count {
     Count::try_from(words).unwrap_or_else(|_| {
         panic!(
-            "the MPI engine moves at most 2^31 - 1 words from one rank to another per superstep; {what} needs {words}"
+            "the MPI engine moves at most 2^31 - 1 words (16 GiB) to or from one rank per superstep; {what} needs {words}"
         )
     })
 }
@@ -168,6 +173,7 @@ impl Mpi {
     fn new(comm: SimpleCommunicator, nprocs: usize) -> Self {
         Mpi {
             comm,
+            outboxes: Box::new([UnsafeCell::new(Outbox::new()), UnsafeCell::new(Outbox::new())]),
             send: Vec::new(),
             send_counts: Vec::with_capacity(nprocs),
             send_displs: Vec::with_capacity(nprocs),
@@ -187,14 +193,14 @@ impl Mpi {
         }
     }
 
-    fn or_reduce(&self, flags: u64) -> u64 {
-        let mut all = 0u64;
-        self.comm.all_reduce_into(&flags, &mut all, SystemOperation::bitwise_or());
-        all
+    /// Where the rank's `Ctx` finds its outboxes.
+    fn outboxes(&self) -> Outboxes {
+        let ptr = |cell: &UnsafeCell<Outbox>| std::ptr::NonNull::new(cell.get()).expect("an UnsafeCell is never null");
+        Outboxes([ptr(&self.outboxes[0]), ptr(&self.outboxes[1])])
     }
 
     /// Every rank's arrival, superstep and pending counts (error paths only).
-    fn statuses(&self, mine: Status) -> Vec<Status> {
+    fn all_statuses(&self, mine: Status) -> Vec<Status> {
         let words = [
             u64::from(mine.arrival == Arrival::End),
             mine.step as u64,
@@ -220,10 +226,11 @@ impl Mpi {
         let st = ctx.state.borrow();
         self.send.clear();
         self.send_counts.clear();
+        let none = DestQueue::default();
         for q in 0..p {
             let start = self.send.len();
             let meta = &out.meta;
-            let dest = &out.to[q];
+            let dest = out.queue(q).unwrap_or(&none);
             let reqs = st.gets.iter().filter(|g| g.pid == q);
             self.send.extend_from_slice(&[
                 u64::from(meta.arrival == Arrival::End),
@@ -286,16 +293,10 @@ impl Mpi {
         }
     }
 
-    /// Moves every rank's serialised blocks to their destinations.
-    fn exchange(&mut self) {
-        self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
-        self.all_to_all_v();
-    }
-
     /// One `MPI_Alltoallv` of `send` (by `send_counts`) into `recv` (by `recv_counts`).
     fn all_to_all_v(&mut self) {
-        displacements(&self.send_counts, &mut self.send_displs);
-        displacements(&self.recv_counts, &mut self.recv_displs);
+        displacements(&self.send_counts, &mut self.send_displs, "everything this rank sends");
+        displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
         let total: usize = self.recv_counts.iter().map(|&c| c as usize).sum();
         self.recv.clear();
         self.recv.resize(total, 0);
@@ -424,13 +425,20 @@ impl Mpi {
         for (c, &d) in self.cursor.iter_mut().zip(&self.recv_displs) {
             *c = d as usize * 8;
         }
+        st.get_stage.clear();
         for g in &st.gets {
             let at = self.cursor[g.pid];
-            // SAFETY: the destination was borrowed mutably by this process until the end of
-            // this sync (`Superstep::get`); this rank is the only thread touching it.
-            unsafe {
-                std::ptr::copy_nonoverlapping(replies[at..at + g.bytes].as_ptr(), g.dst_addr as *mut u8, g.bytes)
-            };
+            let reply = &replies[at..at + g.bytes];
+            if g.staged {
+                // Lands in registered memory: written by `sync.rs` with the others' staged gets,
+                // in issue order, after the read phase.
+                st.get_stage.extend_from_slice(reply);
+            } else {
+                // SAFETY: the destination was borrowed mutably by this process until the end of
+                // this sync (`Superstep::get`), outside every registration; this rank is the only
+                // thread touching it.
+                unsafe { std::ptr::copy_nonoverlapping(reply.as_ptr(), g.dst_addr as *mut u8, g.bytes) };
+            }
             self.cursor[g.pid] += g.bytes;
         }
         // Extension replies follow, word aligned, in request order.
@@ -455,64 +463,84 @@ impl Mpi {
     }
 }
 
-impl Ctx {
-    /// `sync` on the MPI engine.
-    pub(crate) fn sync_mpi(&mut self) {
-        let mut mpi = self.mpi.take().expect("an MPI rank has its MPI state");
-        let mine = flags::SYNC | self.state.get_mut().flags;
-        let all = mpi.or_reduce(mine);
-        if all & flags::END != 0 {
-            let statuses =
-                mpi.statuses(Status { arrival: Arrival::Sync, step: self.step, pending: Pending::default() });
-            self.mpi = Some(mpi);
-            self.fail_end(all, &statuses);
-        }
-        if all & (flags::WORK | flags::GET) == 0 {
-            self.recv.clear();
-            self.sys_recv.clear();
-        } else {
-            let (step, requested) = (self.step, self.state.get_mut().tag.requested);
-            let out = self.outbox();
-            out.meta.arrival = Arrival::Sync;
-            out.meta.step = step;
-            out.meta.tag_request = requested;
-            // A panic in here (a collective mismatch, misuse found while applying a record)
-            // leaves queued addresses behind: the process must not communicate again.
-            let phases = catch_unwind(AssertUnwindSafe(|| {
-                mpi.serialize(self);
-                mpi.exchange();
-                mpi.deserialize();
-                self.check_collectives(&mpi.peers);
-                if all & flags::GET != 0 {
-                    mpi.serve_gets(self);
-                }
-                self.apply_incoming(&mpi.peers);
-            }));
-            if let Err(payload) = phases {
-                self.broken.set(true);
-                self.mpi = Some(mpi);
-                std::panic::resume_unwind(payload);
-            }
-        }
-        self.mpi = Some(mpi);
-        self.next_superstep();
+impl Engine for Mpi {
+    fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
+        let mut all = 0u64;
+        self.comm.all_reduce_into(&flags, &mut all, SystemOperation::bitwise_or());
+        Ok(all)
     }
 
-    /// The end of the SPMD function on the MPI engine.
-    pub(crate) fn finish_mpi(&mut self) {
-        let pending = self.state.get_mut().pending;
-        let mpi = self.mpi.as_deref().expect("an MPI rank has its MPI state");
-        let mine = flags::END | if pending.total() > 0 { flags::PENDING } else { 0 };
-        let all = mpi.or_reduce(mine);
-        if all & (flags::SYNC | flags::PENDING) != 0 {
-            let statuses = mpi.statuses(Status { arrival: Arrival::End, step: self.step, pending });
-            self.fail_end(all, &statuses);
-        }
+    fn statuses(&mut self, _ctx: &Ctx, mine: Status) -> Result<Vec<Status>, Poisoned> {
+        Ok(self.all_statuses(mine))
+    }
+
+    fn exchange(&mut self, ctx: &Ctx) -> Result<(), Poisoned> {
+        self.serialize(ctx);
+        self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
+        self.all_to_all_v();
+        self.deserialize();
+        Ok(())
+    }
+
+    fn peers(&self) -> &dyn Peers {
+        &self.peers
+    }
+
+    fn read(&mut self, ctx: &mut Ctx) {
+        self.serve_gets(ctx);
+    }
+
+    fn end_reads(&mut self) -> Result<(), Poisoned> {
+        // Owners read their memory for others in `read`, before its reply exchange returned.
+        Ok(())
+    }
+
+    fn end_puts(&mut self) -> Result<(), Poisoned> {
+        // hpput sources were copied into the send buffer by `exchange`.
+        Ok(())
+    }
+}
+
+/// The number of ranks `mpirun` started, from the environment it gives every rank (before MPI
+/// is initialised).
+fn ranks_from_env() -> Option<usize> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.trim().parse::<usize>().ok())
+}
+
+/// The number of processes a launch runs on MPI: the one asked for, else the number of ranks.
+fn procs(launch: &Launch, size: usize) -> Result<usize, Error> {
+    // `default_procs` (what `#[bsp::program(procs = N)]` sets) gives way to the number of ranks.
+    let p = launch.requested_procs()?.unwrap_or(size);
+    if p == 0 {
+        return Err(Error::launch("cannot run an SPMD program on 0 processes".to_string()));
+    }
+    if p > size {
+        return Err(Error::launch(format!(
+            "{p} processes were requested but mpirun started only {size} MPI ranks: start more ranks (`mpirun -n {p}`) or ask for fewer"
+        )));
+    }
+    Ok(p)
+}
+
+/// `Launch::nprocs` under `mpirun`.
+pub(crate) fn nprocs(launch: &Launch) -> Result<usize, Error> {
+    match ranks_from_env() {
+        Some(size) => procs(launch, size),
+        None => Err(Error::launch(
+            "started by mpirun, but the number of ranks is not in the environment (OMPI_COMM_WORLD_SIZE, PMI_SIZE)"
+                .to_string(),
+        )),
     }
 }
 
 /// Runs `f` with this OS process as one MPI rank.
-pub(crate) fn run<R, F>(launch: &Launch, f: F) -> Result<Vec<R>, Error>
+///
+/// As with BSPlib's `bsp_begin`/`bsp_end`, the code after the run continues on process 0 only:
+/// every other rank finalises MPI and exits here (status 0, or 1 if the run failed), so a
+/// program's output after the run appears once, as on threads. Process 0 gets its own result.
+pub(crate) fn launch<R, F>(launch: &Launch, f: F) -> Result<Vec<R>, Error>
 where
     F: Fn(&mut Ctx) -> R,
 {
@@ -526,9 +554,14 @@ where
         return Err(Error::launch("MPI was already initialised by someone else".to_string()));
     };
     ACTIVE.store(true, Ordering::Relaxed);
-    let result = run_on(universe.world(), launch, f);
+    let world = universe.world();
+    let rank = world.rank();
+    let result = run_on(world, launch, f);
     ACTIVE.store(false, Ordering::Relaxed);
     drop(universe); // MPI_Finalize, after every communicator of the run is gone
+    if rank != 0 {
+        std::process::exit(i32::from(result.is_err()));
+    }
     result
 }
 
@@ -537,45 +570,30 @@ where
     F: Fn(&mut Ctx) -> R,
 {
     let (rank, size) = (world.rank() as usize, world.size() as usize);
-    let p = launch.requested_procs()?.unwrap_or(size);
-    if p > size {
-        let e = Error::launch(format!(
-            "{p} processes were requested but mpirun started only {size} MPI ranks: start more ranks (`mpirun -n {p}`) or ask for fewer"
-        ));
-        return Err(report_once(&world, e));
-    }
+    let p = match procs(launch, size) {
+        Ok(p) => p,
+        Err(e) => return Err(report_once(&world, e)),
+    };
     let color = if rank < p { Color::with_value(0) } else { Color::undefined() };
     let Some(comm) = world.split_by_color(color) else {
         return Ok(Vec::new()); // a surplus rank takes no part
     };
     // For reporting a collective failure (the run's own communicator may be gone by then).
     let fence = comm.duplicate();
-    let (group, parker) = Group::new_rank(p);
-    let group = Arc::new(group);
-    let mut ctx = Ctx::new(group.clone(), parker, rank);
-    ctx.mpi = Some(Box::new(Mpi::new(comm, p)));
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let r = f(&mut ctx);
-        ctx.check_live("the end of the SPMD function");
-        ctx.finish_mpi();
-        r
-    }));
-    match outcome {
-        Ok(r) => Ok(vec![r]),
-        Err(payload) => {
-            let error = match group.take_failure() {
-                Some(e) => e,
-                None if payload.is::<Stop>() => Error::panic(rank, "stopped".to_string()),
-                None => Error::panic(rank, crate::launch::failure_message(&*payload, rank)),
-            };
-            if error.is_collective() {
-                return Err(report_once(&fence, error));
-            }
-            // Only this rank failed; the others may wait in a collective forever: stop them all.
-            eprintln!("error: {error}");
-            world.abort(1)
-        }
+    let fate = Arc::new(Fate::new(Box::new(|| {})));
+    let engine = Box::new(Mpi::new(comm, p));
+    let outboxes = engine.outboxes();
+    let ctx = Ctx::new(fate.clone(), super::AnyEngine::Mpi(engine), outboxes, rank, p);
+    if let Some(r) = crate::launch::process(ctx, &f) {
+        return Ok(vec![r]);
     }
+    let error = fate.take_failure().unwrap_or_else(|| Error::panic(rank, "stopped".to_string()));
+    if error.is_collective() {
+        return Err(report_once(&fence, error));
+    }
+    // Only this rank failed; the others may wait in a collective forever: stop them all.
+    eprintln!("error: {error}");
+    world.abort(1)
 }
 
 /// An error that every rank of `comm` found identically: rank 0 prints it now, and no rank
