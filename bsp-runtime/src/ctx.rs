@@ -33,6 +33,8 @@ pub(crate) struct State {
     pub req_reply: Vec<u8>,
     pub req_ranges: Vec<std::ops::Range<usize>>,
     pub tag: TagState,
+    /// Operators of combining puts, by number (`combine.rs`).
+    pub combiners: Vec<crate::combine::Op>,
     /// `exchange::flags` bits this process will arrive with.
     pub flags: u64,
     pub pending: Pending,
@@ -107,6 +109,7 @@ impl Ctx {
                 req_reply: Vec::new(),
                 req_ranges: Vec::new(),
                 tag: TagState::default(),
+                combiners: Vec::new(),
                 flags: 0,
                 pending: Pending::default(),
             }),

@@ -113,29 +113,32 @@ pub(crate) struct PutRec {
     /// `PutSrc`'s offset or address.
     src: usize,
     pub slot: u32,
-    /// Length in bytes, with `DIRECT` set for `PutSrc::Direct`.
+    /// Length in bytes, with `DIRECT` set for `PutSrc::Direct` and `COMBINE` for a combining put
+    /// (whose operator is the next entry of `DestQueue::combines`).
     len_kind: u32,
 }
 
 impl PutRec {
     const DIRECT: u32 = 1 << 31;
+    const COMBINE: u32 = 1 << 30;
     /// The longest put one record describes; [`DestQueue::push_put`] splits longer ones.
-    pub(crate) const MAX_LEN: usize = (1 << 31) - 1;
+    pub(crate) const MAX_LEN: usize = (1 << 30) - 1;
 
     #[inline]
-    fn new(slot: u32, byte_offset: usize, len: usize, src: PutSrc) -> Self {
+    fn new(slot: u32, byte_offset: usize, len: usize, src: PutSrc, combine: bool) -> Self {
         debug_assert!(len <= Self::MAX_LEN);
         let (src, kind) = match src {
             PutSrc::Buffered(at) => (at, 0),
             PutSrc::Direct(addr) => (addr, Self::DIRECT),
         };
+        let kind = kind | if combine { Self::COMBINE } else { 0 };
         PutRec { byte_offset, src, slot, len_kind: len as u32 | kind }
     }
 
     /// Length in bytes.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        (self.len_kind & !Self::DIRECT) as usize
+        (self.len_kind & !(Self::DIRECT | Self::COMBINE)) as usize
     }
 
     #[inline]
@@ -145,6 +148,12 @@ impl PutRec {
         } else {
             PutSrc::Buffered(self.src)
         }
+    }
+
+    /// Whether the put combines with the destination instead of overwriting it.
+    #[inline]
+    pub(crate) fn combines(&self) -> bool {
+        self.len_kind & Self::COMBINE != 0
     }
 }
 
@@ -169,6 +178,8 @@ pub(crate) struct DestQueue {
     /// Records for extension objects (`ext.rs`).
     pub ext: Vec<crate::ext::ExtRec>,
     pub ext_data: Vec<u8>,
+    /// The operators of the combining puts among `puts`, in order (`combine.rs`).
+    pub combines: Vec<u64>,
     /// Messages on the runtime's own channel (`channel.rs`); only `payload_len` and `at` are used.
     pub sys_msgs: Vec<MsgRec>,
     pub sys_data: Vec<u8>,
@@ -179,22 +190,49 @@ impl DestQueue {
     #[inline]
     pub(crate) fn push_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
         if len <= PutRec::MAX_LEN {
-            self.puts.push(PutRec::new(slot, byte_offset, len, src));
+            self.puts.push(PutRec::new(slot, byte_offset, len, src, false));
         } else {
-            self.push_long_put(slot, byte_offset, len, src);
+            self.push_long_put(slot, byte_offset, len, src, None);
+        }
+    }
+
+    /// Records a combining put with operator `op` (`combine.rs`); `elem` is the element size,
+    /// so that a long put is split at element boundaries.
+    pub(crate) fn push_combining_put(
+        &mut self,
+        slot: u32,
+        byte_offset: usize,
+        len: usize,
+        at: usize,
+        op: u64,
+        elem: usize,
+    ) {
+        if len <= PutRec::MAX_LEN {
+            self.puts.push(PutRec::new(slot, byte_offset, len, PutSrc::Buffered(at), true));
+            self.combines.push(op);
+        } else {
+            self.push_long_put(slot, byte_offset, len, PutSrc::Buffered(at), Some((op, elem)));
         }
     }
 
     #[cold]
-    fn push_long_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
+    fn push_long_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc, combine: Option<(u64, usize)>) {
+        // A combining put is split at element boundaries.
+        let max = match combine {
+            Some((_, elem)) => PutRec::MAX_LEN / elem * elem,
+            None => PutRec::MAX_LEN,
+        };
         let mut done = 0;
         while done < len {
-            let n = (len - done).min(PutRec::MAX_LEN);
+            let n = (len - done).min(max);
             let part = match src {
                 PutSrc::Buffered(at) => PutSrc::Buffered(at + done),
                 PutSrc::Direct(addr) => PutSrc::Direct(addr + done),
             };
-            self.puts.push(PutRec::new(slot, byte_offset + done, n, part));
+            self.puts.push(PutRec::new(slot, byte_offset + done, n, part, combine.is_some()));
+            if let Some((op, _)) = combine {
+                self.combines.push(op);
+            }
             done += n;
         }
     }
@@ -202,6 +240,7 @@ impl DestQueue {
     pub(crate) fn clear(&mut self) {
         self.puts.clear();
         self.put_data.clear();
+        self.combines.clear();
         self.msgs.clear();
         self.msg_data.clear();
         self.ext.clear();

@@ -223,6 +223,7 @@ impl Ctx {
             let st = self.state.borrow();
             // Consecutive puts mostly go to the same registration: look its address up once.
             let mut cached: (u32, usize) = (u32::MAX, 0);
+            let mut combines = q.combines.iter();
             for put in &q.puts {
                 if put.slot != cached.0 {
                     let entry = st.table.entries[put.slot as usize]
@@ -236,12 +237,23 @@ impl Ctx {
                     PutSrc::Buffered(at) => q.put_data[at..at + len].as_ptr(),
                     PutSrc::Direct(addr) => addr as *const u8,
                 };
+                if put.combines() {
+                    let tag = *combines.next().expect("one operator per combining put");
+                    let from = match put.src() {
+                        PutSrc::Buffered(at) => &q.put_data[at..at + len],
+                        PutSrc::Direct(_) => unreachable!("combining puts are buffered"),
+                    };
+                    // SAFETY: as for a plain put below: `dst..dst+len` is inside this process's
+                    // registration, written only by this process now, and the source (the
+                    // sender's outbox) does not overlap it.
+                    unsafe { self.apply_combining_put(src, tag, dst, from) };
+                    continue;
+                }
                 // SAFETY: `dst..dst+len` is inside this process's registration (checked against
                 // its extent at the call); only this process writes it now (module docs). The
                 // source is the sender's outbox (read-only during this sync) or memory the
                 // sender borrowed immutably until it leaves this sync, which it cannot do before
-                // the closing barrier; it lies outside every registration, so it does not
-                // overlap `dst`.
+                // `end_puts`; it lies outside every registration, so it does not overlap `dst`.
                 unsafe { copy_bytes(from, dst as *mut u8, len) };
             }
         }

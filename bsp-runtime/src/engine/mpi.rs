@@ -119,6 +119,9 @@ impl Peers for MpiPeers {
     }
 }
 
+/// Set in a serialised put's slot word for a combining put, whose operator word follows.
+const COMBINING: u64 = 1 << 63;
+
 /// Appends `bytes` as whole words (zero padded).
 fn put_bytes(buf: &mut Vec<u64>, bytes: &[u8]) {
     let start = buf.len();
@@ -258,9 +261,14 @@ impl Mpi {
                 put_bytes(&mut self.send, push.type_name.as_bytes());
             }
             self.send.extend_from_slice(&meta.pops);
+            let mut combines = dest.combines.iter();
             for put in &dest.puts {
                 let len = put.len();
-                self.send.extend_from_slice(&[u64::from(put.slot), put.byte_offset as u64, len as u64]);
+                let slot = u64::from(put.slot) | if put.combines() { COMBINING } else { 0 };
+                self.send.extend_from_slice(&[slot, put.byte_offset as u64, len as u64]);
+                if put.combines() {
+                    self.send.push(*combines.next().expect("one operator per combining put"));
+                }
                 let data: &[u8] = match put.src() {
                     PutSrc::Buffered(at) => &dest.put_data[at..at + len],
                     // SAFETY: an hpput source, borrowed immutably by this process until the end
@@ -336,8 +344,15 @@ impl Mpi {
             let q = &mut self.peers.queues[src];
             q.clear();
             for _ in 0..n_put {
-                let (slot, byte_offset, len) = (r.word() as u32, r.usize(), r.usize());
-                q.push_put(slot, byte_offset, len, PutSrc::Buffered(q.put_data.len()));
+                let (slot, byte_offset, len) = (r.word(), r.usize(), r.usize());
+                let at = q.put_data.len();
+                if slot & COMBINING != 0 {
+                    let op = r.word();
+                    let elem = ((op >> 32) as usize).max(1);
+                    q.push_combining_put((slot & !COMBINING) as u32, byte_offset, len, at, op, elem);
+                } else {
+                    q.push_put(slot as u32, byte_offset, len, PutSrc::Buffered(at));
+                }
                 q.put_data.extend_from_slice(r.bytes(len));
             }
             for _ in 0..n_msg {
