@@ -556,3 +556,236 @@ fn every_finding_is_reported() {
         SOURCE_MODIFIED,
     ]);
 }
+
+// ---- no false alarms (issue 10) ---------------------------------------------------------------
+
+#[test]
+fn copies_out_of_an_hpmove_result_are_values() {
+    assert_findings!({
+        let (tag, payload) = ctx.hpmove::<u32, u64>().unwrap();
+        let t: u32 = *tag;
+        let &u = tag;
+        let tag = *tag;
+        if let Some((&v, _)) = ctx.hpmove::<u32, u64>() {
+            ctx.sync();
+            println!("{v}");
+        }
+        ctx.sync();
+        println!("{t} {u} {tag}");
+    } => []);
+}
+
+#[test]
+fn an_alias_of_an_hpmove_result_is_still_tracked() {
+    assert_findings!({
+        let (tag, payload) = ctx.hpmove::<u32, u64>().unwrap();
+        let alias = &payload;
+        let (ref t, _) = (tag, 0);
+        ctx.sync();
+        println!("{alias:?}");
+    } => ["`alias` is used after the sync that invalidates it"]);
+}
+
+#[test]
+fn an_hpmove_variable_reassigned_after_each_sync_is_fine() {
+    assert_findings!({
+        let mut m = ctx.hpmove::<u32, u64>();
+        for round in 0..3 {
+            let (&tag, payload) = m.unwrap();
+            total += payload.len();
+            ctx.sync();
+            m = ctx.hpmove();
+        }
+        println!("{m:?}");
+    } => []);
+}
+
+#[test]
+fn an_hpmove_variable_used_after_the_sync_that_follows_its_reassignment() {
+    assert_findings!({
+        let mut m = ctx.hpmove::<u32, u64>();
+        ctx.sync();
+        m = ctx.hpmove();
+        ctx.sync();
+        println!("{m:?}");
+    } => ["`m` is used after the sync that invalidates it"]);
+}
+
+#[test]
+fn an_hpmove_variable_reassigned_to_local_data_is_not_tracked() {
+    assert_findings!({
+        let (_, mut pl) = ctx.hpmove::<u32, u64>().unwrap();
+        pl = &local[..];
+        ctx.sync();
+        println!("{pl:?}");
+    } => []);
+}
+
+#[test]
+fn mem_swap_ends_tracking() {
+    assert_findings!({
+        let mut a = ctx.push_reg([0u32; 2]);
+        ctx.sync();
+        let mut b = ctx.push_reg([0u32; 2]);
+        std::mem::swap(&mut a, &mut b);
+        ctx.put(1, &[7u32], &b, 0);
+        let (_, mut p) = ctx.hpmove::<u32, u64>().unwrap();
+        std::mem::swap(&mut p, &mut q);
+        ctx.sync();
+        println!("{p:?}");
+    } => []);
+}
+
+#[test]
+fn a_registration_assigned_late_or_in_a_block_is_tracked() {
+    assert_findings!({
+        let r;
+        r = ctx.push_reg([0u32; 2]);
+        ctx.put(1, &[7u32], &r, 0);
+        let s = { ctx.push_reg([0u32; 2]) };
+        ctx.put(1, &[7u32], s.remote(), 0);
+        let a = &s;
+        ctx.put(1, &[7u32], a, 0);
+    } => [
+        "`r` is used for communication in the superstep that registers it",
+        "`s` is used for communication in the superstep that registers it",
+        "`a` is used for communication in the superstep that registers it",
+    ]);
+}
+
+#[test]
+fn a_registration_assigned_on_one_path_only_is_not_reported_after_the_join() {
+    assert_findings!({
+        let mut r = ctx.push_reg([0u32; 2]);
+        ctx.sync();
+        if ctx.pid() == 0 {
+            r = ctx.push_reg([0u32; 2]);
+        }
+        ctx.put(1, &[7u32], &r, 0);
+    } => []);
+}
+
+#[test]
+fn named_format_arguments_and_compared_strings_are_not_captures() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+            println!("{left}", left = 5);
+            assert_eq!(s, "{left}");
+            assert!(ok, "{}", "{left}");
+            writeln!(out, "{right}", right = "{left}");
+        });
+    } => []);
+}
+
+#[test]
+fn format_strings_are_read_in_their_position() {
+    assert_findings!({
+        superstep!(ctx, {
+            ctx.get(1, &x, 0, &mut left);
+            assert_eq!(a, b, "{left}");
+            writeln!(out, "{left}");
+        });
+    } => [GET_READ, GET_READ]);
+}
+
+#[test]
+fn a_sync_in_a_called_closure_counts() {
+    assert_findings!({
+        let r = ctx.push_reg([0u32; 2]);
+        let mut end = || ctx.sync();
+        end();
+        ctx.put(1, &[7u32], &r, 0);
+        let s = ctx.push_reg([0u32; 2]);
+        (|| ctx.sync())();
+        ctx.put(1, &[7u32], &s, 0);
+        let t = ctx.push_reg([0u32; 2]);
+        my_macro!({ ctx.sync() });
+        ctx.put(1, &[7u32], &t, 0);
+    } => []);
+}
+
+#[test]
+fn a_closure_that_receives_the_context_starts_from_an_unknown_state() {
+    assert_findings!({
+        let r = ctx.push_reg([0u32; 2]);
+        let put = |ctx: &mut Ctx| ctx.put(1, &[7u32], &r, 0);
+        ctx.sync();
+        put(ctx);
+    } => []);
+}
+
+#[test]
+fn a_closure_that_does_not_capture_the_context_does_not_sync() {
+    assert_findings!({
+        let r = ctx.push_reg([0u32; 2]);
+        let f = || 1 + 2;
+        f();
+        log(&*ctx);
+        ctx.put(1, &[7u32], &r, 0);
+    } => [REG_EARLY]);
+}
+
+// ---- diagnostics of what the types reject ---------------------------------------------------
+
+#[test]
+fn a_sync_or_a_superstep_inside_a_superstep() {
+    assert_findings!({
+        superstep!(ctx, { ctx.sync(); });
+        ctx.superstep(|s| { s.sync(); ctx.sync(); });
+        superstep!(ctx, { superstep!(ctx, {}); });
+        superstep!(ctx, { ctx.superstep(|s| {}); });
+    } => [
+        "`ctx.sync()` cannot be called inside a superstep",
+        "`s.sync()` cannot be called inside a superstep",
+        "`ctx.sync()` cannot be called inside a superstep",
+        "a superstep cannot start inside another superstep",
+        "a superstep cannot start inside another superstep",
+    ]);
+}
+
+#[test]
+fn a_closure_with_its_own_context_inside_a_superstep_is_not_reported() {
+    assert_findings!({
+        let f = superstep!(ctx, { |ctx: &mut Ctx| ctx.sync() });
+        f(ctx);
+    } => []);
+}
+
+#[test]
+fn an_hpmove_result_leaving_its_superstep() {
+    assert_findings!({
+        let a = superstep!(ctx, { let (_, p) = ctx.hpmove::<u32, u64>().unwrap(); p });
+        let b = superstep!(ctx, { ctx.hpmove::<u32, u64>() });
+        let c = ctx.superstep(|s| { let (t, p) = s.hpmove::<u32, u64>().unwrap(); (1, Some(t)) });
+        superstep!(ctx, { outer = ctx.hpmove::<u32, u64>(); });
+        let fine = superstep!(ctx, {
+            let (t, p) = ctx.hpmove::<u32, u64>().unwrap();
+            let mut mine = p;
+            mine = p;
+            (*t, p.to_vec())
+        });
+    } => [
+        "`p` cannot leave the superstep in which `hpmove` took it",
+        "this `hpmove` result cannot leave its superstep",
+        "`t` cannot leave the superstep in which `hpmove` took it",
+        "this `hpmove` result cannot leave its superstep",
+    ]);
+}
+
+#[test]
+fn a_second_get_into_a_scalar_gets_scalar_help() {
+    let ctx: Ident = parse_quote!(ctx);
+    let mut walker = Walker::new(&ctx);
+    walker.walk_program(&parse_quote!({
+        superstep!(ctx, {
+            ctx.get(0, &x, 0, &mut value);
+            ctx.get(1, &x, 0, &mut value);
+        });
+    }));
+    let findings = walker.into_findings();
+    assert_eq!(findings.len(), 1);
+    let text = message(&findings[0], "ctx");
+    assert!(text.contains("one destination receives one value per superstep"), "{text}");
+    assert!(!text.contains("iter_mut"), "{text}");
+}

@@ -4,8 +4,8 @@
 //! method handed the context may sync. Also: which expressions are `hpmove` results.
 
 use super::Walker;
-use crate::analysis::state::{Entry, Op, Validity};
-use crate::analysis::syntax::{local_part_of, place_of, root_ident, single_ident, strip, strip_parens};
+use crate::analysis::state::{join_validity, Entry, Op, Validity};
+use crate::analysis::syntax::{local_part_of, place_of, root_ident, single_ident, strip_borrows, strip_parens};
 use crate::analysis::{Access, Finding, Problem};
 use proc_macro2::Span;
 use syn::visit::Visit as _;
@@ -52,7 +52,7 @@ impl Walker {
     fn check_lifetime(&mut self, expr: &Expr, op: Op, op_span: Span) {
         let key = self.next_use;
         self.next_use += 1;
-        let Some(&depth) = self.superstep_depths.last() else {
+        let Some(&(depth, _)) = self.superstep_depths.last() else {
             return;
         };
         let Expr::Reference(reference) = strip_parens(expr) else {
@@ -94,9 +94,10 @@ impl Walker {
         self.push_finding(key, finding);
     }
 
-    /// The `hpmove` call or tracked result that `expr` evaluates to, if any.
+    /// The `hpmove` call or tracked result that `expr` evaluates to (or borrows), if any. A
+    /// copy (`*tag`, `payload.to_vec()`) is a value of its own: `None`.
     pub(super) fn hpmove_origin(&mut self, expr: &Expr) -> Option<(Span, Validity)> {
-        match strip(expr) {
+        match strip_borrows(expr) {
             Expr::MethodCall(call)
                 if (call.method == "unwrap" && call.args.is_empty())
                     || (call.method == "expect" && call.args.len() == 1) =>
@@ -111,19 +112,93 @@ impl Walker {
             Expr::Path(path) => {
                 let ident = path.path.get_ident()?;
                 let binding = self.scopes.lookup(&ident.to_string());
-                self.state
-                    .entries
-                    .iter()
-                    .find(|e| e.binding == binding && e.op == Op::HpMove)
-                    .map(|e| (e.op_span, e.validity))
+                let entries: Vec<&Entry> =
+                    self.state.entries.iter().filter(|e| e.binding == binding && e.op == Op::HpMove).collect();
+                Some((entries.first()?.op_span, join_validity(&entries)))
             }
             _ => None,
         }
     }
 
-    /// `expr` is the registration argument of a communication.
+    /// `ctx.push_reg(..)`, possibly as the value of a block (`{ ...; ctx.push_reg(..) }`): the
+    /// span of `push_reg`.
+    pub(super) fn push_reg_call(&self, expr: &Expr) -> Option<Span> {
+        match strip_parens(expr) {
+            Expr::MethodCall(call) if call.method == "push_reg" && self.is_ctx(&call.receiver) => {
+                Some(call.method.span())
+            }
+            Expr::Block(block) if block.label.is_none() => match block.block.stmts.last()? {
+                syn::Stmt::Expr(tail, None) => self.push_reg_call(tail),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The `hpmove` result that the value of `expr` holds, if it is a live one: directly, or
+    /// as a part of a tuple, an array, `Some(..)`, `Ok(..)`, `Err(..)` or a struct. Returns its
+    /// name (empty for an `hpmove` call itself), where it is used and where it comes from.
+    fn live_message_in(&mut self, expr: &Expr) -> Option<(String, Span, Span)> {
+        let parts: Vec<&Expr> = match strip_parens(expr) {
+            Expr::Tuple(tuple) => tuple.elems.iter().collect(),
+            Expr::Array(array) => array.elems.iter().collect(),
+            Expr::Struct(strukt) => strukt.fields.iter().map(|f| &f.expr).collect(),
+            Expr::Call(call) if is_wrapper(&call.func) => call.args.iter().collect(),
+            expr => {
+                let (op_span, validity) = self.hpmove_origin(expr)?;
+                if !matches!(validity, Validity::Live) {
+                    return None;
+                }
+                return Some(match strip_borrows(expr) {
+                    Expr::Path(path) => {
+                        let ident = path.path.get_ident()?;
+                        (ident.to_string(), ident.span(), op_span)
+                    }
+                    _ => (String::new(), op_span, op_span),
+                });
+            }
+        };
+        parts.into_iter().find_map(|part| self.live_message_in(part))
+    }
+
+    /// The value of a superstep's block (`tail`) must not be an `hpmove` result of the superstep.
+    /// Returns whether it was reported.
+    pub(super) fn check_leak(&mut self, tail: &Expr) -> bool {
+        let key = self.next_use;
+        self.next_use += 1;
+        if !self.state.reachable {
+            return false;
+        }
+        let Some((name, use_span, op_span)) = self.live_message_in(tail) else {
+            return false;
+        };
+        let finding = Finding { problem: Problem::MessageLeavesSuperstep, name, use_span, op: Op::HpMove, op_span };
+        self.push_finding(key, finding);
+        true
+    }
+
+    /// `outer = value` inside a superstep, where `outer` is declared before it: `value` must not
+    /// be an `hpmove` result of the superstep. Returns whether it was reported.
+    pub(super) fn check_leak_by_assignment(&mut self, left: &Expr, right: &Expr) -> bool {
+        let Some(&(depth, _)) = self.superstep_depths.last() else {
+            return false;
+        };
+        let Some(root) = root_ident(left) else {
+            return false;
+        };
+        if self.scopes.depth_of(&root.to_string()).is_some_and(|d| d >= depth) {
+            return false;
+        }
+        self.check_leak(right)
+    }
+
+    /// `expr` is the registration argument of a communication (`&r`, `r`, `r.remote()`).
     fn use_registration(&mut self, expr: &Expr) {
-        let Some(ident) = root_ident(expr) else {
+        let remote = match strip_parens(expr) {
+            Expr::MethodCall(call) if call.method == "remote" && call.args.is_empty() => Some(&*call.receiver),
+            _ => None,
+        };
+        let Some(ident) = root_ident(remote.unwrap_or(expr)) else {
             return;
         };
         let key = self.next_use;
@@ -151,8 +226,16 @@ impl Walker {
         let method = call.method.to_string();
         let args: Vec<&Expr> = call.args.iter().collect();
         match (method.as_str(), args.as_slice()) {
-            ("sync", []) => self.state.sync(call.method.span()),
+            ("sync", []) => {
+                if let Some(ctx) = root_ident(&call.receiver) {
+                    self.check_not_in_superstep(ctx, call.method.span(), Problem::SyncInSuperstep);
+                }
+                self.state.sync(call.method.span());
+            }
             ("superstep", [Expr::Closure(closure)]) if closure.inputs.len() == 1 => {
+                if let Some(ctx) = root_ident(&call.receiver) {
+                    self.check_not_in_superstep(ctx, call.method.span(), Problem::NestedSuperstep);
+                }
                 self.walk_superstep_closure(closure, call.method.span());
             }
             ("get" | "hpget", [pid, src, offset, dst]) => {
@@ -197,14 +280,30 @@ impl Walker {
             self.state.maybe_sync();
             return;
         };
-        self.scopes.push();
-        self.scopes.declare(&ident.to_string());
-        self.ctx_names.push(ident.to_string());
-        self.superstep_depths.push(self.scopes.depth());
-        self.visit_expr(&closure.body);
-        self.superstep_depths.pop();
-        self.ctx_names.pop();
-        self.scopes.pop();
+        self.enter_superstep(ident, end);
+        match strip_parens(&closure.body) {
+            Expr::Block(block) if block.label.is_none() => {
+                self.scopes.push();
+                for stmt in &block.block.stmts {
+                    self.visit_stmt(stmt);
+                }
+                if let Some(syn::Stmt::Expr(tail, None)) = block.block.stmts.last() {
+                    let _ = self.check_leak(tail);
+                }
+                self.scopes.pop();
+            }
+            body => {
+                self.visit_expr(body);
+                let _ = self.check_leak(body);
+            }
+        }
+        self.leave_superstep();
         self.state.sync(end);
     }
+}
+
+/// `Some`, `Ok`, `Err`: constructors whose value holds their argument.
+fn is_wrapper(func: &Expr) -> bool {
+    matches!(strip_parens(func), Expr::Path(path)
+        if path.path.get_ident().is_some_and(|i| i == "Some" || i == "Ok" || i == "Err"))
 }
