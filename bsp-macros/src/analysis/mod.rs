@@ -3,8 +3,9 @@
 //! pending and why, and reports the uses that come too early or too late.
 //!
 //! - `state`: scopes, pending entries and the rules for joining branches (documented there);
-//! - `walker`: the walk itself, statement by statement, in evaluation order, and (in
-//!   `walker/ops.rs`) what each operation on the context does;
+//! - `walker`: the walk itself, statement by statement, in evaluation order, (in
+//!   `walker/ops.rs`) what each operation on the context does, and (in `walker/supersteps.rs`)
+//!   the supersteps: their scope and end, what cannot happen inside them or leave them;
 //! - `macro_args`: what the walk sees inside `println!`, `format!`, `assert!`, `vec!`, ...;
 //! - `syntax`: small helpers (roots of place expressions, names bound by patterns);
 //! - this file: the findings and their messages.

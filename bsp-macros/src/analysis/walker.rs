@@ -37,6 +37,7 @@
 //! whose parameter is named like the context starts from an unknown state.
 
 mod ops;
+mod supersteps;
 
 use super::macro_args::{self, MacroKind};
 use super::state::{BindingId, Entry, Op, Place, Scopes, State, Validity};
@@ -100,56 +101,6 @@ impl Walker {
 
     pub(crate) fn walk_program(&mut self, body: &Block) {
         self.walk_block(body);
-    }
-
-    /// One superstep: the block with `ctx` as a context name, then the sync that ends it (both
-    /// spanned at `span`, the start of the superstep).
-    pub(crate) fn walk_superstep(&mut self, ctx: &Ident, block: &Block, span: Span) {
-        self.check_not_in_superstep(ctx, span, Problem::NestedSuperstep);
-        self.enter_superstep(ctx, span);
-        self.scopes.push();
-        for stmt in &block.stmts {
-            self.visit_stmt(stmt);
-        }
-        if let Some(Stmt::Expr(tail, None)) = block.stmts.last() {
-            let _ = self.check_leak(tail);
-        }
-        self.scopes.pop();
-        self.leave_superstep();
-        self.state.sync(span);
-    }
-
-    /// Opens the scope of a superstep whose context is `ctx`.
-    pub(super) fn enter_superstep(&mut self, ctx: &Ident, span: Span) {
-        self.scopes.push();
-        let binding = self.scopes.declare(&ctx.to_string());
-        self.ctx_bindings.push(binding);
-        self.ctx_names.push(ctx.to_string());
-        self.superstep_depths.push((self.scopes.depth(), span));
-    }
-
-    pub(super) fn leave_superstep(&mut self) {
-        self.superstep_depths.pop();
-        self.ctx_names.pop();
-        self.ctx_bindings.pop();
-        self.scopes.pop();
-    }
-
-    /// `ctx.sync()`, `ctx.superstep(..)` or `superstep!(ctx, ..)` at `span`: reported as
-    /// `problem` if `ctx` is the context (the program's or a superstep's) and a superstep is in
-    /// progress, which only its end can end.
-    pub(super) fn check_not_in_superstep(&mut self, ctx: &Ident, span: Span, problem: Problem) {
-        let key = self.next_use;
-        self.next_use += 1;
-        let Some(&(_, start)) = self.superstep_depths.last() else {
-            return;
-        };
-        let binding = self.scopes.lookup(&ctx.to_string());
-        if !self.state.reachable || !self.ctx_bindings.contains(&binding) {
-            return;
-        }
-        let finding = Finding { problem, name: ctx.to_string(), use_span: span, op: Op::Superstep, op_span: start };
-        self.push_finding(key, finding);
     }
 
     // ---- names -------------------------------------------------------------------------------

@@ -1,11 +1,12 @@
 //! What each operation on the context does to the flow state: `get`/`hpget` and `hpput` make
 //! a place pending (after checking their arguments), every communication checks its
-//! registration, `sync` and the end of a superstep complete what is pending, and any other
-//! method handed the context may sync. Also: which expressions are `hpmove` results.
+//! registration, `sync` completes what is pending, and any other method handed the context may
+//! sync. Also: which expressions are `hpmove` results or fresh registrations. (The supersteps
+//! themselves are in `supersteps.rs`.)
 
 use super::Walker;
 use crate::analysis::state::{join_validity, Entry, Op, Validity};
-use crate::analysis::syntax::{local_part_of, place_of, root_ident, single_ident, strip_borrows, strip_parens};
+use crate::analysis::syntax::{local_part_of, place_of, root_ident, strip_borrows, strip_parens};
 use crate::analysis::{Access, Finding, Problem};
 use proc_macro2::Span;
 use syn::visit::Visit as _;
@@ -135,63 +136,6 @@ impl Walker {
         }
     }
 
-    /// The `hpmove` result that the value of `expr` holds, if it is a live one: directly, or
-    /// as a part of a tuple, an array, `Some(..)`, `Ok(..)`, `Err(..)` or a struct. Returns its
-    /// name (empty for an `hpmove` call itself), where it is used and where it comes from.
-    fn live_message_in(&mut self, expr: &Expr) -> Option<(String, Span, Span)> {
-        let parts: Vec<&Expr> = match strip_parens(expr) {
-            Expr::Tuple(tuple) => tuple.elems.iter().collect(),
-            Expr::Array(array) => array.elems.iter().collect(),
-            Expr::Struct(strukt) => strukt.fields.iter().map(|f| &f.expr).collect(),
-            Expr::Call(call) if is_wrapper(&call.func) => call.args.iter().collect(),
-            expr => {
-                let (op_span, validity) = self.hpmove_origin(expr)?;
-                if !matches!(validity, Validity::Live) {
-                    return None;
-                }
-                return Some(match strip_borrows(expr) {
-                    Expr::Path(path) => {
-                        let ident = path.path.get_ident()?;
-                        (ident.to_string(), ident.span(), op_span)
-                    }
-                    _ => (String::new(), op_span, op_span),
-                });
-            }
-        };
-        parts.into_iter().find_map(|part| self.live_message_in(part))
-    }
-
-    /// The value of a superstep's block (`tail`) must not be an `hpmove` result of the superstep.
-    /// Returns whether it was reported.
-    pub(super) fn check_leak(&mut self, tail: &Expr) -> bool {
-        let key = self.next_use;
-        self.next_use += 1;
-        if !self.state.reachable {
-            return false;
-        }
-        let Some((name, use_span, op_span)) = self.live_message_in(tail) else {
-            return false;
-        };
-        let finding = Finding { problem: Problem::MessageLeavesSuperstep, name, use_span, op: Op::HpMove, op_span };
-        self.push_finding(key, finding);
-        true
-    }
-
-    /// `outer = value` inside a superstep, where `outer` is declared before it: `value` must not
-    /// be an `hpmove` result of the superstep. Returns whether it was reported.
-    pub(super) fn check_leak_by_assignment(&mut self, left: &Expr, right: &Expr) -> bool {
-        let Some(&(depth, _)) = self.superstep_depths.last() else {
-            return false;
-        };
-        let Some(root) = root_ident(left) else {
-            return false;
-        };
-        if self.scopes.depth_of(&root.to_string()).is_some_and(|d| d >= depth) {
-            return false;
-        }
-        self.check_leak(right)
-    }
-
     /// `expr` is the registration argument of a communication (`&r`, `r`, `r.remote()`).
     fn use_registration(&mut self, expr: &Expr) {
         let remote = match strip_parens(expr) {
@@ -274,36 +218,4 @@ impl Walker {
             }
         }
     }
-
-    fn walk_superstep_closure(&mut self, closure: &syn::ExprClosure, end: Span) {
-        let Some(ident) = closure.inputs.first().and_then(single_ident) else {
-            self.state.maybe_sync();
-            return;
-        };
-        self.enter_superstep(ident, end);
-        match strip_parens(&closure.body) {
-            Expr::Block(block) if block.label.is_none() => {
-                self.scopes.push();
-                for stmt in &block.block.stmts {
-                    self.visit_stmt(stmt);
-                }
-                if let Some(syn::Stmt::Expr(tail, None)) = block.block.stmts.last() {
-                    let _ = self.check_leak(tail);
-                }
-                self.scopes.pop();
-            }
-            body => {
-                self.visit_expr(body);
-                let _ = self.check_leak(body);
-            }
-        }
-        self.leave_superstep();
-        self.state.sync(end);
-    }
-}
-
-/// `Some`, `Ok`, `Err`: constructors whose value holds their argument.
-fn is_wrapper(func: &Expr) -> bool {
-    matches!(strip_parens(func), Expr::Path(path)
-        if path.path.get_ident().is_some_and(|i| i == "Some" || i == "Ok" || i == "Err"))
 }
