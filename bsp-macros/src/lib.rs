@@ -117,7 +117,7 @@ use proc_macro::TokenStream;
 ///
 /// The checks follow names: a copy (`let t = *tag;`, `let &t = tag;`), an assignment
 /// (`m = ctx.hpmove()`) or a `&mut` handed out (`mem::swap`) ends what they know of a name, and
-/// a sync they cannot see (a helper given `ctx`, a closure that captures it) silences them.
+/// a sync they cannot see (a helper given `ctx`, a called closure that syncs) silences them.
 /// Where they cannot prove a mistake they stay silent, and the runtime's types (borrows that
 /// last until the sync) reject what they must; a registration used too early through a field,
 /// a helper or a collection is left to the runtime's check. The errors are emitted inside the

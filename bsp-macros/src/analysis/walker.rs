@@ -24,7 +24,7 @@
 //! - Syncs: `ctx.sync()`, the end of a `superstep!` block or of a `ctx.superstep(|s| ..)` call.
 //!   Inside a superstep, `ctx.sync()` and another superstep are reported (only the end of the
 //!   block ends it). Handing the context to other code (`helper(ctx)`, an unknown method on it,
-//!   an unknown macro mentioning it, a closure that captures it, when called or handed over)
+//!   an unknown macro mentioning it, a closure whose body may sync, when called or handed over)
 //!   may sync: registrations and `hpmove` results are no longer reported.
 //!
 //! Tracking is by name, so it ends where the name may hold something else: an assignment
@@ -47,7 +47,6 @@ use super::syntax::{
 use super::{Access, Finding, Problem};
 use crate::superstep::SuperstepInput;
 use proc_macro2::Span;
-use quote::ToTokens as _;
 use std::collections::{HashMap, HashSet};
 use syn::visit::{self, Visit};
 use syn::{Block, Expr, Ident, Lit, Pat, Stmt};
@@ -62,8 +61,11 @@ pub(crate) struct Walker {
     superstep_depths: Vec<(usize, Span)>,
     /// The bindings that are the context: the program's parameter and each superstep's.
     ctx_bindings: Vec<BindingId>,
-    /// Closures that capture the context (`let f = || ctx.sync();`): calling them may sync.
+    /// Closures that may sync (`let f = || ctx.sync();`): calling them may sync.
     ctx_closures: HashSet<BindingId>,
+    /// How many syncs (definite or possible) the walk has met, to tell whether a closure's body
+    /// may sync.
+    syncs: usize,
     /// Where each binding declared by a pattern is declared, for notes.
     decl_spans: HashMap<BindingId, Span>,
     findings: Vec<Finding>,
@@ -87,6 +89,7 @@ impl Walker {
             superstep_depths: Vec::new(),
             ctx_bindings: vec![ctx_binding],
             ctx_closures: HashSet::new(),
+            syncs: 0,
             decl_spans: HashMap::new(),
             findings: Vec::new(),
             reported: HashSet::new(),
@@ -168,9 +171,16 @@ impl Walker {
         self.state.entries.retain(|e| !(e.binding == binding && matches!(e.op, Op::HpMove | Op::PushReg)));
     }
 
-    /// Whether a closure mentions a context, so that calling it may sync.
-    fn captures_ctx(&self, closure: &syn::ExprClosure) -> bool {
-        mentions(closure.body.to_token_stream(), &self.ctx_names)
+    /// A definite sync at `at`.
+    pub(super) fn sync_at(&mut self, at: Span) {
+        self.syncs += 1;
+        self.state.sync(at);
+    }
+
+    /// A possible sync (see [`State::maybe_sync`]).
+    pub(super) fn maybe_sync(&mut self) {
+        self.syncs += 1;
+        self.state.maybe_sync();
     }
 
     fn add_entry(&mut self, binding: BindingId, name: String, place: Place, op: Op, op_span: Span, v: Validity) {
@@ -192,7 +202,7 @@ impl Walker {
         let binding = self.scopes.lookup(name);
         if self.ctx_closures.contains(&binding) {
             // Calling (or handing over) a closure that captures the context may sync.
-            self.state.maybe_sync();
+            self.maybe_sync();
         }
         let entries: Vec<Entry> = self.state.entries.iter().filter(|e| e.binding == binding).cloned().collect();
         for entry in entries {
@@ -342,8 +352,10 @@ impl Walker {
     }
 
     /// A closure, walked where it is written (see [`Self::walk_detached`]). A parameter named
-    /// like the context is a context handed in later, whose syncs are unknown.
-    fn walk_closure(&mut self, closure: &syn::ExprClosure) {
+    /// like the context is a context handed in later, whose syncs are unknown. Returns whether
+    /// the body may sync (then calling the closure may).
+    fn walk_closure(&mut self, closure: &syn::ExprClosure) -> bool {
+        let before = self.syncs;
         self.walk_detached(|this| {
             let mut fresh_ctx = false;
             for input in &closure.inputs {
@@ -357,6 +369,7 @@ impl Walker {
             }
             this.visit_expr(&closure.body);
         });
+        self.syncs > before
     }
 
     /// Code that runs later or elsewhere (closures, async blocks): walked here with a copy of the
@@ -393,12 +406,12 @@ impl Walker {
         }
     }
 
-    /// `ctx`, `&mut *ctx`, `&mut ctx`: the context itself, which the callee could sync; or a
-    /// closure that captures it. (`&*ctx` and `&ctx` lend it shared: no sync through them.)
+    /// `ctx`, `&mut *ctx`, `&mut ctx`: the context itself, which the callee could sync. (`&*ctx`
+    /// and `&ctx` lend it shared: no sync through them. A closure that may sync is a possible
+    /// sync where it is written, see `visit_expr`.)
     fn is_ctx_handle(&self, expr: &Expr) -> bool {
         match strip_parens(expr) {
             Expr::Reference(reference) if reference.mutability.is_none() => false,
-            Expr::Closure(closure) => self.captures_ctx(closure),
             expr => self.is_ctx(expr),
         }
     }
@@ -413,7 +426,7 @@ impl Walker {
                     self.walk_superstep(&input.ctx, &input.block, start);
                 }
                 // `superstep!` reports its own syntax errors.
-                Err(_) => self.state.maybe_sync(),
+                Err(_) => self.maybe_sync(),
             },
             MacroKind::Args { format, diverges } => {
                 if let Some(args) = macro_args::comma_args(mac) {
@@ -435,7 +448,7 @@ impl Walker {
             }
             MacroKind::Opaque => {
                 if mentions(mac.tokens.clone(), &self.ctx_names) {
-                    self.state.maybe_sync();
+                    self.maybe_sync();
                 }
             }
         }
@@ -487,10 +500,7 @@ impl<'ast> Visit<'ast> for Walker {
                 let mut ctx_closure = false;
                 match init.map(strip_parens) {
                     // `let f = || ctx.sync();`: calling `f` may sync.
-                    Some(Expr::Closure(closure)) if single.is_some() && self.captures_ctx(closure) => {
-                        self.walk_closure(closure);
-                        ctx_closure = true;
-                    }
+                    Some(Expr::Closure(closure)) if single.is_some() => ctx_closure = self.walk_closure(closure),
                     Some(init) => self.visit_expr(init),
                     None => {}
                 }
@@ -553,15 +563,14 @@ impl<'ast> Visit<'ast> for Walker {
                 if is_process_exit(&call.func) {
                     self.state.reachable = false;
                 } else if call.args.iter().any(|a| self.is_ctx_handle(a)) {
-                    self.state.maybe_sync();
+                    self.maybe_sync();
                 }
             }
             Expr::Macro(mac) => self.walk_macro(&mac.mac),
             Expr::Closure(closure) => {
-                self.walk_closure(closure);
-                // Not bound to a name: it may be called anywhere from here on.
-                if self.captures_ctx(closure) {
-                    self.state.maybe_sync();
+                // Not bound to a name: if it may sync, it may be called anywhere from here on.
+                if self.walk_closure(closure) {
+                    self.maybe_sync();
                 }
             }
             Expr::Async(block) => self.walk_detached(|this| this.walk_block(&block.block)),

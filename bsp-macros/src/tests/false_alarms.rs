@@ -161,11 +161,14 @@ fn a_closure_that_receives_the_context_starts_from_an_unknown_state() {
 }
 
 #[test]
-fn a_closure_that_does_not_capture_the_context_does_not_sync() {
+fn a_closure_that_cannot_sync_does_not_silence_the_check() {
     assert_findings!({
         let r = ctx.push_reg([0u32; 2]);
         let f = || 1 + 2;
         f();
+        let me = || ctx.pid();
+        me();
+        let n = (0..4).map(|i| i + ctx.nprocs()).count();
         log(&*ctx);
         ctx.put(1, &[7u32], &r, 0);
     } => [REG_EARLY]);

@@ -163,7 +163,7 @@ impl Walker {
             self.visit_expr(&call.receiver);
             self.walk_args(call.args.iter());
             if call.args.iter().any(|a| self.is_ctx_handle(a)) {
-                self.state.maybe_sync();
+                self.maybe_sync();
             }
             return;
         }
@@ -174,7 +174,7 @@ impl Walker {
                 if let Some(ctx) = root_ident(&call.receiver) {
                     self.check_not_in_superstep(ctx, call.method.span(), Problem::SyncInSuperstep);
                 }
-                self.state.sync(call.method.span());
+                self.sync_at(call.method.span());
             }
             ("superstep", [Expr::Closure(closure)]) if closure.inputs.len() == 1 => {
                 if let Some(ctx) = root_ident(&call.receiver) {
@@ -213,7 +213,7 @@ impl Walker {
             (name, _) => {
                 self.walk_args(args.into_iter());
                 if !NON_SYNCING.contains(&name) {
-                    self.state.maybe_sync();
+                    self.maybe_sync();
                 }
             }
         }

@@ -26,7 +26,7 @@ impl Walker {
         }
         self.scopes.pop();
         self.leave_superstep();
-        self.state.sync(span);
+        self.sync_at(span);
     }
 
     /// Opens the scope of a superstep whose context is `ctx`.
@@ -121,7 +121,7 @@ impl Walker {
 
     pub(super) fn walk_superstep_closure(&mut self, closure: &syn::ExprClosure, end: Span) {
         let Some(ident) = closure.inputs.first().and_then(single_ident) else {
-            self.state.maybe_sync();
+            self.maybe_sync();
             return;
         };
         self.enter_superstep(ident, end);
@@ -142,7 +142,7 @@ impl Walker {
             }
         }
         self.leave_superstep();
-        self.state.sync(end);
+        self.sync_at(end);
     }
 }
 
