@@ -210,16 +210,16 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
         }
         Problem::SyncInSuperstep => format!(
             "`{name}.sync()` cannot be called inside a superstep\n\
-             = note: a superstep ends with one sync, done at the end of its block, after every \
-             `get`, `hpget` and `hpput` of the block is recorded; inside the block `{name}` is \
-             the superstep in progress, which cannot end itself\n\
+             = note: a superstep ends with exactly one sync, made when its block ends, after \
+             every `get`, `hpget` and `hpput` in it is recorded; nothing inside the block can \
+             end it earlier\n\
              = help: end the block where the sync should be and start another superstep after \
              it: `superstep!({name}, {{ ... }}); superstep!({name}, {{ ... }});`"
         ),
         Problem::NestedSuperstep => format!(
             "a superstep cannot start inside another superstep\n\
-             = note: a superstep ends with one sync, done at the end of its block; the inner \
-             one would have to sync while the outer one is still in progress\n\
+             = note: a superstep ends with exactly one sync, made when its block ends; the \
+             inner one would have to sync while the outer one is still in progress\n\
              = help: put the supersteps one after the other: \
              `superstep!({name}, {{ ... }}); superstep!({name}, {{ ... }});`"
         ),
