@@ -62,7 +62,7 @@ pub(crate) struct Walker {
     /// The bindings that are the context: the program's parameter and each superstep's.
     ctx_bindings: Vec<BindingId>,
     /// Closures that may sync (`let f = || ctx.sync();`): calling them may sync.
-    ctx_closures: HashSet<BindingId>,
+    syncing_closures: HashSet<BindingId>,
     /// How many syncs (definite or possible) the walk has met, to tell whether a closure's body
     /// may sync.
     syncs: usize,
@@ -88,7 +88,7 @@ impl Walker {
             ctx_names: vec![ctx.to_string()],
             superstep_depths: Vec::new(),
             ctx_bindings: vec![ctx_binding],
-            ctx_closures: HashSet::new(),
+            syncing_closures: HashSet::new(),
             syncs: 0,
             decl_spans: HashMap::new(),
             findings: Vec::new(),
@@ -200,8 +200,8 @@ impl Walker {
             return;
         }
         let binding = self.scopes.lookup(name);
-        if self.ctx_closures.contains(&binding) {
-            // Calling (or handing over) a closure that captures the context may sync.
+        if self.syncing_closures.contains(&binding) {
+            // Calling (or handing over) a closure whose body may sync.
             self.maybe_sync();
         }
         let entries: Vec<Entry> = self.state.entries.iter().filter(|e| e.binding == binding).cloned().collect();
@@ -497,10 +497,10 @@ impl<'ast> Visit<'ast> for Walker {
             Stmt::Local(local) => {
                 let init = local.init.as_ref().map(|init| &*init.expr);
                 let single = single_ident(&local.pat);
-                let mut ctx_closure = false;
+                let mut syncing_closure = false;
                 match init.map(strip_parens) {
                     // `let f = || ctx.sync();`: calling `f` may sync.
-                    Some(Expr::Closure(closure)) if single.is_some() => ctx_closure = self.walk_closure(closure),
+                    Some(Expr::Closure(closure)) if single.is_some() => syncing_closure = self.walk_closure(closure),
                     Some(init) => self.visit_expr(init),
                     None => {}
                 }
@@ -512,9 +512,9 @@ impl<'ast> Visit<'ast> for Walker {
                         let tracked = self.tracked_value(init);
                         self.declare_pat(&local.pat, None);
                         self.track(ident, tracked);
-                        if ctx_closure {
+                        if syncing_closure {
                             let binding = self.scopes.lookup(&ident.to_string());
-                            self.ctx_closures.insert(binding);
+                            self.syncing_closures.insert(binding);
                         }
                     }
                     _ => {
