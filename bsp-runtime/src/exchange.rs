@@ -215,6 +215,13 @@ impl DestQueue {
         }
     }
 
+    /// Points put `i` (pushed by an engine as a placeholder) at `len` bytes at `src`; its kind
+    /// (plain or combining) stays.
+    pub(crate) fn replace_put(&mut self, i: usize, src: PutSrc, len: usize) {
+        let old = self.puts[i];
+        self.puts[i] = PutRec::new(old.slot, old.byte_offset, len, src, old.combines());
+    }
+
     #[cold]
     fn push_long_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc, combine: Option<(u64, usize)>) {
         // A combining put is split at element boundaries.

@@ -132,6 +132,7 @@ impl Ctx {
             held(&mut failure, || {
                 ctx.deliver_replies();
                 ctx.write_staged_gets();
+                engine.land_puts(ctx)?;
                 ctx.apply_puts(engine.peers());
                 Ok(())
             })?;
@@ -241,7 +242,9 @@ impl Ctx {
                     let tag = *combines.next().expect("one operator per combining put");
                     let from = match put.src() {
                         PutSrc::Buffered(at) => &q.put_data[at..at + len],
-                        PutSrc::Direct(_) => unreachable!("combining puts are buffered"),
+                        // SAFETY: a combining put's bytes moved by the engine (`land_puts`) into
+                        // memory it keeps until the end of this sync.
+                        PutSrc::Direct(addr) => unsafe { std::slice::from_raw_parts(addr as *const u8, len) },
                     };
                     // SAFETY: as for a plain put below: `dst..dst+len` is inside this process's
                     // registration, written only by this process now, and the source (the

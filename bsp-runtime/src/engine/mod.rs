@@ -33,8 +33,11 @@
 //!    registered memory are *staged* (`GetRec::staged`) and written by `sync.rs` only after
 //!    [`end_reads`](Engine::end_reads) returns on this process, and `end_reads` may return only
 //!    when no process reads this process's memory any more.
-//! 4. `sync.rs` applies puts (reading `PutSrc::Direct` sources, which an engine without a shared
-//!    address space has already turned into buffered bytes), then, if any process has an
+//! 4. `sync.rs` writes staged get results, calls [`land_puts`](Engine::land_puts) (an engine
+//!    that moves some puts' bytes itself completes them here, landing them in registered
+//!    memory only where no other put of the superstep writes), then applies the puts of the
+//!    view (reading `PutSrc::Direct` sources: in-place sources on threads, the engine's own
+//!    buffers otherwise), then, if any process has an
 //!    `hpput`, calls [`end_puts`](Engine::end_puts), which may return only when no process reads
 //!    this process's hpput sources any more. Then extension records, messages and registration
 //!    changes are applied from the same view.
@@ -61,6 +64,8 @@
 
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;
+#[cfg(feature = "mpi")]
+pub(crate) mod mpi_direct;
 pub(crate) mod placement;
 pub(crate) mod threads;
 
@@ -92,6 +97,11 @@ pub(crate) trait Engine {
 
     /// Returns once no process reads this process's registered memory in this sync any more.
     fn end_reads(&mut self) -> Result<(), Poisoned>;
+
+    /// Completes the puts whose bytes the engine moves by itself (after get results are written,
+    /// before `sync.rs` applies the others): a put it lands in registered memory becomes an
+    /// empty record in the view, one it lands elsewhere points there (`PutSrc::Direct`).
+    fn land_puts(&mut self, ctx: &mut Ctx) -> Result<(), Poisoned>;
 
     /// Returns once no process reads this process's hpput sources in this sync any more.
     fn end_puts(&mut self) -> Result<(), Poisoned>;

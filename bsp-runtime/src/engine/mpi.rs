@@ -39,6 +39,7 @@ use mpi::Count;
 
 use std::cell::UnsafeCell;
 
+use super::mpi_direct::{is_large, Transfers, GET_TAG, PUT_TAG};
 use super::{Engine, Fate, Outboxes, Poisoned};
 use crate::exchange::{Arrival, DestQueue, Meta, Outbox, Pending, PushInfo, PutSrc};
 use crate::ext::ExtRec;
@@ -81,6 +82,29 @@ pub(crate) struct Mpi {
     scratch: Vec<u8>,
     asked: Vec<usize>,
     cursor: Vec<usize>,
+    /// Large transfers moving point to point in this sync (`mpi_direct.rs`).
+    transfers: Transfers,
+    /// This rank's large puts, in the order sent: (destination, address, length).
+    large_out: Vec<(usize, usize, usize)>,
+    /// Large puts coming to this rank, in the order received.
+    large_in: Vec<LargeIn>,
+    /// Where large puts that cannot land in place wait for the put phase.
+    bounce: Vec<u8>,
+}
+
+/// A large put coming to this rank: its record in `peers.queues[src].puts[index]`.
+#[derive(Clone, Copy, Debug)]
+struct LargeIn {
+    src: usize,
+    index: usize,
+    slot: u32,
+    byte_offset: usize,
+    len: usize,
+    combines: bool,
+    /// Lands straight in registered memory (no other put of the superstep touches its bytes).
+    in_place: bool,
+    /// Offset in `bounce` otherwise.
+    at: usize,
 }
 
 /// One get request received from another rank.
@@ -119,8 +143,15 @@ impl Peers for MpiPeers {
     }
 }
 
-/// Set in a serialised put's slot word for a combining put, whose operator word follows.
+/// Set in a serialised put's first word for a combining put, whose operator word follows.
 const COMBINING: u64 = 1 << 63;
+/// Set in a serialised put's first word for a large put, whose bytes move point to point.
+const LARGE_PUT: u64 = 1 << 62;
+/// A serialised put's first word: slot (low 32 bits), length (30 bits), flags.
+fn put_word(slot: u32, len: usize) -> u64 {
+    debug_assert!(len <= crate::exchange::PutRec::MAX_LEN);
+    u64::from(slot) | (len as u64) << 32
+}
 
 /// Appends `bytes` as whole words (zero padded).
 fn put_bytes(buf: &mut Vec<u64>, bytes: &[u8]) {
@@ -193,6 +224,10 @@ impl Mpi {
             scratch: Vec::new(),
             asked: vec![0; nprocs],
             cursor: vec![0; nprocs],
+            transfers: Transfers::default(),
+            large_out: Vec::new(),
+            large_in: Vec::new(),
+            bounce: Vec::new(),
         }
     }
 
@@ -229,6 +264,7 @@ impl Mpi {
         let st = ctx.state.borrow();
         self.send.clear();
         self.send_counts.clear();
+        self.large_out.clear();
         let none = DestQueue::default();
         for q in 0..p {
             let start = self.send.len();
@@ -264,18 +300,27 @@ impl Mpi {
             let mut combines = dest.combines.iter();
             for put in &dest.puts {
                 let len = put.len();
-                let slot = u64::from(put.slot) | if put.combines() { COMBINING } else { 0 };
-                self.send.extend_from_slice(&[slot, put.byte_offset as u64, len as u64]);
+                let large = is_large(len);
+                let word = put_word(put.slot, len)
+                    | if put.combines() { COMBINING } else { 0 }
+                    | if large { LARGE_PUT } else { 0 };
+                self.send.extend_from_slice(&[word, put.byte_offset as u64]);
                 if put.combines() {
                     self.send.push(*combines.next().expect("one operator per combining put"));
                 }
-                let data: &[u8] = match put.src() {
-                    PutSrc::Buffered(at) => &dest.put_data[at..at + len],
-                    // SAFETY: an hpput source, borrowed immutably by this process until the end
-                    // of this sync (`Superstep::hpput`); this rank is the only thread touching it.
-                    PutSrc::Direct(addr) => unsafe { std::slice::from_raw_parts(addr as *const u8, len) },
+                let addr = match put.src() {
+                    PutSrc::Buffered(at) => dest.put_data[at..at + len].as_ptr() as usize,
+                    PutSrc::Direct(addr) => addr,
                 };
-                put_bytes(&mut self.send, data);
+                if large {
+                    // Its bytes go point to point, from where they are (`exchange`).
+                    self.large_out.push((q, addr, len));
+                } else {
+                    // SAFETY: the bytes of a buffered put in this rank's outbox, or an hpput
+                    // source, borrowed immutably by this process until the end of this sync
+                    // (`Superstep::hpput`); this rank is the only thread touching either.
+                    put_bytes(&mut self.send, unsafe { std::slice::from_raw_parts(addr as *const u8, len) });
+                }
             }
             for m in &dest.msgs {
                 self.send.extend_from_slice(&[m.align as u64, m.tag_len as u64, m.payload_len as u64]);
@@ -315,6 +360,7 @@ impl Mpi {
 
     /// Turns the received blocks into `peers`, reusing its buffers.
     fn deserialize(&mut self) {
+        self.large_in.clear();
         for (src, &displ) in self.recv_displs.iter().enumerate() {
             let mut r = Reader { words: &self.recv[..], at: displ as usize };
             let meta = &mut self.peers.metas[src];
@@ -344,16 +390,34 @@ impl Mpi {
             let q = &mut self.peers.queues[src];
             q.clear();
             for _ in 0..n_put {
-                let (slot, byte_offset, len) = (r.word(), r.usize(), r.usize());
-                let at = q.put_data.len();
-                if slot & COMBINING != 0 {
+                let (word, byte_offset) = (r.word(), r.usize());
+                let (slot, len) = (word as u32, ((word >> 32) & ((1 << 30) - 1)) as usize);
+                let (combines, large) = (word & COMBINING != 0, word & LARGE_PUT != 0);
+                // A large put's bytes come point to point: an empty placeholder until then.
+                let (at, bytes) = if large { (0, 0) } else { (q.put_data.len(), len) };
+                if large {
+                    let index = q.puts.len();
+                    self.large_in.push(LargeIn {
+                        src,
+                        index,
+                        slot,
+                        byte_offset,
+                        len,
+                        combines,
+                        in_place: false,
+                        at: 0,
+                    });
+                }
+                if combines {
                     let op = r.word();
                     let elem = ((op >> 32) as usize).max(1);
-                    q.push_combining_put((slot & !COMBINING) as u32, byte_offset, len, at, op, elem);
+                    q.push_combining_put(slot, byte_offset, bytes, at, op, elem);
                 } else {
-                    q.push_put(slot as u32, byte_offset, len, PutSrc::Buffered(at));
+                    q.push_put(slot, byte_offset, bytes, PutSrc::Buffered(at));
                 }
-                q.put_data.extend_from_slice(r.bytes(len));
+                if !large {
+                    q.put_data.extend_from_slice(r.bytes(len));
+                }
             }
             for _ in 0..n_msg {
                 let (align, tag_len, payload_len) = (r.usize(), r.usize(), r.usize());
@@ -391,6 +455,33 @@ impl Mpi {
         }
     }
 
+    /// Decides where each large put coming to this rank lands: in place, when it does not
+    /// combine and no other put of the superstep (from any process) writes any of its bytes, so
+    /// that D2's order cannot matter; otherwise in `bounce`, applied in order by the put phase.
+    fn plan_large_puts(&mut self) {
+        let mut bounced = 0;
+        for i in 0..self.large_in.len() {
+            let l = self.large_in[i];
+            let (start, end) = (l.byte_offset, l.byte_offset + l.len);
+            let touched = self.peers.queues.iter().enumerate().any(|(src, q)| {
+                q.puts.iter().enumerate().any(|(j, put)| {
+                    let this = src == l.src && j == l.index;
+                    // Placeholders of other large puts have length 0: use their real length.
+                    let len = self.large_in.iter().find(|o| o.src == src && o.index == j).map_or(put.len(), |o| o.len);
+                    !this && put.slot == l.slot && put.byte_offset < end && start < put.byte_offset + len
+                })
+            });
+            let in_place = !l.combines && !touched;
+            self.large_in[i].in_place = in_place;
+            if !in_place {
+                self.large_in[i].at = bounced;
+                bounced += l.len;
+            }
+        }
+        self.bounce.clear();
+        self.bounce.resize(bounced, 0);
+    }
+
     /// Answers the get requests (from this rank's registered memory, before any put of the
     /// superstep lands) and the requests to this rank's extension objects, then hands the
     /// answers to this rank's own gets and requests, in issue order.
@@ -408,11 +499,16 @@ impl Mpi {
                 bytes.clear();
                 for req in &self.peers.reqs[src] {
                     let entry = st.table.entries[req.slot as usize].as_ref().expect("a get checked at the call");
-                    // SAFETY: inside this rank's registration (checked against its extent by the
-                    // requester at the call); nothing writes it during this phase of the sync.
-                    let data = unsafe {
-                        std::slice::from_raw_parts((entry.local_addr + req.byte_offset) as *const u8, req.len)
-                    };
+                    let addr = entry.local_addr + req.byte_offset;
+                    if is_large(req.len) {
+                        // SAFETY: inside this rank's registration (checked against its extent by
+                        // the requester at the call); nothing writes it until this phase's
+                        // transfers complete, at the end of `serve_gets`.
+                        unsafe { self.transfers.send(&self.comm, src, GET_TAG, addr, req.len) };
+                        continue;
+                    }
+                    // SAFETY: as above; read now.
+                    let data = unsafe { std::slice::from_raw_parts(addr as *const u8, req.len) };
                     bytes.extend_from_slice(data);
                 }
                 let start = self.send.len();
@@ -431,31 +527,42 @@ impl Mpi {
         self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
         self.all_to_all_v();
         let st = ctx.state.get_mut();
-        // DRMA gets, in issue order, from the front of each owner's block.
+        // DRMA gets, in issue order, from the front of each owner's block (large ones arrive
+        // point to point).
         self.asked.fill(0);
-        for g in &st.gets {
+        for g in st.gets.iter().filter(|g| !is_large(g.bytes)) {
             self.asked[g.pid] += g.bytes;
         }
         let replies: &[u8] = bytemuck::cast_slice(&self.recv[..]);
         for (c, &d) in self.cursor.iter_mut().zip(&self.recv_displs) {
             *c = d as usize * 8;
         }
+        // Staged results (destinations in registered memory) go to `get_stage` in issue order,
+        // for `sync.rs` to write after the read phase.
         st.get_stage.clear();
+        st.get_stage.resize(st.gets.iter().filter(|g| g.staged).map(|g| g.bytes).sum(), 0);
+        let mut staged_at = 0;
         for g in &st.gets {
+            let dst = if g.staged { st.get_stage[staged_at..].as_mut_ptr() as usize } else { g.dst_addr };
+            if g.staged {
+                staged_at += g.bytes;
+            }
+            if is_large(g.bytes) {
+                // SAFETY: `dst` is this process's get destination, borrowed mutably until the end
+                // of this sync (`Superstep::get`) and outside every registration, or its place in
+                // `get_stage`, which is not touched (nor reallocated) until the transfers
+                // complete below.
+                unsafe { self.transfers.receive(&self.comm, g.pid, GET_TAG, dst, g.bytes) };
+                continue;
+            }
             let at = self.cursor[g.pid];
             let reply = &replies[at..at + g.bytes];
-            if g.staged {
-                // Lands in registered memory: written by `sync.rs` with the others' staged gets,
-                // in issue order, after the read phase.
-                st.get_stage.extend_from_slice(reply);
-            } else {
-                // SAFETY: the destination was borrowed mutably by this process until the end of
-                // this sync (`Superstep::get`), outside every registration; this rank is the only
-                // thread touching it.
-                unsafe { std::ptr::copy_nonoverlapping(reply.as_ptr(), g.dst_addr as *mut u8, g.bytes) };
-            }
+            // SAFETY: as above, for a destination written now; the reply does not overlap it.
+            unsafe { std::ptr::copy_nonoverlapping(reply.as_ptr(), dst as *mut u8, g.bytes) };
             self.cursor[g.pid] += g.bytes;
         }
+        // Owners' memory may be written (puts) only once their large replies have left.
+        self.transfers.wait();
         // Extension replies follow, word aligned, in request order.
         for (c, (&d, &a)) in self.cursor.iter_mut().zip(self.recv_displs.iter().zip(&self.asked)) {
             *c = d as usize + a.div_ceil(8);
@@ -494,6 +601,13 @@ impl Engine for Mpi {
         self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
         self.all_to_all_v();
         self.deserialize();
+        for &(dest, addr, len) in &self.large_out {
+            // SAFETY: the bytes of a buffered put in this rank's outbox (cleared only after this
+            // sync) or an hpput source (borrowed until the end of this sync); the transfers
+            // complete in `land_puts`, inside this sync.
+            unsafe { self.transfers.send(&self.comm, dest, PUT_TAG, addr, len) };
+        }
+        self.plan_large_puts();
         Ok(())
     }
 
@@ -507,6 +621,34 @@ impl Engine for Mpi {
 
     fn end_reads(&mut self) -> Result<(), Poisoned> {
         // Owners read their memory for others in `read`, before its reply exchange returned.
+        Ok(())
+    }
+
+    fn land_puts(&mut self, ctx: &mut Ctx) -> Result<(), Poisoned> {
+        if self.large_in.is_empty() && self.large_out.is_empty() {
+            return Ok(());
+        }
+        let st = ctx.state.borrow();
+        let bounce = self.bounce.as_mut_ptr() as usize;
+        for large in &self.large_in {
+            let dst = if large.in_place {
+                let entry = st.table.entries[large.slot as usize].as_ref().expect("a put checked at the call");
+                entry.local_addr + large.byte_offset
+            } else {
+                bounce + large.at
+            };
+            // SAFETY: in place: this rank's registered memory, inside the registration (checked
+            // by the sender against this rank's extent), which no other put of this superstep
+            // writes, nobody reads any more in this sync (gets were served), and this rank does
+            // not touch until the transfers complete below. Otherwise: this put's place in
+            // `bounce`, which is sized for every bounced put and untouched until the put phase.
+            unsafe { self.transfers.receive(&self.comm, large.src, PUT_TAG, dst, large.len) };
+        }
+        drop(st);
+        self.transfers.wait();
+        for large in self.large_in.iter().filter(|l| !l.in_place) {
+            self.peers.queues[large.src].replace_put(large.index, PutSrc::Direct(bounce + large.at), large.len);
+        }
         Ok(())
     }
 
