@@ -187,8 +187,30 @@ pub(crate) struct DestQueue {
 
 impl DestQueue {
     /// Records a put of `len` bytes, as records of at most [`PutRec::MAX_LEN`] bytes each.
+    ///
+    /// A put that continues the previous one (same registration, the next bytes of both the
+    /// destination and the source) extends its record instead: applying the two in order or as
+    /// one writes the same bytes, since they do not overlap. A loop of one-word puts to
+    /// consecutive elements then costs the receiver one copy, not one per word.
     #[inline]
     pub(crate) fn push_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
+        if let Some(last) = self.puts.last_mut() {
+            let continues = match (last.src(), src) {
+                (PutSrc::Buffered(a), PutSrc::Buffered(b)) | (PutSrc::Direct(a), PutSrc::Direct(b)) => {
+                    b == a + last.len()
+                }
+                _ => false,
+            };
+            if continues
+                && !last.combines()
+                && last.slot == slot
+                && byte_offset == last.byte_offset + last.len()
+                && last.len() + len <= PutRec::MAX_LEN
+            {
+                *last = PutRec::new(slot, last.byte_offset, last.len() + len, last.src(), false);
+                return;
+            }
+        }
         if len <= PutRec::MAX_LEN {
             self.puts.push(PutRec::new(slot, byte_offset, len, src, false));
         } else {
@@ -213,6 +235,13 @@ impl DestQueue {
         } else {
             self.push_long_put(slot, byte_offset, len, PutSrc::Buffered(at), Some((op, elem)));
         }
+    }
+
+    /// Records a put exactly as given, never merged with the previous one (for an engine that
+    /// rebuilds a sender's records, which were merged at the sender already, and refers to them
+    /// by index). `len` must be at most [`PutRec::MAX_LEN`].
+    pub(crate) fn push_put_record(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
+        self.puts.push(PutRec::new(slot, byte_offset, len, src, false));
     }
 
     /// Points put `i` (pushed by an engine as a placeholder) at `len` bytes at `src`; its kind

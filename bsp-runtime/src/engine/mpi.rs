@@ -413,7 +413,7 @@ impl Mpi {
                     let elem = ((op >> 32) as usize).max(1);
                     q.push_combining_put(slot, byte_offset, bytes, at, op, elem);
                 } else {
-                    q.push_put(slot, byte_offset, bytes, PutSrc::Buffered(at));
+                    q.push_put_record(slot, byte_offset, bytes, PutSrc::Buffered(at));
                 }
                 if !large {
                     q.put_data.extend_from_slice(r.bytes(len));
