@@ -28,7 +28,7 @@
 //!   reached a probe, and hands the `error: ...` line of stderr to the case's judge.
 //!
 //! Environment: `BSP_MPI_RANKS` (default `1 2 4`), `BSP_MPI_TIMEOUT` (seconds per job, default
-//! 120), `BSP_MODEL_CASES` and `BSP_MODEL_SEED` (`suite/property.rs`). Open MPI settings for one
+//! 120), `BSP_MPI_JOBS` (failure-case jobs at once, default 2), `BSP_MODEL_CASES` and `BSP_MODEL_SEED` (`suite/property.rs`). Open MPI settings for one
 //! machine are added when unset (see `launcher::defaults`).
 
 use std::io::Write as _;

@@ -117,7 +117,9 @@ pub const CASES: &[Case] = &[
 fn has_lines(job: &Job, lines: &[&str]) -> Outcome {
     match lines.iter().find(|line| !job.stdout.lines().any(|l| l == **line)) {
         None => Ok(()),
-        Some(line) => Err(format!("stdout lacks the line {line:?}")),
+        Some(line) => {
+            Err(format!("stdout lacks the line {line:?}; it has {:?}", job.stdout.lines().collect::<Vec<_>>()))
+        }
     }
 }
 

@@ -240,6 +240,11 @@ impl Tally {
     }
 }
 
+/// How many failure-case jobs run at once (`BSP_MPI_JOBS`, default 2).
+fn parallel_jobs() -> usize {
+    std::env::var("BSP_MPI_JOBS").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(2)
+}
+
 /// The rank counts to run the checks on (`BSP_MPI_RANKS`, e.g. `1 2 4`).
 fn rank_counts() -> Vec<usize> {
     let parsed: Vec<usize> = std::env::var("BSP_MPI_RANKS")
@@ -392,19 +397,33 @@ pub fn main() -> ExitCode {
         }
     }
     let env = [("RUST_BACKTRACE", "0")];
-    for case in cases() {
-        for &p in case.ps {
-            let what = format!("failure case `{}` (mpirun -n {p})", case.name);
-            match mpirun_per_rank(p, &["--case", case.name], &env, limit()) {
-                Err(e) => tally.fail(&what, &e),
-                Ok(job) => match judge_case(case, p, &job) {
-                    Ok(()) => tally.pass(),
-                    Err(why) => tally.fail(
-                        &what,
-                        &format!("{why}\n  stdout:\n{}  stderr:\n{}", indent(&job.stdout), job.stderr_tail(40)),
-                    ),
-                },
-            }
+    // One job per case and process count, `parallel_jobs()` at a time (a job mostly waits for
+    // mpirun to start and stop its ranks); results are reported in the order of the list.
+    let jobs: Vec<(&Case, usize)> = cases().flat_map(|c| c.ps.iter().map(move |&p| (c, p))).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let verdicts = std::sync::Mutex::new(vec![None; jobs.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..parallel_jobs() {
+            scope.spawn(|| loop {
+                // Relaxed: only a unique index is needed; the results go through the mutex.
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(case, p)) = jobs.get(i) else { break };
+                let verdict = match mpirun_per_rank(p, &["--case", case.name], &env, limit()) {
+                    Err(e) => Err(e),
+                    Ok(job) => judge_case(case, p, &job).map_err(|why| {
+                        format!("{why}\n  stdout:\n{}  stderr:\n{}", indent(&job.stdout), job.stderr_tail(40))
+                    }),
+                };
+                verdicts.lock().expect("no job thread panics holding the lock")[i] = Some(verdict);
+            });
+        }
+    });
+    let verdicts = verdicts.into_inner().expect("no job thread panicked holding the lock");
+    for ((case, p), verdict) in jobs.iter().zip(verdicts) {
+        match verdict {
+            Some(Ok(())) => tally.pass(),
+            Some(Err(why)) => tally.fail(&format!("failure case `{}` (mpirun -n {p})", case.name), &why),
+            None => tally.fail(&format!("failure case `{}` (mpirun -n {p})", case.name), "the job never ran"),
         }
     }
     println!("failure cases of the suite: done ({:.1?} so far)", start.elapsed());
