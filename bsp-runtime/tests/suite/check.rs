@@ -9,8 +9,8 @@
 //!   the check's start.
 //! - A **failure case** is an SPMD function that must make the run fail, and a `judge` of the
 //!   [`Failure`] it ends with (kind, pid, message). On threads the failure is the `Error` that
-//!   `run` returns; on MPI it is read from the job's stderr (the `error: ...` line), one job per
-//!   case.
+//!   `run` returns; on MPI it is read from the `error: ...` line that a failing rank prints on
+//!   its stderr, one job per case and process count.
 //!
 //! [`checks!`] and [`cases!`] turn a list into the table that `tests/mpi.rs` runs and, in a
 //! libtest binary (`cfg(test)`), into one `#[test]` per entry that runs it on threads at each of
@@ -35,14 +35,13 @@ pub const PS: &[usize] = &[1, 2, 3, 4, 8];
 pub struct Procs {
     /// The process counts on threads.
     pub threads: &'static [usize],
-    /// The rank counts accepted on MPI: `min..=max`.
+    /// The fewest ranks MPI runs the entry on.
     pub min: usize,
-    pub max: usize,
 }
 
 impl Procs {
     /// Every count: [`PS`] on threads, every rank count on MPI.
-    pub const ALL: Procs = Procs { threads: PS, min: 1, max: usize::MAX };
+    pub const ALL: Procs = Procs { threads: PS, min: 1 };
 
     /// On threads, at these counts instead of [`PS`] (the MPI counts are unchanged).
     pub const fn on(self, threads: &'static [usize]) -> Procs {
@@ -59,17 +58,12 @@ impl Procs {
             4 => &[4, 8],
             _ => &[8],
         };
-        Procs { threads, min: n, max: usize::MAX }
-    }
-
-    /// Exactly `n` processes, on both engines.
-    pub const fn exactly(n: usize, threads: &'static [usize]) -> Procs {
-        Procs { threads, min: n, max: n }
+        Procs { threads, min: n }
     }
 
     /// Whether MPI with `n` ranks runs the entry.
     pub fn on_mpi(&self, n: usize) -> bool {
-        self.min <= n && n <= self.max
+        self.min <= n
     }
 }
 
