@@ -50,6 +50,8 @@ mod launcher;
 mod bsmp;
 #[path = "suite/check.rs"]
 mod check;
+#[path = "suite/combine.rs"]
+mod combine;
 #[path = "suite/drma.rs"]
 mod drma;
 #[path = "suite/failures.rs"]
@@ -83,10 +85,10 @@ mod rng;
 
 /// Every check, in the order the ranks run them.
 pub const CHECKS: &[&[Check]] =
-    &[spmd::CHECKS, drma::CHECKS, bsmp::CHECKS, gp::CHECKS, property::CHECKS, stress::CHECKS];
+    &[spmd::CHECKS, drma::CHECKS, combine::CHECKS, bsmp::CHECKS, gp::CHECKS, property::CHECKS, stress::CHECKS];
 
 /// Every failure case of the suite.
-pub const CASES: &[&[Case]] = &[failures::CASES, gp::CASES];
+pub const CASES: &[&[Case]] = &[failures::CASES, combine::CASES, gp::CASES];
 
 /// Every check, flattened.
 pub fn checks() -> impl Iterator<Item = &'static Check> {
@@ -102,7 +104,7 @@ pub fn cases() -> impl Iterator<Item = &'static Case> {
 pub mod report {
     /// `check <name> rank <r>: ok`, `...: skipped` or `...: FAILED: <first line>`.
     pub const CHECK: &str = "check ";
-    /// `done rank <r>`: the run returned on this rank.
+    /// `done rank <r>`: this rank made the run's last sync, after every check.
     pub const DONE: &str = "done rank ";
     /// The status of a check that does not run on this number of ranks.
     pub const SKIPPED: &str = "skipped";
@@ -144,15 +146,13 @@ fn run_checks() -> ExitCode {
             let _ = writeln!(out, "{}{} rank {pid}: {status}", report::CHECK, check.name);
             let _ = out.flush();
         }
-        pid
+        // Every rank reached the end of the checks with the others (only process 0 goes on after
+        // the run, so this is said inside it).
+        ctx.sync();
+        println!("{}{pid}", report::DONE);
     });
     match result {
-        Ok(pids) => {
-            for pid in pids {
-                println!("{}{pid}", report::DONE);
-            }
-            ExitCode::SUCCESS
-        }
+        Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE

@@ -13,6 +13,8 @@ mod common;
 mod bsmp;
 #[path = "suite/check.rs"]
 mod check;
+#[path = "suite/combine.rs"]
+mod combine;
 #[path = "suite/drma.rs"]
 mod drma;
 #[path = "suite/spmd.rs"]

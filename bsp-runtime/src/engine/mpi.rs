@@ -82,8 +82,11 @@ pub(crate) struct Mpi {
     scratch: Vec<u8>,
     asked: Vec<usize>,
     cursor: Vec<usize>,
-    /// Large transfers moving point to point in this sync (`mpi_direct.rs`).
-    transfers: Transfers,
+    /// Large transfers moving point to point in this sync (`mpi_direct.rs`): puts (completed in
+    /// `land_puts`) and get replies (completed in `read`), kept apart so that waiting for one
+    /// kind never waits for the other, whose receives are posted later.
+    put_transfers: Transfers,
+    get_transfers: Transfers,
     /// This rank's large puts, in the order sent: (destination, address, length).
     large_out: Vec<(usize, usize, usize)>,
     /// Large puts coming to this rank, in the order received.
@@ -224,7 +227,8 @@ impl Mpi {
             scratch: Vec::new(),
             asked: vec![0; nprocs],
             cursor: vec![0; nprocs],
-            transfers: Transfers::default(),
+            put_transfers: Transfers::default(),
+            get_transfers: Transfers::default(),
             large_out: Vec::new(),
             large_in: Vec::new(),
             bounce: Vec::new(),
@@ -504,7 +508,7 @@ impl Mpi {
                         // SAFETY: inside this rank's registration (checked against its extent by
                         // the requester at the call); nothing writes it until this phase's
                         // transfers complete, at the end of `serve_gets`.
-                        unsafe { self.transfers.send(&self.comm, src, GET_TAG, addr, req.len) };
+                        unsafe { self.get_transfers.send(&self.comm, src, GET_TAG, addr, req.len) };
                         continue;
                     }
                     // SAFETY: as above; read now.
@@ -552,7 +556,7 @@ impl Mpi {
                 // of this sync (`Superstep::get`) and outside every registration, or its place in
                 // `get_stage`, which is not touched (nor reallocated) until the transfers
                 // complete below.
-                unsafe { self.transfers.receive(&self.comm, g.pid, GET_TAG, dst, g.bytes) };
+                unsafe { self.get_transfers.receive(&self.comm, g.pid, GET_TAG, dst, g.bytes) };
                 continue;
             }
             let at = self.cursor[g.pid];
@@ -562,7 +566,7 @@ impl Mpi {
             self.cursor[g.pid] += g.bytes;
         }
         // Owners' memory may be written (puts) only once their large replies have left.
-        self.transfers.wait();
+        self.get_transfers.wait();
         // Extension replies follow, word aligned, in request order.
         for (c, (&d, &a)) in self.cursor.iter_mut().zip(self.recv_displs.iter().zip(&self.asked)) {
             *c = d as usize + a.div_ceil(8);
@@ -601,12 +605,6 @@ impl Engine for Mpi {
         self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
         self.all_to_all_v();
         self.deserialize();
-        for &(dest, addr, len) in &self.large_out {
-            // SAFETY: the bytes of a buffered put in this rank's outbox (cleared only after this
-            // sync) or an hpput source (borrowed until the end of this sync); the transfers
-            // complete in `land_puts`, inside this sync.
-            unsafe { self.transfers.send(&self.comm, dest, PUT_TAG, addr, len) };
-        }
         self.plan_large_puts();
         Ok(())
     }
@@ -628,6 +626,12 @@ impl Engine for Mpi {
         if self.large_in.is_empty() && self.large_out.is_empty() {
             return Ok(());
         }
+        for &(dest, addr, len) in &self.large_out {
+            // SAFETY: the bytes of a buffered put in this rank's outbox (cleared only after this
+            // sync) or an hpput source (borrowed until the end of this sync); the transfers
+            // complete below.
+            unsafe { self.put_transfers.send(&self.comm, dest, PUT_TAG, addr, len) };
+        }
         let st = ctx.state.borrow();
         let bounce = self.bounce.as_mut_ptr() as usize;
         for large in &self.large_in {
@@ -642,10 +646,10 @@ impl Engine for Mpi {
             // writes, nobody reads any more in this sync (gets were served), and this rank does
             // not touch until the transfers complete below. Otherwise: this put's place in
             // `bounce`, which is sized for every bounced put and untouched until the put phase.
-            unsafe { self.transfers.receive(&self.comm, large.src, PUT_TAG, dst, large.len) };
+            unsafe { self.put_transfers.receive(&self.comm, large.src, PUT_TAG, dst, large.len) };
         }
         drop(st);
-        self.transfers.wait();
+        self.put_transfers.wait();
         for large in self.large_in.iter().filter(|l| !l.in_place) {
             self.peers.queues[large.src].replace_put(large.index, PutSrc::Direct(bounce + large.at), large.len);
         }

@@ -29,9 +29,9 @@ pub struct Case {
     pub judge: fn(&Job) -> Outcome,
 }
 
-/// Cases that fail now because of known defects of the MPI engine (issue 11); enable them by
-/// removing them from this list once fixed.
-pub const KNOWN_DEFECTS: &[&str] = &["nprocs-is-the-rank-count", "nprocs-with-a-default", "zero-processes"];
+/// Cases that fail now because of known defects of the MPI engine; enable them by removing them
+/// from this list once fixed.
+pub const KNOWN_DEFECTS: &[&str] = &[];
 
 pub const CASES: &[Case] = &[
     Case {
@@ -54,24 +54,31 @@ pub const CASES: &[Case] = &[
         summary: "BSP_NPROCS=2 on 4 ranks runs on ranks 0 and 1; ranks 2 and 3 take no part",
         judge: |job| {
             succeeds(job)?;
-            has_lines(job, &["rank 0: Ok([(0, 2)])", "rank 1: Ok([(1, 2)])", "rank 2: Ok([])", "rank 3: Ok([])"])
+            has_lines(job, &["in the run: pid 0 of 2", "in the run: pid 1 of 2", "rank 0: Ok([(0, 2)])"])?;
+            expect_count(job, "in the run: ", 2)?;
+            lacks_rank_lines(job, 1..4)
         },
     },
     Case {
         name: "second-run",
         ranks: 2,
         env: &[],
-        summary: "a second `Launch::run` under mpirun is refused with a launch error, not a hang",
+        summary: "a second `Launch::run` under mpirun (on process 0, the only rank that goes on) is refused with a launch error, not a hang",
         judge: |job| {
             succeeds(job)?;
-            let lines: Vec<String> = (0..2)
-                .map(|rank| {
-                    format!(
-                        "rank {rank}: first Ok([{rank}]), second Err(\"MPI can be started only once per program, and an earlier SPMD run already used it\")"
-                    )
-                })
-                .collect();
-            has_lines(job, &lines.iter().map(String::as_str).collect::<Vec<_>>())
+            has_lines(job, &["rank 0: first Ok([0]), second Err(\"MPI can be started only once per program, and an earlier SPMD run already used it\")"])?;
+            lacks_rank_lines(job, 1..2)
+        },
+    },
+    Case {
+        name: "code-after-the-run",
+        ranks: 3,
+        env: &[],
+        summary: "the code after the run continues on process 0 only; the other ranks leave with status 0 (D22)",
+        judge: |job| {
+            succeeds(job)?;
+            has_lines(job, &["rank 0: before", "rank 1: before", "rank 2: before", "rank 0: after Ok([0])"])?;
+            lacks_rank_lines(job, 1..3)
         },
     },
     Case {
@@ -83,11 +90,7 @@ pub const CASES: &[Case] = &[
             succeeds(job)?;
             has_lines(
                 job,
-                &[
-                    "rank 0: nprocs Ok(3), run Ok([3])",
-                    "rank 1: nprocs Ok(3), run Ok([3])",
-                    "rank 2: nprocs Ok(3), run Ok([3])",
-                ],
+                &["rank 0: nprocs Ok(3)", "rank 1: nprocs Ok(3)", "rank 2: nprocs Ok(3)", "rank 0: run Ok([3])"],
             )
         },
     },
@@ -98,7 +101,7 @@ pub const CASES: &[Case] = &[
         summary: "`Launch::new().default_procs(4).nprocs()` under `mpirun -n 2` is 2, the count the run uses",
         judge: |job| {
             succeeds(job)?;
-            has_lines(job, &["rank 0: nprocs Ok(2), run Ok([2])", "rank 1: nprocs Ok(2), run Ok([2])"])
+            has_lines(job, &["rank 0: nprocs Ok(2)", "rank 1: nprocs Ok(2)", "rank 0: run Ok([2])"])
         },
     },
     Case {
@@ -107,12 +110,32 @@ pub const CASES: &[Case] = &[
         env: &[],
         summary: "`bsp::run(0, f)` under mpirun is the launch error it is on threads, and never runs `f`",
         judge: |job| {
-            let line =
-                |rank: usize| format!("rank {rank}: Err(\"cannot run an SPMD program on 0 processes\"), f ran 0 times");
-            has_lines(job, &[&line(0), &line(1)])
+            has_lines(job, &["rank 0: Err(\"cannot run an SPMD program on 0 processes\"), f ran 0 times"])?;
+            lacks_rank_lines(job, 1..2)
         },
     },
 ];
+
+/// Fails unless exactly `n` lines of stdout start with `prefix`.
+fn expect_count(job: &Job, prefix: &str, n: usize) -> Outcome {
+    let got = job.stdout.lines().filter(|l| l.starts_with(prefix)).count();
+    if got == n {
+        Ok(())
+    } else {
+        Err(format!("{got} lines start with {prefix:?}, expected {n}"))
+    }
+}
+
+/// Fails if a rank in `ranks` printed a line: they leave after the run (D22).
+fn lacks_rank_lines(job: &Job, ranks: std::ops::Range<usize>) -> Outcome {
+    for rank in ranks {
+        let prefix = format!("rank {rank}: ");
+        if let Some(line) = job.stdout.lines().find(|l| l.starts_with(&prefix) && !l.ends_with(": before")) {
+            return Err(format!("rank {rank} printed {line:?} after the run, which only process 0 continues"));
+        }
+    }
+    Ok(())
+}
 
 fn has_lines(job: &Job, lines: &[&str]) -> Outcome {
     match lines.iter().find(|line| !job.stdout.lines().any(|l| l == **line)) {
@@ -135,9 +158,20 @@ pub fn run_case(name: &str) -> ExitCode {
             exit_on_error(Launch::new().run(|ctx| ctx.sync()));
         }
         "fewer-processes" => {
-            let results = Launch::new().run(|ctx| (ctx.pid(), ctx.nprocs()));
+            let results = Launch::new().run(|ctx| {
+                println!("in the run: pid {} of {}", ctx.pid(), ctx.nprocs());
+                (ctx.pid(), ctx.nprocs())
+            });
             println!("rank {}: {results:?}", world_rank());
             exit_on_error(results);
+        }
+        "code-after-the-run" => {
+            println!("rank {}: before", world_rank());
+            let results = Launch::new().run(|ctx| {
+                ctx.sync();
+                ctx.pid()
+            });
+            println!("rank {}: after {results:?}", world_rank());
         }
         "second-run" => {
             let first = Launch::new().run(|ctx| ctx.pid());
@@ -147,8 +181,9 @@ pub fn run_case(name: &str) -> ExitCode {
         "nprocs-is-the-rank-count" | "nprocs-with-a-default" => {
             let launch = if name == "nprocs-with-a-default" { Launch::new().default_procs(4) } else { Launch::new() };
             let nprocs = launch.nprocs().map_err(|e| e.to_string());
+            println!("rank {}: nprocs {nprocs:?}", world_rank());
             let run = launch.run(|ctx| ctx.nprocs()).map_err(|e| e.to_string());
-            println!("rank {}: nprocs {nprocs:?}, run {run:?}", world_rank());
+            println!("rank {}: run {run:?}", world_rank());
         }
         "zero-processes" => {
             let ran = std::sync::atomic::AtomicUsize::new(0);

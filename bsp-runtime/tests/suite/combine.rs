@@ -1,0 +1,232 @@
+//! Combining puts (`Ctx::put_combine`, D18) and the MPI engine's large transfers, as
+//! engine-neutral checks and failure cases: the operator applies in the order of D2 (ascending
+//! source pid, then issue order), interleaved with plain puts, after get results; errors name
+//! the processes and the combiner; transfers past the MPI engine's point-to-point threshold
+//! keep every rule (overlaps, D1, staging, combining).
+
+use bsp_runtime::Ctx;
+
+use super::check::{cases, checks, expect, ring, Outcome, Probe};
+
+/// Every process adds `pid + 1` into one element of every process.
+pub fn fan_in_sums_into_one_element_of_every_process(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let add = ctx.combiner(|a: u64, b: u64| a + b);
+    let total = ctx.push_reg([1000u64]);
+    ctx.sync();
+    for q in 0..p {
+        ctx.put_combine(q, &(pid as u64 + 1), &total, 0, add);
+    }
+    ctx.sync();
+    let got = *total.value(ctx);
+    ctx.pop_reg(&total);
+    expect("total", got, 1000 + (p * (p + 1) / 2) as u64)
+}
+
+/// A non-commutative operator (x := 10 x + digit) records the order: ascending source pid, then
+/// issue order.
+pub fn combining_order_is_ascending_source_pid_then_issue_order(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let append = ctx.combiner(|a: u64, b: u64| a * 10 + b);
+    let log = ctx.push_reg([0u64]);
+    ctx.sync();
+    ctx.put_combine(0, &((pid as u64 + 1) % 10), &log, 0, append);
+    ctx.put_combine(0, &((pid as u64 + 2) % 10), &log, 0, append);
+    ctx.sync();
+    let got = *log.value(ctx);
+    ctx.pop_reg(&log);
+    let want = if pid == 0 { (0..p as u64).fold(0u64, |x, q| (x * 10 + (q + 1) % 10) * 10 + (q + 2) % 10) } else { 0 };
+    expect("log", got, want)
+}
+
+/// A plain put overwrites, a later combining put combines with what it wrote, and a plain put of
+/// the same process after a combining one wins.
+pub fn plain_and_combining_puts_interleave_in_that_order(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let add = ctx.combiner(|a: i64, b: i64| a + b);
+    let x = ctx.push_reg([5i64; 3]);
+    ctx.sync();
+    if pid == 1 {
+        ctx.put(0, &100i64, &x, 0);
+    }
+    ctx.put_combine(0, &1i64, &x, 0, add);
+    ctx.put_combine(0, &7i64, &x, 1, add);
+    ctx.put(0, &(-(pid as i64)), &x, 1);
+    ctx.sync();
+    let got = x.local(ctx).to_vec();
+    ctx.pop_reg(&x);
+    let want = if pid == 0 {
+        let e0 = if p == 1 { 5 + 1 } else { 100 + (p as i64 - 1) };
+        vec![e0, -(p as i64 - 1), 5]
+    } else {
+        vec![5; 3]
+    };
+    expect("x", got, want)
+}
+
+/// D1: a get's result lands first, and the combining puts of the same superstep combine with it.
+pub fn combining_puts_combine_with_a_get_result_of_the_same_superstep(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let add = ctx.combiner(|a: u32, b: u32| a + b);
+    let mut x = ctx.push_reg([pid as u32 * 10]);
+    ctx.sync();
+    let name = x.remote();
+    ctx.superstep(|s| {
+        s.get(ring(pid, p).1, name, 0, x.local_mut(s));
+        for q in 0..p {
+            s.put_combine(q, &1u32, name, 0, add);
+        }
+    });
+    let got = *x.value(ctx);
+    ctx.pop_reg(&x);
+    expect("x", got, ring(pid, p).1 as u32 * 10 + p as u32)
+}
+
+/// Floating-point sums come out as the sequential sum in pid order, to the bit.
+pub fn floating_point_sums_are_the_sequential_sum_in_pid_order(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let term = |q: usize, i: usize| 1.0 / (1.0 + (q * 64 + i) as f64).sqrt();
+    let add = ctx.combiner(|a: f64, b: f64| a + b);
+    let v = ctx.push_reg(vec![0.0f64; 64]);
+    ctx.sync();
+    let mine: Vec<f64> = (0..64).map(|i| term(pid, i)).collect();
+    ctx.put_combine(0, &mine[..], &v, 0, add);
+    ctx.sync();
+    let got: Vec<u64> = v.local(ctx).iter().map(|x| x.to_bits()).collect();
+    ctx.pop_reg(&v);
+    let want: Vec<u64> = if pid == 0 {
+        (0..64).map(|i| (0..p).fold(0.0f64, |s, q| s + term(q, i)).to_bits()).collect()
+    } else {
+        vec![0.0f64.to_bits(); 64]
+    };
+    expect("bits", got, want)
+}
+
+/// A combining put into the middle of a long array touches exactly its range.
+pub fn a_combining_put_into_a_range_of_a_long_array(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let value = |from: usize, i: usize| ((i * 7 + from * 13) % 97) as i32;
+    let max = ctx.combiner(|a: i32, b: i32| a.max(b));
+    let v = ctx.push_reg(vec![-1i32; 1000]);
+    ctx.sync();
+    let mine: Vec<i32> = (0..500).map(|i| value(pid, i)).collect();
+    ctx.put_combine(ring(pid, p).1, &mine[..], &v, 250, max);
+    ctx.sync();
+    let got = v.local(ctx).to_vec();
+    ctx.pop_reg(&v);
+    let from = ring(pid, p).0;
+    let want: Vec<i32> = (0..1000).map(|i| if (250..750).contains(&i) { value(from, i - 250) } else { -1 }).collect();
+    expect("v", got, want)
+}
+
+/// Large transfers (past the MPI engine's point-to-point threshold) keep the rules: overlapping
+/// large puts from every process (the highest pid wins, D2), a large hpput over part of them,
+/// a large get into the registration it reads (staged, D1), and a large combining put.
+pub fn large_transfers_keep_the_order_rules(ctx: &mut Ctx) -> Outcome {
+    const N: usize = 300_000; // 2.4 MB of u64
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let mut errors = Vec::new();
+    let mut x = ctx.push_reg(vec![0u64; N]);
+    let y = ctx.push_reg(vec![0u64; N]);
+    ctx.sync();
+    // Everyone puts N words into process 0, and hpputs half of them again at offset 10.
+    let mine = vec![pid as u64 + 1; N];
+    ctx.put(0, &mine[..], &y, 0);
+    ctx.sync();
+    ctx.superstep(|s| s.hpput(0, &mine[..N / 2], &y, 10));
+    if pid == 0 && y.local(ctx).iter().any(|&v| v != p as u64) {
+        errors.push(format!("overlapping large puts: {:?}", &y.local(ctx)[..4]));
+    }
+    // x := pattern; then x := x of the right neighbour, a large get into x itself.
+    let pattern = |q: usize| -> Vec<u64> { (0..N as u64).map(|i| i * 3 + q as u64).collect() };
+    x.local_mut(ctx).copy_from_slice(&pattern(pid));
+    let name = x.remote();
+    ctx.superstep(|s| s.get(right, name, 0, x.local_mut(s)));
+    if x.local(ctx) != &pattern(right)[..] {
+        errors.push("a large get into its own registration".to_string());
+    }
+    // A large get and a large put on the same bytes in one superstep: the put wins (D1).
+    let mut got = vec![0u64; N];
+    ctx.superstep(|s| {
+        s.get(left, &x, 0, &mut got[..]);
+        s.put(right, &mine[..], name, 0);
+    });
+    if got != pattern(ring(left, p).1) {
+        errors.push("a large get reads its source before the puts of its superstep".to_string());
+    }
+    if x.local(ctx).iter().any(|&v| v != left as u64 + 1) {
+        errors.push("a large put after a large get on the same bytes".to_string());
+    }
+    // A large combining put from every process into process 0.
+    let add = ctx.combiner(|a: u64, b: u64| a + b);
+    ctx.put_combine(0, &vec![pid as u64; N][..], &y, 0, add);
+    ctx.sync();
+    if pid == 0 && y.local(ctx).iter().any(|&v| v != p as u64 + (p * (p - 1) / 2) as u64) {
+        errors.push(format!("a large combining put: {:?}", &y.local(ctx)[..4]));
+    }
+    ctx.pop_reg(&x);
+    ctx.pop_reg(&y);
+    ctx.sync();
+    expect("large transfers that broke a rule", errors, vec![])
+}
+
+checks! {
+    fan_in_sums_into_one_element_of_every_process,
+    combining_order_is_ascending_source_pid_then_issue_order,
+    plain_and_combining_puts_interleave_in_that_order,
+    combining_puts_combine_with_a_get_result_of_the_same_superstep,
+    floating_point_sums_are_the_sequential_sum_in_pid_order,
+    a_combining_put_into_a_range_of_a_long_array,
+    large_transfers_keep_the_order_rules,
+}
+
+fn combiners_of_different_types_on_different_processes(ctx: &mut Ctx, _: &Probe) {
+    let x = ctx.push_reg([0u64]);
+    if ctx.pid() == 0 {
+        let _ = ctx.combiner(|a: u32, b: u32| a + b);
+        ctx.sync();
+    } else {
+        let add = ctx.combiner(|a: u64, b: u64| a + b);
+        ctx.sync();
+        ctx.put_combine(0, &1u64, &x, 0, add);
+    }
+    ctx.sync();
+}
+
+fn a_combiner_missing_on_the_receiver(ctx: &mut Ctx, _: &Probe) {
+    let x = ctx.push_reg([0u64]);
+    let _ = ctx.combiner(|a: u64, b: u64| a + b);
+    ctx.sync();
+    if ctx.pid() == 2 {
+        let max = ctx.combiner(|a: u64, b: u64| a.max(b)); // #1 on process 2 only
+        ctx.put_combine(1, &1u64, &x, 0, max);
+    }
+    ctx.sync();
+}
+
+fn a_combining_put_past_the_extent(ctx: &mut Ctx, _: &Probe) {
+    let add = ctx.combiner(|a: u8, b: u8| a.wrapping_add(b));
+    let x = ctx.push_reg(vec![0u8; 4 + ctx.pid()]);
+    ctx.sync();
+    if ctx.pid() == 0 {
+        ctx.put_combine(1, &[1u8; 3], &x, 2, add); // fits: process 1 has 5
+        ctx.put_combine(1, &[1u8; 3], &x, 3, add); // 3 + 3 > 5
+    }
+    ctx.sync();
+}
+
+cases! {
+    combiners_of_different_types_on_different_processes: [2] => |f| {
+        f.failed_on(0)?;
+        f.message_is("put_combine from process 1: combiner #0 is for `u32` (4 bytes) on this process but for 8-byte elements on process 1: every process must make the same combiners in the same order")
+    },
+    a_combiner_missing_on_the_receiver: [3] => |f| {
+        f.failed_on(1)?;
+        f.message_is("put_combine from process 2: combiner #1 does not exist on this process (1 made): every process must make the same combiners in the same order")
+    },
+    a_combining_put_past_the_extent: [2] => |f| {
+        f.failed_on(0)?;
+        f.message_is("put_combine with process 1: registration #1: offset 3 + length 3 is past the extent 5 that process 1 registered (elements of `u8`)")
+    },
+}
