@@ -67,6 +67,7 @@
 mod barrier;
 mod bsmp;
 mod channel;
+mod collective;
 mod ctx;
 mod drma;
 mod engine;
@@ -80,6 +81,7 @@ mod superstep;
 mod sync;
 mod value;
 
+pub use collective::ops;
 pub use ctx::Ctx;
 pub use error::Error;
 pub use launch::{exit_on_error, run, Launch, NPROCS_VAR};
