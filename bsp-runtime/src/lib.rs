@@ -67,7 +67,7 @@
 mod barrier;
 mod bsmp;
 mod channel;
-mod collective;
+pub mod collective;
 mod ctx;
 mod dest;
 mod drma;

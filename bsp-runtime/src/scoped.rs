@@ -186,7 +186,17 @@ impl<T: Value> Registered<'_, T> {
 }
 
 /// Memory that [`Ctx::with_regs`] can register: `&mut [T]`, `&mut [T; N]` or `&mut Vec<T>`
-/// (whose length cannot change while registered: it is borrowed).
+/// (whose length cannot change while registered: it is borrowed). Sealed.
+///
+/// ```
+/// bsp_runtime::run(2, |ctx| {
+///     let (mut slice, mut array, mut vec) = ([0u8; 4], [0u16; 2], vec![0u32; 3]);
+///     ctx.with_regs((&mut slice[1..], &mut array, &mut vec), |ctx, (a, b, c)| {
+///         assert_eq!((a.len(), b.len(), c.len()), (3, 2, 3));
+///     });
+/// })
+/// .unwrap();
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be registered in place",
     label = "expected `&mut [T]`, `&mut [T; N]` or `&mut Vec<T>` of a plain-old-data `T`",
@@ -224,7 +234,18 @@ impl<T: Value> RegData for &mut Vec<T> {
 }
 
 /// Several pieces of memory that [`Ctx::with_regs`] registers at once: a tuple of 2, 3 or 4
-/// [`RegData`]; its handles are the tuple of their [`Registered`].
+/// [`RegData`]; its handles are the tuple of their [`Registered`]. Sealed.
+///
+/// ```
+/// bsp_runtime::run(1, |ctx| {
+///     let (mut a, mut b, mut c, mut d) = ([1u8], [2u16], [3u32], [4u64]);
+///     let sum = ctx.with_regs((&mut a, &mut b, &mut c, &mut d), |ctx, (a, b, c, d)| {
+///         a.local(ctx)[0] as u64 + b.local(ctx)[0] as u64 + c.local(ctx)[0] as u64 + d.local(ctx)[0]
+///     });
+///     assert_eq!(sum, 10);
+/// })
+/// .unwrap();
+/// ```
 pub trait RegSet: sealed::Sealed {
     /// The handles, with brand `'r`.
     type Handles<'r>;
