@@ -3,6 +3,9 @@
 
 mod common;
 
+#[path = "suite/check.rs"]
+mod check;
+
 use bsp_runtime::Ctx;
 use common::{assert_mentions, run_err, run_ok, PS};
 

@@ -4,6 +4,9 @@
 
 mod common;
 
+#[path = "suite/check.rs"]
+mod check;
+
 use bsp_runtime::{ops, Ctx};
 use common::{assert_mentions, run_err, run_ok, PS};
 
