@@ -39,16 +39,20 @@ impl SysRecv {
     }
 }
 
-#[allow(dead_code, reason = "used by the collectives, which are being written")]
 impl Ctx {
-    /// Queues `bytes` for process `pid` on the runtime's channel; it arrives at the next sync.
+    /// Queues one message for process `pid` on the runtime's channel, made of `parts` one after
+    /// the other (so a header and a payload need no copy into one buffer first); it arrives at
+    /// the next sync.
     #[track_caller]
-    pub(crate) fn sys_send(&self, op: &str, pid: usize, bytes: &[u8]) {
+    pub(crate) fn sys_send(&self, op: &str, pid: usize, parts: &[&[u8]]) {
         self.check_live(op);
         self.check_pid(op, pid);
         let q = self.outbox().dest(pid);
-        q.sys_msgs.push(MsgRec { align: 1, at: q.sys_data.len(), tag_len: 0, payload_len: bytes.len() });
-        q.sys_data.extend_from_slice(bytes);
+        let at = q.sys_data.len();
+        for part in parts {
+            q.sys_data.extend_from_slice(part);
+        }
+        q.sys_msgs.push(MsgRec { align: 1, at, tag_len: 0, payload_len: q.sys_data.len() - at });
         let mut st = self.state.borrow_mut();
         st.flags |= flags::WORK;
         st.pending.sends += 1;

@@ -67,8 +67,10 @@
 mod barrier;
 mod bsmp;
 mod channel;
+pub mod collective;
 mod combine;
 mod ctx;
+mod dest;
 mod drma;
 mod engine;
 mod error;
@@ -77,15 +79,19 @@ mod ext;
 pub mod gp;
 mod launch;
 mod reg;
+mod scoped;
 mod superstep;
 mod sync;
 mod value;
 
+pub use collective::ops;
 pub use combine::Combiner;
 pub use ctx::Ctx;
+pub use dest::{Dest, DestPart, GetDest};
 pub use error::Error;
 pub use launch::{exit_on_error, run, Launch, NPROCS_VAR};
 pub use reg::{AsRemote, Reg, Remote};
+pub use scoped::{RegData, RegSet, Registered};
 pub use superstep::{OnlyInsideASuperstep, Superstep};
 pub use value::{Elems, ElemsMut, Value};
 

@@ -1,0 +1,452 @@
+//! The collectives (`bsp_runtime::collective`) as engine-neutral checks and failure cases:
+//! every check makes all of its syncs (each collective is one or two), then compares what this
+//! process got with what it must get for its pid. They run at any process count on either
+//! engine (`collectives.rs` runs them on threads at p = 1..8). The cases are the misuse each
+//! collective must reject and the mismatches between processes, with their messages.
+
+use std::fmt::Debug;
+
+use bsp_runtime::{ops, Ctx};
+
+use super::check::{cases, checks, Outcome, Probe, Procs};
+
+/// Every count from 1 to 8 on threads (and every rank count on MPI).
+const ONE_TO_EIGHT: Procs = Procs::ALL.on(&[1, 2, 3, 4, 5, 6, 7, 8]);
+
+/// Collects the differences found by one check.
+#[derive(Default)]
+struct Found(Vec<String>);
+
+impl Found {
+    fn eq<T: PartialEq + Debug>(&mut self, what: impl std::fmt::Display, got: T, want: T) {
+        if got != want {
+            self.0.push(format!("{what}: got {got:?}, want {want:?}"));
+        }
+    }
+
+    fn outcome(self, ctx: &Ctx) -> Outcome {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("process {} of {}: {}", ctx.pid(), ctx.nprocs(), self.0.join("; ")))
+        }
+    }
+}
+
+/// An order-sensitive operator: `op(op(a, b), c) != op(a, op(b, c))` and `op(a, b) != op(b, a)`
+/// in general, so a result shows the order of combination.
+fn mix(a: u64, b: u64) -> u64 {
+    a.wrapping_mul(31).wrapping_add(b ^ 0x5555)
+}
+
+/// Process `q`'s data for the reductions: two elements that depend on `q`.
+fn reduction_data(q: usize) -> [u64; 2] {
+    [q as u64 + 1, 1000 - 7 * q as u64]
+}
+
+/// The elementwise fold of processes `0..=last`'s data in ascending pid order.
+fn fold(last: usize, op: impl Fn(u64, u64) -> u64) -> Vec<u64> {
+    let mut acc = reduction_data(0).to_vec();
+    for q in 1..=last {
+        for (a, b) in acc.iter_mut().zip(reduction_data(q)) {
+            *a = op(*a, b);
+        }
+    }
+    acc
+}
+
+/// Root `root`'s data for the broadcasts: `n` elements that depend on the root.
+fn root_data(root: usize, n: usize) -> Vec<u64> {
+    (0..n as u64).map(|i| root as u64 * 1_000_000 + i * i).collect()
+}
+
+/// `broadcast` from every root, with lengths 0, 1 and 17; non-roots pass other data, which must
+/// be ignored.
+pub fn broadcast_from_every_root(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let mut got = Vec::new();
+    for root in 0..p {
+        for n in [0, 1, 17] {
+            let mine = if pid == root { root_data(root, n) } else { vec![u64::MAX; pid] };
+            got.push((root, n, ctx.broadcast(root, &mine)));
+        }
+    }
+    let one = ctx.broadcast_one(p - 1, pid as f32 + 0.5);
+    let mut f = Found::default();
+    for (root, n, v) in got {
+        f.eq(format_args!("broadcast from {root} of {n}"), v, root_data(root, n));
+    }
+    f.eq("broadcast_one", one, (p - 1) as f32 + 0.5);
+    f.outcome(ctx)
+}
+
+/// `broadcast_large` from every root, with lengths around multiples of p (pieces of unequal
+/// and zero length), in exactly two syncs.
+pub fn broadcast_large_from_every_root(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let mut got = Vec::new();
+    for root in 0..p {
+        for n in [0, 1, p - 1, p, 3 * p + 1, 1000] {
+            let mine = if pid == root { root_data(root, n) } else { Vec::new() };
+            let before = ctx.step();
+            let v = ctx.broadcast_large(root, &mine);
+            got.push((root, n, v, ctx.step() - before));
+        }
+    }
+    let mut f = Found::default();
+    for (root, n, v, syncs) in got {
+        f.eq(format_args!("broadcast_large from {root} of {n}"), v, root_data(root, n));
+        f.eq(format_args!("syncs of broadcast_large from {root} of {n}"), syncs, 2);
+    }
+    f.outcome(ctx)
+}
+
+/// `reduce` to every root and `allreduce`, with an order-sensitive operator: the result is the
+/// fold in ascending pid order; `allreduce` and `reduce` take one sync.
+pub fn reductions_fold_in_pid_order(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let data = reduction_data(pid);
+    let mut reduced = Vec::new();
+    for root in 0..p {
+        reduced.push(ctx.reduce(root, &data, mix));
+    }
+    let before = ctx.step();
+    let all = ctx.allreduce(&data, mix);
+    let syncs = ctx.step() - before;
+    let sum = ctx.allreduce_one(pid as u64 + 1, ops::sum);
+    let lo = ctx.allreduce_one(pid as i32 - 3, ops::min);
+    let hi = ctx.allreduce_one(pid as i32 - 3, ops::max);
+    let empty = ctx.allreduce::<u64>(&[], mix);
+    let mut f = Found::default();
+    for (root, r) in reduced.into_iter().enumerate() {
+        f.eq(format_args!("reduce to {root}"), r, (pid == root).then(|| fold(p - 1, mix)));
+    }
+    f.eq("allreduce", all, fold(p - 1, mix));
+    f.eq("syncs of allreduce", syncs, 1);
+    f.eq("allreduce_one sum", sum, (p * (p + 1) / 2) as u64);
+    f.eq("allreduce_one min", lo, -3);
+    f.eq("allreduce_one max", hi, p as i32 - 4);
+    f.eq("allreduce of nothing", empty, Vec::new());
+    f.outcome(ctx)
+}
+
+/// `allreduce` of floating-point numbers is bit-identical on every process, and equals the
+/// sequential sum in ascending pid order.
+pub fn allreduce_is_bit_identical(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let x = |q: usize| [0.1 * (q as f64 + 1.0).powi(7), 1.0 / (q as f64 + 3.0), 1e16 * (q % 2) as f64 + 1.0];
+    let sum = ctx.allreduce(&x(pid), ops::sum);
+    let bits: Vec<u64> = sum.iter().map(|v| v.to_bits()).collect();
+    let everyone = ctx.allgather(&bits);
+    let mut want = x(0).to_vec();
+    for q in 1..p {
+        for (a, b) in want.iter_mut().zip(x(q)) {
+            *a += b;
+        }
+    }
+    let mut f = Found::default();
+    f.eq("allreduce bits", bits, want.iter().map(|v| v.to_bits()).collect());
+    for (q, other) in everyone.iter().enumerate() {
+        f.eq(format_args!("allreduce bits of process {q}"), other, &everyone[0]);
+    }
+    f.outcome(ctx)
+}
+
+/// `scan` is the inclusive prefix in ascending pid order, in one sync.
+pub fn scan_is_inclusive_prefix(ctx: &mut Ctx) -> Outcome {
+    let pid = ctx.pid();
+    let before = ctx.step();
+    let s = ctx.scan(&reduction_data(pid), mix);
+    let syncs = ctx.step() - before;
+    let count = 10 * (pid as u64 + 1);
+    let start = ctx.scan_one(count, ops::sum) - count;
+    let empty = ctx.scan::<u8>(&[], |a, b| a ^ b);
+    let mut f = Found::default();
+    f.eq("scan", s, fold(pid, mix));
+    f.eq("syncs of scan", syncs, 1);
+    f.eq("exclusive prefix from scan_one", start, 5 * pid as u64 * (pid as u64 + 1));
+    f.eq("scan of nothing", empty, Vec::new());
+    f.outcome(ctx)
+}
+
+/// Process `q`'s data for the gathers: `q % 3` elements (so some are empty).
+fn gather_data(q: usize) -> Vec<u32> {
+    (0..(q % 3) as u32).map(|i| 100 * q as u32 + i).collect()
+}
+
+/// `gather` to every root and `allgather`, with variable and empty sizes, indexed by pid.
+pub fn gathers_keep_sizes(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let mut gathered = Vec::new();
+    for root in 0..p {
+        gathered.push(ctx.gather(root, &gather_data(pid)));
+    }
+    let all = ctx.allgather(&gather_data(pid));
+    let want: Vec<Vec<u32>> = (0..p).map(gather_data).collect();
+    let mut f = Found::default();
+    for (root, g) in gathered.into_iter().enumerate() {
+        f.eq(format_args!("gather to {root}"), g, (pid == root).then(|| want.clone()));
+    }
+    f.eq("allgather", all, want);
+    f.outcome(ctx)
+}
+
+/// Root `root`'s part for process `q` in `scatter`: `(q + root) % 4` elements.
+fn scatter_part(root: usize, q: usize) -> Vec<i16> {
+    (0..((q + root) % 4) as i16).map(|i| (root * 100 + q * 10) as i16 + i).collect()
+}
+
+/// `scatter` from every root, with variable and empty parts; non-roots pass nothing.
+pub fn scatter_from_every_root(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let mut got = Vec::new();
+    for root in 0..p {
+        let parts: Vec<Vec<i16>> =
+            if pid == root { (0..p).map(|q| scatter_part(root, q)).collect() } else { Vec::new() };
+        got.push(ctx.scatter(root, &parts));
+    }
+    let mut f = Found::default();
+    for (root, v) in got.into_iter().enumerate() {
+        f.eq(format_args!("scatter from {root}"), v, scatter_part(root, pid));
+    }
+    f.outcome(ctx)
+}
+
+/// `alltoall` with blocks of 0, 1 and 3 elements, and `alltoallv` with variable and empty parts.
+pub fn alltoall_transposes(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let value = |from: usize, to: usize, j: usize| (from * 1000 + to * 10 + j) as u64;
+    let mut fixed = Vec::new();
+    for k in [0, 1, 3] {
+        let data: Vec<u64> = (0..p).flat_map(|q| (0..k).map(move |j| value(pid, q, j))).collect();
+        fixed.push((k, ctx.alltoall(&data)));
+    }
+    let parts: Vec<Vec<u64>> = (0..p).map(|q| (0..(pid + q) % 3).map(|j| value(pid, q, j)).collect()).collect();
+    let var = ctx.alltoallv(&parts);
+    let mut f = Found::default();
+    for (k, v) in fixed {
+        let want: Vec<u64> = (0..p).flat_map(|q| (0..k).map(move |j| value(q, pid, j))).collect();
+        f.eq(format_args!("alltoall with blocks of {k}"), v, want);
+    }
+    let want: Vec<Vec<u64>> = (0..p).map(|q| (0..(q + pid) % 3).map(|j| value(q, pid, j)).collect()).collect();
+    f.eq("alltoallv", var, want);
+    f.outcome(ctx)
+}
+
+/// Element types of other sizes and alignments (payloads arrive at any byte offset), and a
+/// zero-sized one.
+pub fn element_types(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let bytes = ctx.allgather(&vec![pid as u8; pid + 1]);
+    let wide = ctx.allreduce(&[pid as u128 + (1u128 << 100)], ops::sum);
+    let triples = ctx.broadcast(0, &[[1u16, 2, 3], [4, 5, 6]]);
+    let units = ctx.allgather(&vec![(); pid]);
+    let mut f = Found::default();
+    f.eq("allgather of u8", bytes, (0..p).map(|q| vec![q as u8; q + 1]).collect());
+    f.eq("allreduce of u128", wide, vec![(p * (p - 1) / 2) as u128 + p as u128 * (1u128 << 100)]);
+    f.eq("broadcast of [u16; 3]", triples, vec![[1, 2, 3], [4, 5, 6]]);
+    f.eq("allgather of ()", units.iter().map(Vec::len).collect::<Vec<_>>(), (0..p).collect());
+    f.outcome(ctx)
+}
+
+/// A collective ends the superstep: puts and messages queued before it are completed by its
+/// sync, and the user's message queue is untouched by its data.
+pub fn collective_ends_the_superstep(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let mut x = ctx.push_reg(vec![0u32; p]);
+    ctx.sync();
+    for q in 0..p {
+        ctx.put(q, &(pid as u32 + 1), &x, pid);
+        ctx.send(q, &(), &[pid as u32][..]);
+    }
+    let sum = ctx.allreduce_one(1u32, ops::sum);
+    let landed = x.local_mut(ctx).to_vec();
+    let (count, _) = ctx.qsize();
+    ctx.pop_reg(&x);
+    ctx.sync();
+    let mut f = Found::default();
+    f.eq("allreduce", sum, p as u32);
+    f.eq("puts completed by the collective's sync", landed, (1..=p as u32).collect());
+    f.eq("user messages after the collective", count, p);
+    f.outcome(ctx)
+}
+
+checks! {
+    broadcast_from_every_root => ONE_TO_EIGHT,
+    broadcast_large_from_every_root => ONE_TO_EIGHT,
+    reductions_fold_in_pid_order => ONE_TO_EIGHT,
+    allreduce_is_bit_identical => ONE_TO_EIGHT,
+    scan_is_inclusive_prefix => ONE_TO_EIGHT,
+    gathers_keep_sizes => ONE_TO_EIGHT,
+    scatter_from_every_root => ONE_TO_EIGHT,
+    alltoall_transposes => ONE_TO_EIGHT,
+    element_types => ONE_TO_EIGHT,
+    collective_ends_the_superstep => ONE_TO_EIGHT,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failure cases
+// ---------------------------------------------------------------------------------------------
+
+/// Every process passes a root out of range.
+fn broadcast_root_out_of_range(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.broadcast(p + 2, &[1u8]);
+    probe.reached("past a broadcast with a root out of range");
+}
+
+fn reduce_root_out_of_range(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.reduce(p, &[1u8], ops::sum);
+    probe.reached("past a reduce with a root out of range");
+}
+
+fn gather_root_out_of_range(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.gather(p, &[1u8]);
+    probe.reached("past a gather with a root out of range");
+}
+
+fn broadcast_large_root_out_of_range(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.broadcast_large(p, &[1u8]);
+    probe.reached("past a broadcast_large with a root out of range");
+}
+
+fn scatter_root_out_of_range(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.scatter(p, &vec![[1u8]; p]);
+    probe.reached("past a scatter with a root out of range");
+}
+
+/// The root of a scatter (process 1) passes p - 1 parts.
+fn scatter_needs_one_part_per_process(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    let parts = if ctx.pid() == 1 { vec![vec![1u8]; p - 1] } else { Vec::new() };
+    ctx.scatter(1, &parts);
+    probe.reached("past a scatter with too few parts");
+}
+
+/// Every process passes one part too many.
+fn alltoallv_needs_one_part_per_process(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.alltoallv(&vec![[1u8]; p + 1]);
+    probe.reached("past an alltoallv with too many parts");
+}
+
+/// Every process passes p + 1 elements.
+fn alltoall_needs_a_multiple_of_p(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.alltoall(&vec![1u8; p + 1]);
+    probe.reached("past an alltoall of p + 1 elements");
+}
+
+/// Process 1 passes 3 elements, the others 2.
+fn allreduce_with_different_lengths(ctx: &mut Ctx, probe: &Probe) {
+    let n = if ctx.pid() == 1 { 3 } else { 2 };
+    ctx.allreduce(&vec![1.0f64; n], ops::sum);
+    probe.reached("past an allreduce with different lengths");
+}
+
+/// Process q passes q elements.
+fn reduce_with_different_lengths(ctx: &mut Ctx, probe: &Probe) {
+    ctx.reduce(0, &vec![1u32; ctx.pid()], ops::sum);
+    probe.reached("past a reduce with different lengths");
+}
+
+fn scan_with_different_lengths(ctx: &mut Ctx, probe: &Probe) {
+    ctx.scan(&vec![1u32; ctx.pid()], ops::sum);
+    probe.reached("past a scan with different lengths");
+}
+
+/// Process q passes blocks of q + 1 elements.
+fn alltoall_with_different_lengths(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.alltoall(&vec![1u32; p * (ctx.pid() + 1)]);
+    probe.reached("past an alltoall with different lengths");
+}
+
+/// The last process calls `allreduce`, the others `broadcast`.
+fn different_collectives(ctx: &mut Ctx, probe: &Probe) {
+    if ctx.pid() == ctx.nprocs() - 1 {
+        ctx.allreduce(&[1u64], ops::sum);
+    } else {
+        ctx.broadcast(0, &[1u64]);
+    }
+    probe.reached("past different collectives");
+}
+
+/// Each process names itself the root.
+fn different_roots(ctx: &mut Ctx, probe: &Probe) {
+    ctx.broadcast(ctx.pid(), &[1u8]);
+    probe.reached("past a broadcast with different roots");
+}
+
+/// Process 0 gathers `u32`, the others `i32`.
+fn different_element_types(ctx: &mut Ctx, probe: &Probe) {
+    if ctx.pid() == 0 {
+        ctx.allgather(&[1u32]);
+    } else {
+        ctx.allgather(&[1i32]);
+    }
+    probe.reached("past an allgather of different element types");
+}
+
+/// Process 1 calls plain `sync` where the others call `allreduce`: it checks nothing itself, so
+/// the others must stop it.
+fn a_plain_sync_beside_a_collective(ctx: &mut Ctx, probe: &Probe) {
+    if ctx.pid() == 1 {
+        ctx.sync();
+    } else {
+        ctx.allreduce_one(1u8, ops::sum);
+    }
+    ctx.sync();
+    ctx.sync();
+    probe.reached("past a plain sync beside an allreduce");
+}
+
+/// Lengths `n` everywhere except `m` on process 1, as the mismatch message lists them.
+fn lengths(p: usize, n: usize, m: usize) -> String {
+    let mut lens = vec![n; p];
+    lens[1] = m;
+    format!("per process: {lens:?}")
+}
+
+cases! {
+    broadcast_root_out_of_range: [1, 3] => |f| {
+        f.not_an_abort()?;
+        f.mentions(&[&format!("broadcast: root {} is out of range (nprocs = {})", f.p + 2, f.p)])
+    },
+    reduce_root_out_of_range: [2] => |f| f.mentions(&["reduce: root 2 is out of range (nprocs = 2)"]),
+    gather_root_out_of_range: [2] => |f| f.mentions(&["gather: root 2 is out of range"]),
+    broadcast_large_root_out_of_range: [2] => |f| f.mentions(&["broadcast_large: root 2 is out of range"]),
+    scatter_root_out_of_range: [2] => |f| f.mentions(&["scatter: root 2 is out of range"]),
+    scatter_needs_one_part_per_process: [2, 4] => |f| {
+        f.failed_on(1)?;
+        f.mentions(&[&format!("scatter: the root must pass one part per process, but it passed {} parts (nprocs = {})", f.p - 1, f.p)])
+    },
+    alltoallv_needs_one_part_per_process: [1, 3] => |f| {
+        f.mentions(&[&format!("alltoallv: pass one part per process, but there are {} parts (nprocs = {})", f.p + 1, f.p)])
+    },
+    alltoall_needs_a_multiple_of_p: [2, 3] => |f| {
+        f.mentions(&[&format!("alltoall: the length {} is not a multiple of nprocs = {}", f.p + 1, f.p), "alltoallv"])
+    },
+    allreduce_with_different_lengths: [2, 3, 5] => |f| {
+        f.not_an_abort()?;
+        f.mentions(&["`allreduce` at the sync ending superstep", "of the same length", &lengths(f.p, 2, 3)])
+    },
+    reduce_with_different_lengths: [2] => |f| f.mentions(&["`reduce`", "per process: [0, 1]"]),
+    scan_with_different_lengths: [3] => |f| f.mentions(&["`scan`", "per process: [0, 1, 2]"]),
+    alltoall_with_different_lengths: [2] => |f| f.mentions(&["`alltoall`", "per process: [2, 4]"]),
+    different_collectives: [3] => |f| f.mentions(&[
+        "collective mismatch at the sync ending superstep",
+        "process 0 called `broadcast` with root 0 on `u64`",
+        "process 2 called `allreduce` on `u64`",
+    ]),
+    different_roots: [2] => |f| f.mentions(&[
+        "process 0 called `broadcast` with root 0",
+        "process 1 called `broadcast` with root 1",
+    ]),
+    different_element_types: [2] => |f| f.mentions(&["`allgather` on `u32`", "`allgather` on `i32`"]),
+    a_plain_sync_beside_a_collective: [2, 3] => |f| f.mentions(&["collective mismatch", "process 1 called no collective"]),
+}
