@@ -240,12 +240,14 @@ impl DestQueue {
     /// Records a put exactly as given, never merged with the previous one (for an engine that
     /// rebuilds a sender's records, which were merged at the sender already, and refers to them
     /// by index). `len` must be at most [`PutRec::MAX_LEN`].
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "for engines that rebuild queues (MPI)"))]
     pub(crate) fn push_put_record(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
         self.puts.push(PutRec::new(slot, byte_offset, len, src, false));
     }
 
     /// Points put `i` (pushed by an engine as a placeholder) at `len` bytes at `src`; its kind
     /// (plain or combining) stays.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "for engines that rebuild queues (MPI)"))]
     pub(crate) fn replace_put(&mut self, i: usize, src: PutSrc, len: usize) {
         let old = self.puts[i];
         self.puts[i] = PutRec::new(old.slot, old.byte_offset, len, src, old.combines());

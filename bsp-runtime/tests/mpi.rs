@@ -50,6 +50,8 @@ mod launcher;
 mod bsmp;
 #[path = "suite/check.rs"]
 mod check;
+#[path = "suite/collectives.rs"]
+mod collectives;
 #[path = "suite/combine.rs"]
 mod combine;
 #[path = "suite/drma.rs"]
@@ -84,11 +86,19 @@ mod reference;
 mod rng;
 
 /// Every check, in the order the ranks run them.
-pub const CHECKS: &[&[Check]] =
-    &[spmd::CHECKS, drma::CHECKS, combine::CHECKS, bsmp::CHECKS, gp::CHECKS, property::CHECKS, stress::CHECKS];
+pub const CHECKS: &[&[Check]] = &[
+    spmd::CHECKS,
+    drma::CHECKS,
+    combine::CHECKS,
+    collectives::CHECKS,
+    bsmp::CHECKS,
+    gp::CHECKS,
+    property::CHECKS,
+    stress::CHECKS,
+];
 
 /// Every failure case of the suite.
-pub const CASES: &[&[Case]] = &[failures::CASES, combine::CASES, gp::CASES];
+pub const CASES: &[&[Case]] = &[failures::CASES, combine::CASES, collectives::CASES, gp::CASES];
 
 /// Every check, flattened.
 pub fn checks() -> impl Iterator<Item = &'static Check> {
