@@ -7,7 +7,7 @@
 //! its own data and *queues* communication: DRMA (`put`, `get` and their unbuffered `hp`
 //! variants, on registered variables) and BSMP (tagged messages). [`Ctx::sync`] ends the
 //! superstep for everyone: it waits for every process, then completes all the queued
-//! communication at once, in a fixed order (SEMANTICS.md §1):
+//! communication at once, in a fixed order (`docs/semantics.md` §1 in the repository):
 //!
 //! 1. get sources are read, as they were at the end of the superstep;
 //! 2. get results are written, then puts (so a put wins over a get on the same bytes);
