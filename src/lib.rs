@@ -7,6 +7,11 @@
 pub use bsp_macros::{program, superstep};
 pub use bsp_runtime::*;
 
+/// The guide "From BSPlib C to `bsp`" (`docs/guide.md`), whose examples run as doctests.
+#[doc = include_str!("../docs/guide.md")]
+#[cfg(doctest)]
+pub struct GuideDoctests;
+
 /// Items the macros expand to. Not a public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {

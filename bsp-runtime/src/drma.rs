@@ -1,4 +1,4 @@
-//! DRMA: `put`, `hpput`, `get`, `hpget` (SEMANTICS.md §3, decisions D1–D7).
+//! DRMA: `put`, `hpput`, `get`, `hpget` (docs/semantics.md §3, decisions D1–D7).
 //!
 //! - `put` copies its source into the outbox at the call (buffered on source and destination).
 //! - `hpput` records the source's address; the receiver copies straight from it during the sync

@@ -62,7 +62,7 @@ pub(crate) struct Meta {
     pub pushes: Vec<PushInfo>,
     /// Serials of the registrations popped in this superstep, in call order.
     pub pops: Vec<u64>,
-    /// The tag size requested for the next superstep (state `C` of SEMANTICS.md §4.1).
+    /// The tag size requested for the next superstep (state `C` of docs/semantics.md §4.1).
     pub tag_request: usize,
     /// Operations still queued when the SPMD function returned (D15), for the message.
     pub pending: Pending,

@@ -1,5 +1,5 @@
 //! Model-based property test: random BSP programs run on the runtime and on a sequential
-//! reference model of the semantics (SEMANTICS.md §0–§4), and every observation must agree.
+//! reference model of the semantics (docs/semantics.md §0–§4), and every observation must agree.
 //!
 //! - `model/program.rs`: a program as data, and the events a process observes;
 //! - `model/gen.rs`: random valid programs (collectives matching, transfers in extent, borrows

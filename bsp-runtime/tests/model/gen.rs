@@ -32,7 +32,7 @@ const MAX_OPS: usize = 7;
 /// The program for `seed` on `p` processes with `steps` supersteps.
 pub fn generate(seed: u64, p: usize, steps: usize) -> Program {
     let mut g = Gen { rng: Rng::new(seed), p, regs: Vec::new(), pushed_at: Vec::new(), popped_at: Vec::new() };
-    let mut requested = 0; // C of SEMANTICS.md §4.1
+    let mut requested = 0; // C of docs/semantics.md §4.1
     let (mut in_queue, mut in_force) = (0, 0); // A and B
     let mut out = Vec::new();
     for s in 0..steps {

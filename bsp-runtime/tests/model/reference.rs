@@ -1,4 +1,4 @@
-//! The sequential reference: what a program must observe, by the rules of SEMANTICS.md §0–§4.
+//! The sequential reference: what a program must observe, by the rules of docs/semantics.md §0–§4.
 //!
 //! Each superstep runs every process's local phase in turn (they touch only their own memory and
 //! their own outgoing queues), then one sync:
