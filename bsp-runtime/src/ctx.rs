@@ -72,6 +72,7 @@ pub struct Ctx {
     pub(crate) recv: Recv,
     /// Set when a `superstep` closure unwound: the process may not communicate any more.
     pub(crate) broken: Cell<bool>,
+    pub(crate) stats: crate::stats::Recorder, // stats: figures of this process's supersteps
     /// The MPI engine's state, when this process is an MPI rank.
     #[cfg(feature = "mpi")]
     pub(crate) mpi: Option<Box<crate::engine::mpi::Mpi>>,
@@ -109,6 +110,7 @@ impl Ctx {
             }),
             recv: Recv::default(),
             broken: Cell::new(false),
+            stats: crate::stats::Recorder::new(pid, nprocs), // stats:
             #[cfg(feature = "mpi")]
             mpi: None,
             _not_send: PhantomData,

@@ -167,6 +167,10 @@ pub(crate) struct DestQueue {
     /// Records for extension objects (`ext.rs`).
     pub ext: Vec<crate::ext::ExtRec>,
     pub ext_data: Vec<u8>,
+    // stats: gets (and their bytes) the owner of this queue asks of its destination; counted
+    // by the requester when it queues them, read by the destination for its statistics.
+    pub gets: usize,
+    pub get_bytes: usize,
 }
 
 impl DestQueue {
@@ -201,6 +205,7 @@ impl DestQueue {
         self.msg_data.clear();
         self.ext.clear();
         self.ext_data.clear();
+        (self.gets, self.get_bytes) = (0, 0); // stats:
     }
 }
 
@@ -235,7 +240,8 @@ impl Outbox {
     #[inline]
     pub(crate) fn dest(&mut self, pid: usize) -> &mut DestQueue {
         let q = &mut self.to[pid];
-        if q.puts.is_empty() && q.msgs.is_empty() && q.ext.is_empty() {
+        if q.puts.is_empty() && q.msgs.is_empty() && q.ext.is_empty() && q.gets == 0 {
+            // stats: (`q.gets`) a queue with only gets counts as touched, so that it is cleared
             self.touched.push(pid);
         }
         &mut self.to[pid]

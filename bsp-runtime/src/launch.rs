@@ -186,6 +186,7 @@ fn process<R>(group: Arc<Group>, parker: Parker, pid: usize, f: &(impl Fn(&mut C
         r
     }));
     crate::engine::placement::release(placed);
+    crate::trace::finish(&mut ctx, None); // stats: hand over this process's trace (the last one writes it)
     match outcome {
         Ok(r) => Some(r),
         Err(payload) => {

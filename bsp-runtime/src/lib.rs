@@ -75,8 +75,10 @@ mod ext;
 pub mod gp;
 mod launch;
 mod reg;
+pub mod stats;
 mod superstep;
 mod sync;
+mod trace;
 mod value;
 
 pub use ctx::Ctx;

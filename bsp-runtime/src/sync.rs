@@ -47,6 +47,7 @@ impl Ctx {
     /// launcher reports the first failure) if another process failed.
     pub fn sync(&mut self) {
         self.check_live("sync");
+        self.stats_begin(); // stats: the computation ends; count what this process queued
         #[cfg(feature = "mpi")]
         if self.mpi.is_some() {
             self.sync_mpi();
@@ -73,14 +74,18 @@ impl Ctx {
             // Nobody sent anything: the receive queue of the next superstep is empty.
             self.recv.clear();
         }
+        self.stats_end(all, &self.shared_peers(parity)); // stats: count what came in, close the figures
         self.next_superstep();
     }
 
     fn barrier(&self, flags: u64) -> u64 {
-        match self.group.barrier(self.pid, &self.parker, flags) {
+        self.stats.before_wait(); // stats: time in barriers is waiting
+        let all = match self.group.barrier(self.pid, &self.parker, flags) {
             Ok(all) => all,
             Err(_) => self.stop(),
-        }
+        };
+        self.stats.after_wait(); // stats:
+        all
     }
 
     /// Process `q`'s bookkeeping for this superstep (threads engine).

@@ -349,6 +349,7 @@ impl Mpi {
             for _ in 0..n_req {
                 reqs.push(GetReq { slot: r.word() as u32, byte_offset: r.usize(), len: r.usize() });
             }
+            (q.gets, q.get_bytes) = (n_req, reqs.iter().map(|g| g.len).sum()); // stats: gets served
             let (xreqs, xdata) = (&mut self.peers.xreqs[src], &mut self.peers.xreq_data[src]);
             xreqs.clear();
             xdata.clear();
@@ -445,7 +446,9 @@ impl Ctx {
     pub(crate) fn sync_mpi(&mut self) {
         let mut mpi = self.mpi.take().expect("an MPI rank has its MPI state");
         let mine = flags::SYNC | self.state.get_mut().flags;
+        self.stats.before_wait(); // stats: the reduction is the sync's wait
         let all = mpi.or_reduce(mine);
+        self.stats.after_wait(); // stats:
         if all & flags::END != 0 {
             let statuses =
                 mpi.statuses(Status { arrival: Arrival::Sync, step: self.step, pending: Pending::default() });
@@ -478,6 +481,7 @@ impl Ctx {
                 std::panic::resume_unwind(payload);
             }
         }
+        self.stats_end(all, &mpi.peers); // stats: count what came in, close the figures
         self.mpi = Some(mpi);
         self.next_superstep();
     }
@@ -542,6 +546,7 @@ where
         let r = f(&mut ctx);
         ctx.check_live("the end of the SPMD function");
         ctx.finish_mpi();
+        crate::trace::finish(&mut ctx, Some(&|c: &Ctx| _ = c.mpi.as_deref().map(|m| m.or_reduce(0)))); // stats:
         r
     }));
     match outcome {

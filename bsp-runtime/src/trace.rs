@@ -1,0 +1,860 @@
+//! Traces of a run: `BSP_TRACE=path` writes a Chrome trace-event file (Perfetto,
+//! `chrome://tracing`) and an SVG timeline beside it; `BSP_TRACE_SUMMARY=1` prints a table of
+//! the supersteps to stderr, with predicted costs if `BSP_MACHINE` names a file written by
+//! `bspbench --json PATH`.
+//!
+//! Each process records its supersteps in memory (`Buffer`, in its statistics recorder): the
+//! span of its computation, the wait and data spans of its sync in order, and its figures.
+//! Nothing is written before the run ends, when [`finish`] collects the processes' records:
+//!
+//! - threads engine: each process hands its records to a table shared by the run (keyed by the
+//!   run's id); the last one to arrive writes the files;
+//! - MPI engine: each rank writes its records to `path.rankN`, the ranks meet at a barrier,
+//!   and rank 0 reads the parts, deletes them and writes the files (the ranks must share a
+//!   file system; across machines, clocks are aligned by the wall clock only).
+//!
+//! The rendering (`render`) is the same for both.
+
+use std::cell::{Cell, RefCell};
+use std::fmt::Write as _;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::stats::{Machine, Phase, StepStats, Traffic};
+use crate::Ctx;
+
+/// The environment variable naming the trace file.
+pub const TRACE_VAR: &str = "BSP_TRACE";
+/// The environment variable asking for the summary table (any value but `0`).
+pub const SUMMARY_VAR: &str = "BSP_TRACE_SUMMARY";
+/// The environment variable naming a machine file (from `bspbench --json PATH`) for predictions.
+pub const MACHINE_VAR: &str = "BSP_MACHINE";
+
+/// One span of a sync: its phase and its end (ns since the process's origin).
+#[derive(Clone, Copy, Debug)]
+struct Mark {
+    phase: Phase,
+    end: u64,
+}
+
+/// One superstep of one process: its figures and times (ns since the process's origin).
+#[derive(Clone, Debug)]
+struct Step {
+    stats: StepStats,
+    start: u64,
+    /// When the computation ended and the sync started.
+    enter: u64,
+    end: u64,
+    marks: Range<usize>,
+}
+
+/// One process's records, kept during the run.
+#[derive(Debug)]
+pub(crate) struct Buffer {
+    pid: usize,
+    nprocs: usize,
+    origin: Instant,
+    /// Wall-clock time of `origin`, ns since the Unix epoch (aligns processes and ranks).
+    wall: u64,
+    path: Option<PathBuf>,
+    summary: bool,
+    marks: RefCell<Vec<Mark>>,
+    steps: Vec<Step>,
+    /// When the current computation ended (set at the start of a sync or of the final barrier).
+    enter: Cell<Option<u64>>,
+    first_mark: usize,
+}
+
+impl Buffer {
+    /// A buffer if the environment asks for a trace or a summary.
+    pub(crate) fn wanted(pid: usize, nprocs: usize, origin: Instant) -> Option<Buffer> {
+        let path = std::env::var_os(TRACE_VAR).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let summary = std::env::var_os(SUMMARY_VAR).is_some_and(|v| !v.is_empty() && v != "0");
+        if path.is_none() && !summary {
+            return None;
+        }
+        let wall = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        Some(Buffer {
+            pid,
+            nprocs,
+            origin,
+            wall,
+            path,
+            summary,
+            marks: RefCell::new(Vec::with_capacity(1024)),
+            steps: Vec::with_capacity(256),
+            enter: Cell::new(None),
+            first_mark: 0,
+        })
+    }
+
+    fn ns(&self, t: Instant) -> u64 {
+        t.saturating_duration_since(self.origin).as_nanos() as u64
+    }
+
+    pub(crate) fn end_compute(&self, now: Instant) {
+        self.enter.set(Some(self.ns(now)));
+    }
+
+    pub(crate) fn mark(&self, phase: Phase, now: Instant) {
+        let end = self.ns(now);
+        self.marks.borrow_mut().push(Mark { phase, end });
+    }
+
+    pub(crate) fn end_step(&mut self, stats: &StepStats, start: Instant, end: Instant) {
+        let (start, end) = (self.ns(start), self.ns(end));
+        let n = self.marks.get_mut().len();
+        let enter = self.enter.take().unwrap_or(start);
+        self.steps.push(Step { stats: *stats, start, enter, end, marks: self.first_mark..n });
+        self.first_mark = n;
+    }
+
+    /// The records as plain data, times made relative to the wall clock.
+    fn into_proc(self) -> Proc {
+        let marks = self.marks.into_inner();
+        let last_end = self.steps.last().map_or(0, |s| s.end);
+        let tail_enter = self.enter.get().unwrap_or(last_end);
+        let tail_marks = marks[self.first_mark..].to_vec();
+        let tail_end = tail_marks.last().map_or(tail_enter, |m| m.end);
+        Proc {
+            pid: self.pid,
+            nprocs: self.nprocs,
+            wall: self.wall,
+            steps: self
+                .steps
+                .iter()
+                .map(|s| ProcStep {
+                    stats: s.stats,
+                    start: s.start,
+                    enter: s.enter,
+                    end: s.end,
+                    marks: marks[s.marks.clone()].to_vec(),
+                })
+                .collect(),
+            tail: ProcStep {
+                stats: StepStats::default(),
+                start: last_end,
+                enter: tail_enter,
+                end: tail_end,
+                marks: tail_marks,
+            },
+        }
+    }
+}
+
+/// A superstep of a finished process (or its final stretch, `Proc::tail`).
+#[derive(Clone, Debug)]
+struct ProcStep {
+    stats: StepStats,
+    start: u64,
+    enter: u64,
+    end: u64,
+    marks: Vec<Mark>,
+}
+
+impl ProcStep {
+    /// The spans of the superstep, in order: (phase name, start, end).
+    fn spans(&self) -> impl Iterator<Item = (&'static str, u64, u64)> + '_ {
+        let compute = std::iter::once(("compute", self.start, self.enter));
+        let mut at = self.enter;
+        compute.chain(self.marks.iter().map(move |m| {
+            let s = at;
+            at = m.end.max(s);
+            (phase_name(m.phase), s, at)
+        }))
+    }
+}
+
+fn phase_name(p: Phase) -> &'static str {
+    match p {
+        Phase::Wait => "sync wait",
+        Phase::Data => "data movement",
+    }
+}
+
+/// A finished process's records.
+#[derive(Clone, Debug)]
+struct Proc {
+    pid: usize,
+    nprocs: usize,
+    wall: u64,
+    steps: Vec<ProcStep>,
+    tail: ProcStep,
+}
+
+/// Records of finished processes of runs in progress (threads engine), by run id.
+static RUNS: Mutex<Vec<(u64, Vec<Proc>)>> = Mutex::new(Vec::new());
+
+/// Called for each process at the end of the run (whether it succeeded or not): hands its
+/// records over; the last process of the run writes the trace. `rank_barrier` is the MPI
+/// engine's barrier among the ranks (each rank then holds only its own process).
+pub(crate) fn finish(ctx: &mut Ctx, rank_barrier: Option<&dyn Fn(&Ctx)>) {
+    let Some(buf) = ctx.stats.trace.take() else {
+        return;
+    };
+    let (path, summary) = (buf.path.clone(), buf.summary);
+    let proc = buf.into_proc();
+    match rank_barrier {
+        None => {
+            let run = ctx.run_id();
+            let done = {
+                let mut runs = RUNS.lock().unwrap_or_else(|e| e.into_inner());
+                let at = match runs.iter().position(|(id, _)| *id == run) {
+                    Some(at) => at,
+                    None => {
+                        runs.push((run, Vec::new()));
+                        runs.len() - 1
+                    }
+                };
+                runs[at].1.push(proc);
+                (runs[at].1.len() == ctx.nprocs).then(|| runs.swap_remove(at).1)
+            };
+            if let Some(procs) = done {
+                write_outputs(procs, path.as_deref(), summary);
+            }
+        }
+        Some(barrier) => {
+            let base = path.clone().unwrap_or_else(|| PathBuf::from("bsp-summary.json"));
+            let part = part_path(&base, proc.pid);
+            if let Err(e) = std::fs::write(&part, write_part(&proc)) {
+                eprintln!("warning: bsp trace: cannot write {}: {e}", part.display());
+            }
+            barrier(ctx);
+            if proc.pid == 0 {
+                let mut procs = Vec::with_capacity(proc.nprocs);
+                for q in 0..proc.nprocs {
+                    let part = part_path(&base, q);
+                    match std::fs::read_to_string(&part).map_err(|e| e.to_string()).and_then(|t| read_part(&t)) {
+                        Ok(p) => procs.push(p),
+                        Err(e) => {
+                            eprintln!("warning: bsp trace: the part of rank {q} ({}) is missing: {e}", part.display())
+                        }
+                    }
+                    let _ = std::fs::remove_file(&part);
+                }
+                write_outputs(procs, path.as_deref(), summary);
+            }
+        }
+    }
+}
+
+fn part_path(base: &Path, rank: usize) -> PathBuf {
+    let mut s = base.as_os_str().to_owned();
+    s.push(format!(".rank{rank}"));
+    PathBuf::from(s)
+}
+
+fn write_outputs(mut procs: Vec<Proc>, path: Option<&Path>, summary: bool) {
+    procs.sort_by_key(|p| p.pid);
+    let run = Run::new(procs);
+    if let Some(path) = path {
+        if let Err(e) = std::fs::write(path, run.chrome_json()) {
+            eprintln!("warning: bsp trace: cannot write {}: {e}", path.display());
+        }
+        let svg = path.with_extension("svg");
+        if let Err(e) = std::fs::write(&svg, run.svg()) {
+            eprintln!("warning: bsp trace: cannot write {}: {e}", svg.display());
+        }
+    }
+    if summary {
+        let machine = std::env::var_os(MACHINE_VAR).map(|p| Machine::load(&p));
+        let machine = match machine {
+            Some(Ok(m)) => Some(m),
+            Some(Err(e)) => {
+                eprintln!("warning: bsp trace: {MACHINE_VAR}: {e}");
+                None
+            }
+            None => None,
+        };
+        eprint!("{}", run.table(machine.as_ref()));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The part files of the MPI engine: one line per record, whitespace-separated integers.
+
+fn traffic_words(t: &Traffic) -> [usize; 8] {
+    [t.puts, t.put_bytes, t.gets, t.get_bytes, t.messages, t.message_bytes, t.records, t.record_bytes]
+}
+
+fn traffic_from(w: &[u64]) -> Traffic {
+    let u = |i: usize| w[i] as usize;
+    Traffic {
+        puts: u(0),
+        put_bytes: u(1),
+        gets: u(2),
+        get_bytes: u(3),
+        messages: u(4),
+        message_bytes: u(5),
+        records: u(6),
+        record_bytes: u(7),
+    }
+}
+
+fn write_step(out: &mut String, kind: char, s: &ProcStep) {
+    let st = &s.stats;
+    let _ = write!(
+        out,
+        "{kind} {} {} {} {} {} {} {} {}",
+        st.step,
+        st.compute.as_nanos(),
+        st.wait.as_nanos(),
+        st.data.as_nanos(),
+        st.h_bytes,
+        s.start,
+        s.enter,
+        s.end
+    );
+    for t in [&st.sent, &st.received, &st.local] {
+        for w in traffic_words(t) {
+            let _ = write!(out, " {w}");
+        }
+    }
+    let _ = write!(out, " {}", s.marks.len());
+    for m in &s.marks {
+        let _ = write!(out, " {} {}", u8::from(m.phase == Phase::Data), m.end);
+    }
+    out.push('\n');
+}
+
+fn write_part(p: &Proc) -> String {
+    let mut out = format!("bsp-trace-part 1\nP {} {} {}\n", p.pid, p.nprocs, p.wall);
+    for s in &p.steps {
+        write_step(&mut out, 'S', s);
+    }
+    write_step(&mut out, 'T', &p.tail);
+    out
+}
+
+fn read_part(text: &str) -> Result<Proc, String> {
+    let mut lines = text.lines();
+    if lines.next() != Some("bsp-trace-part 1") {
+        return Err("not a bsp trace part".to_string());
+    }
+    let mut proc = None;
+    let (mut steps, mut tail) = (Vec::new(), None);
+    for line in lines {
+        let mut it = line.split_ascii_whitespace();
+        let kind = it.next().unwrap_or("");
+        let nums: Vec<u64> = it.map(str::parse).collect::<Result<_, _>>().map_err(|e| format!("{e} in {line:?}"))?;
+        match kind {
+            "P" if nums.len() == 3 => {
+                proc = Some((nums[0] as usize, nums[1] as usize, nums[2]));
+            }
+            "S" | "T" if nums.len() >= 33 => {
+                let n = nums[32] as usize;
+                if nums.len() != 33 + 2 * n {
+                    return Err(format!("bad record {line:?}"));
+                }
+                let d = Duration::from_nanos;
+                let step = ProcStep {
+                    stats: StepStats {
+                        step: nums[0] as usize,
+                        compute: d(nums[1]),
+                        wait: d(nums[2]),
+                        data: d(nums[3]),
+                        h_bytes: nums[4] as usize,
+                        sent: traffic_from(&nums[8..16]),
+                        received: traffic_from(&nums[16..24]),
+                        local: traffic_from(&nums[24..32]),
+                    },
+                    start: nums[5],
+                    enter: nums[6],
+                    end: nums[7],
+                    marks: nums[33..]
+                        .chunks_exact(2)
+                        .map(|m| Mark { phase: if m[0] == 1 { Phase::Data } else { Phase::Wait }, end: m[1] })
+                        .collect(),
+                };
+                if kind == "S" {
+                    steps.push(step);
+                } else {
+                    tail = Some(step);
+                }
+            }
+            _ => return Err(format!("bad record {line:?}")),
+        }
+    }
+    let (pid, nprocs, wall) = proc.ok_or("no header")?;
+    Ok(Proc { pid, nprocs, wall, steps, tail: tail.ok_or("no final record")? })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering.
+
+/// The records of every process of a run, on one time axis.
+struct Run {
+    procs: Vec<Proc>,
+    /// The earliest origin (wall clock, ns): time 0 of the outputs.
+    zero: u64,
+}
+
+/// `t` (ns) as µs with three decimals.
+fn us(t: u64) -> String {
+    format!("{}.{:03}", t / 1000, t % 1000)
+}
+
+fn secs(d: Duration) -> String {
+    let ns = d.as_nanos();
+    if ns < 10_000 {
+        format!("{ns} ns")
+    } else if ns < 10_000_000 {
+        format!("{:.1} us", ns as f64 / 1e3)
+    } else {
+        format!("{:.2} ms", ns as f64 / 1e6)
+    }
+}
+
+/// One superstep over all processes.
+#[derive(Clone, Copy, Debug, Default)]
+struct Row {
+    /// The longest superstep among the processes (from the end of the previous sync to the
+    /// end of this one).
+    time: u64,
+    w_max: Duration,
+    sync_max: Duration,
+    wait_max: Duration,
+    h_max: usize,
+    bytes: usize,
+    ops: usize,
+}
+
+impl Run {
+    fn new(procs: Vec<Proc>) -> Run {
+        let zero = procs.iter().map(|p| p.wall).min().unwrap_or(0);
+        Run { procs, zero }
+    }
+
+    /// `t` (ns since process `p`'s origin) on the run's axis.
+    fn at(&self, p: &Proc, t: u64) -> u64 {
+        t + (p.wall - self.zero)
+    }
+
+    fn steps(&self) -> usize {
+        self.procs.iter().map(|p| p.steps.len()).max().unwrap_or(0)
+    }
+
+    fn rows(&self) -> Vec<Row> {
+        (0..self.steps())
+            .map(|k| {
+                let mut row = Row::default();
+                for s in self.procs.iter().filter_map(|p| p.steps.get(k)) {
+                    row.time = row.time.max(s.end.saturating_sub(s.start));
+                    row.w_max = row.w_max.max(s.stats.compute);
+                    row.sync_max = row.sync_max.max(s.stats.sync());
+                    row.wait_max = row.wait_max.max(s.stats.wait);
+                    row.h_max = row.h_max.max(s.stats.h_bytes);
+                    row.bytes += s.stats.sent.bytes() + s.stats.local.bytes();
+                    row.ops += s.stats.sent.count() + s.stats.local.count();
+                }
+                row
+            })
+            .collect()
+    }
+
+    /// Chrome trace-event JSON: one process per BSP process (`pid`), slices for each
+    /// superstep with its compute, wait and data spans nested inside, counters for h and bytes.
+    fn chrome_json(&self) -> String {
+        let mut o = String::with_capacity(4096);
+        o.push_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+        let mut first = true;
+        let mut ev = |o: &mut String, s: String| {
+            if !first {
+                o.push_str(",\n");
+            }
+            first = false;
+            o.push_str(&s);
+        };
+        for p in &self.procs {
+            let pid = p.pid;
+            ev(
+                &mut o,
+                format!(
+                    r#"{{"ph":"M","name":"process_name","pid":{pid},"tid":0,"args":{{"name":"bsp process {pid}"}}}}"#
+                ),
+            );
+            ev(
+                &mut o,
+                format!(
+                    r#"{{"ph":"M","name":"process_sort_index","pid":{pid},"tid":0,"args":{{"sort_index":{pid}}}}}"#
+                ),
+            );
+            ev(
+                &mut o,
+                format!(r#"{{"ph":"M","name":"thread_name","pid":{pid},"tid":0,"args":{{"name":"supersteps"}}}}"#),
+            );
+            for s in &p.steps {
+                let st = &s.stats;
+                let (start, end) = (self.at(p, s.start), self.at(p, s.end));
+                ev(
+                    &mut o,
+                    format!(
+                        r#"{{"ph":"X","cat":"superstep","name":"superstep {}","pid":{pid},"tid":0,"ts":{},"dur":{},"args":{{"superstep":{},"compute_ns":{},"wait_ns":{},"data_ns":{},"h_bytes":{},"sent_bytes":{},"received_bytes":{},"local_bytes":{},"puts_sent":{},"gets_served":{},"messages_sent":{},"puts_received":{},"gets_received":{},"messages_received":{}}}}}"#,
+                        st.step,
+                        us(start),
+                        us(end - start),
+                        st.step,
+                        st.compute.as_nanos(),
+                        st.wait.as_nanos(),
+                        st.data.as_nanos(),
+                        st.h_bytes,
+                        st.sent.bytes(),
+                        st.received.bytes(),
+                        st.local.bytes(),
+                        st.sent.puts,
+                        st.sent.gets,
+                        st.sent.messages,
+                        st.received.puts,
+                        st.received.gets,
+                        st.received.messages,
+                    ),
+                );
+                self.spans_json(&mut o, &mut ev, p, s, st.step as i64);
+                ev(
+                    &mut o,
+                    format!(
+                        r#"{{"ph":"C","name":"h (bytes)","pid":{pid},"tid":0,"ts":{},"args":{{"h":{}}}}}"#,
+                        us(start),
+                        st.h_bytes
+                    ),
+                );
+                ev(
+                    &mut o,
+                    format!(
+                        r#"{{"ph":"C","name":"bytes","pid":{pid},"tid":0,"ts":{},"args":{{"sent":{},"received":{}}}}}"#,
+                        us(start),
+                        st.sent.bytes(),
+                        st.received.bytes()
+                    ),
+                );
+            }
+            let t = &p.tail;
+            let (start, end) = (self.at(p, t.start), self.at(p, t.end));
+            ev(
+                &mut o,
+                format!(
+                    r#"{{"ph":"X","cat":"superstep","name":"end of the SPMD function","pid":{pid},"tid":0,"ts":{},"dur":{},"args":{{"superstep":{}}}}}"#,
+                    us(start),
+                    us(end - start),
+                    p.steps.len()
+                ),
+            );
+            self.spans_json(&mut o, &mut ev, p, t, -1);
+            for name in ["h (bytes)", "bytes"] {
+                let args = if name == "bytes" { r#"{"sent":0,"received":0}"# } else { r#"{"h":0}"# };
+                ev(
+                    &mut o,
+                    format!(r#"{{"ph":"C","name":"{name}","pid":{pid},"tid":0,"ts":{},"args":{args}}}"#, us(start)),
+                );
+            }
+        }
+        o.push_str("\n]}\n");
+        o
+    }
+
+    fn spans_json(&self, o: &mut String, ev: &mut impl FnMut(&mut String, String), p: &Proc, s: &ProcStep, step: i64) {
+        for (name, a, b) in s.spans() {
+            let (a, b) = (self.at(p, a), self.at(p, b));
+            let cat = if name == "compute" { "compute" } else { "sync" };
+            ev(
+                o,
+                format!(
+                    r#"{{"ph":"X","cat":"{cat}","name":"{name}","pid":{},"tid":0,"ts":{},"dur":{},"args":{{"superstep":{step}}}}}"#,
+                    p.pid,
+                    us(a),
+                    us(b - a)
+                ),
+            );
+        }
+    }
+
+    /// The summary table: one row per superstep over all processes (the first 20 and the last
+    /// 10 if there are more than 40), then the totals.
+    fn table(&self, machine: Option<&Machine>) -> String {
+        let rows = self.rows();
+        let mut o = String::new();
+        let p = self.procs.len();
+        let _ =
+            writeln!(o, "bsp: {} supersteps on {p} processes (figures: the maximum over the processes)", rows.len());
+        let _ = write!(
+            o,
+            "{:>6} {:>11} {:>11} {:>11} {:>11} {:>10} {:>12} {:>8}",
+            "step", "time", "w", "sync", "wait", "h words", "bytes", "ops"
+        );
+        if machine.is_some() {
+            let _ = write!(o, " {:>11} {:>6}", "predicted", "ratio");
+        }
+        o.push('\n');
+        let line = |o: &mut String, label: &str, r: &Row, predicted: Option<Duration>| {
+            let time = Duration::from_nanos(r.time);
+            let _ = write!(
+                o,
+                "{label:>6} {:>11} {:>11} {:>11} {:>11} {:>10} {:>12} {:>8}",
+                secs(time),
+                secs(r.w_max),
+                secs(r.sync_max),
+                secs(r.wait_max),
+                r.h_max.div_ceil(crate::stats::WORD),
+                r.bytes,
+                r.ops
+            );
+            if let Some(t) = predicted {
+                let ratio = if time.is_zero() { 0.0 } else { t.as_secs_f64() / time.as_secs_f64() };
+                let _ = write!(o, " {:>11} {:>6.2}", secs(t), ratio);
+            }
+            o.push('\n');
+        };
+        let n = rows.len();
+        let shown = |k: usize| n <= 40 || k < 20 || k >= n - 10;
+        let mut total = Row::default();
+        let mut predicted_total = Duration::ZERO;
+        for (k, r) in rows.iter().enumerate() {
+            let predicted = machine.map(|m| m.predict(r.w_max, r.h_max));
+            predicted_total += predicted.unwrap_or_default();
+            if shown(k) {
+                line(&mut o, &k.to_string(), r, predicted);
+            } else if k == 20 {
+                let _ = writeln!(o, "{:>6} ({} supersteps not shown)", "...", n - 30);
+            }
+            total.time += r.time;
+            total.w_max += r.w_max;
+            total.sync_max += r.sync_max;
+            total.wait_max += r.wait_max;
+            total.h_max += r.h_max;
+            total.bytes += r.bytes;
+            total.ops += r.ops;
+        }
+        line(&mut o, "total", &total, machine.map(|_| predicted_total));
+        if let Some(m) = machine {
+            let _ = writeln!(
+                o,
+                "predicted = w + h*g + l with g = {:.2} ns per {}-byte word, l = {:.3} us (measured with p = {})",
+                m.g * 1e9,
+                crate::stats::WORD,
+                m.l * 1e6,
+                m.p
+            );
+        }
+        o
+    }
+
+    /// An SVG timeline: one row per process (compute, sync wait, data movement), and h per
+    /// superstep below, on the same time axis.
+    fn svg(&self) -> String {
+        const W: usize = 960;
+        const LEFT: usize = 110;
+        const ROW: usize = 26;
+        let p = self.procs.len();
+        let end = self
+            .procs
+            .iter()
+            .map(|q| self.at(q, q.tail.end.max(q.steps.last().map_or(0, |s| s.end))))
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let top = 56;
+        let chart_top = top + p * ROW + 34;
+        let chart_h = 70;
+        let height = chart_top + chart_h + 58;
+        let width = LEFT + W + 30;
+        let col_ns = end as f64 / W as f64;
+        let mut o = String::new();
+        let _ = writeln!(
+            o,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">"#
+        );
+        let _ = writeln!(o, r##"<rect width="{width}" height="{height}" fill="#ffffff"/>"##);
+        let rows = self.rows();
+        let _ = writeln!(
+            o,
+            r#"<text x="10" y="22" font-size="15" font-weight="bold">BSP run: {p} processes, {} supersteps, {}</text>"#,
+            rows.len(),
+            secs(Duration::from_nanos(end))
+        );
+        // Legend.
+        let mut x = LEFT;
+        for (name, color) in [("compute (w)", COMPUTE), ("sync wait", WAIT), ("data movement", DATA)] {
+            let _ = writeln!(o, r#"<rect x="{x}" y="32" width="12" height="12" fill="{color}"/>"#);
+            let _ = writeln!(o, r#"<text x="{}" y="43">{name}</text>"#, x + 17);
+            x += 150;
+        }
+        // One row per process: per pixel column, the phase that took most of its time.
+        for (i, q) in self.procs.iter().enumerate() {
+            let y = top + i * ROW;
+            let _ = writeln!(o, r#"<text x="10" y="{}">process {}</text>"#, y + 16, q.pid);
+            let mut cols = vec![[0u64; 3]; W];
+            let spans = q.steps.iter().chain(std::iter::once(&q.tail)).flat_map(|s| s.spans());
+            for (name, a, b) in spans {
+                let kind = match name {
+                    "compute" => 0,
+                    "sync wait" => 1,
+                    _ => 2,
+                };
+                let (a, b) = (self.at(q, a), self.at(q, b));
+                let mut t = a;
+                while t < b {
+                    let c = ((t as f64 / col_ns) as usize).min(W - 1);
+                    let col_end = (((c + 1) as f64 * col_ns) as u64).max(t + 1);
+                    let upto = b.min(col_end);
+                    cols[c][kind] += upto - t;
+                    t = upto;
+                }
+            }
+            let mut c = 0;
+            while c < W {
+                let dominant = |col: &[u64; 3]| -> Option<usize> {
+                    (col.iter().sum::<u64>() > 0).then(|| (0..3).max_by_key(|&k| col[k]).unwrap_or(0))
+                };
+                let Some(kind) = dominant(&cols[c]) else {
+                    c += 1;
+                    continue;
+                };
+                let start = c;
+                while c < W && dominant(&cols[c]) == Some(kind) {
+                    c += 1;
+                }
+                let color = [COMPUTE, WAIT, DATA][kind];
+                let _ = writeln!(
+                    o,
+                    r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{color}"/>"#,
+                    LEFT + start,
+                    y + 3,
+                    c - start,
+                    ROW - 6
+                );
+            }
+        }
+        // h per superstep: the largest h among the processes, drawn over the superstep's span
+        // (process 0's times).
+        let h_top = rows.iter().map(|r| r.h_max).max().unwrap_or(0);
+        let _ = writeln!(
+            o,
+            r#"<text x="10" y="{}">h per superstep (max {} words)</text>"#,
+            chart_top - 10,
+            h_top.div_ceil(crate::stats::WORD)
+        );
+        let _ = writeln!(
+            o,
+            r##"<line x1="{LEFT}" y1="{}" x2="{}" y2="{}" stroke="#999999"/>"##,
+            chart_top + chart_h,
+            LEFT + W,
+            chart_top + chart_h
+        );
+        if let (Some(q), true) = (self.procs.first(), h_top > 0) {
+            let mut cols = vec![0usize; W];
+            for (k, s) in q.steps.iter().enumerate() {
+                let (a, b) = (self.at(q, s.start), self.at(q, s.end));
+                let (ca, cb) = (((a as f64 / col_ns) as usize).min(W - 1), ((b as f64 / col_ns) as usize).min(W - 1));
+                for col in &mut cols[ca..=cb] {
+                    *col = (*col).max(rows[k].h_max);
+                }
+            }
+            for (c, &h) in cols.iter().enumerate().filter(|(_, &h)| h > 0) {
+                let bar = ((h as f64 / h_top as f64) * chart_h as f64).max(1.0);
+                let _ = writeln!(
+                    o,
+                    r#"<rect x="{}" y="{:.1}" width="1" height="{bar:.1}" fill="{H_COLOR}"/>"#,
+                    LEFT + c,
+                    (chart_top + chart_h) as f64 - bar
+                );
+            }
+        }
+        // Time axis.
+        let axis = chart_top + chart_h + 18;
+        for i in 0..=4 {
+            let x = LEFT + i * W / 4;
+            let t = Duration::from_nanos(end * i as u64 / 4);
+            let _ = writeln!(
+                o,
+                r##"<line x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="#999999"/>"##,
+                top,
+                chart_top + chart_h
+            );
+            let anchor = if i == 4 { "end" } else { "middle" };
+            let _ = writeln!(o, r#"<text x="{x}" y="{axis}" text-anchor="{anchor}">{}</text>"#, secs(t));
+        }
+        let _ = writeln!(
+            o,
+            r#"<text x="{}" y="{}" text-anchor="middle">time since the start of the run</text>"#,
+            LEFT + W / 2,
+            axis + 18
+        );
+        o.push_str("</svg>\n");
+        o
+    }
+}
+
+const COMPUTE: &str = "#4e79a7";
+const WAIT: &str = "#c9c9c9";
+const DATA: &str = "#f28e2b";
+const H_COLOR: &str = "#59a14f";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(pid: usize) -> Proc {
+        let stats = StepStats {
+            step: 0,
+            compute: Duration::from_nanos(1500),
+            wait: Duration::from_nanos(300),
+            data: Duration::from_nanos(200),
+            sent: Traffic { puts: 2, put_bytes: 16, messages: 1, message_bytes: 12, ..Traffic::default() },
+            received: Traffic { gets: 1, get_bytes: 40, ..Traffic::default() },
+            local: Traffic { records: 3, record_bytes: 9, ..Traffic::default() },
+            h_bytes: 40,
+        };
+        let marks = vec![
+            Mark { phase: Phase::Wait, end: 1800 },
+            Mark { phase: Phase::Data, end: 1900 },
+            Mark { phase: Phase::Wait, end: 1950 },
+            Mark { phase: Phase::Data, end: 2000 },
+        ];
+        let step = ProcStep { stats, start: 0, enter: 1500, end: 2000, marks };
+        let tail = ProcStep {
+            stats: StepStats::default(),
+            start: 2000,
+            enter: 2600,
+            end: 2700,
+            marks: vec![Mark { phase: Phase::Wait, end: 2700 }],
+        };
+        Proc { pid, nprocs: 2, wall: 1_000_000 + pid as u64 * 50, steps: vec![step], tail }
+    }
+
+    #[test]
+    fn a_part_file_reads_back_as_written() {
+        let p = sample(1);
+        let back = read_part(&write_part(&p)).expect("a part reads back");
+        assert_eq!(write_part(&back), write_part(&p));
+        assert_eq!(back.steps[0].stats, p.steps[0].stats);
+        assert_eq!(back.tail.marks.len(), 1);
+        assert!(read_part("bsp-trace-part 1\nP 0 1 5\nS 1 2\n").is_err());
+        assert!(read_part("something else").is_err());
+    }
+
+    #[test]
+    fn spans_follow_the_marks_and_processes_share_one_axis() {
+        let run = Run::new(vec![sample(0), sample(1)]);
+        let spans: Vec<_> = run.procs[0].steps[0].spans().collect();
+        assert_eq!(
+            spans,
+            [
+                ("compute", 0, 1500),
+                ("sync wait", 1500, 1800),
+                ("data movement", 1800, 1900),
+                ("sync wait", 1900, 1950),
+                ("data movement", 1950, 2000)
+            ]
+        );
+        // Process 1 started 50 ns after process 0 (wall clock).
+        assert_eq!(run.at(&run.procs[1], 0), 50);
+        let rows = run.rows();
+        assert_eq!((rows[0].h_max, rows[0].bytes, rows[0].ops), (40, 2 * (28 + 9), 2 * (3 + 3)));
+        let m = Machine { p: 2, r: 1e9, g: 1e-8, l: 1e-6 };
+        let table = run.table(Some(&m));
+        assert!(table.contains("bsp: 1 supersteps on 2 processes"), "{table}");
+        assert!(run.svg().contains(">process 1</text>"));
+    }
+}
