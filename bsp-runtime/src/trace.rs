@@ -680,6 +680,8 @@ impl Run {
             let _ = writeln!(o, r#"<text x="{}" y="43">{name}</text>"#, x + 17);
             x += 150;
         }
+        let _ = writeln!(o, r##"<line x1="{x}" y1="31" x2="{x}" y2="45" stroke="#222222"/>"##);
+        let _ = writeln!(o, r#"<text x="{}" y="43">end of a sync</text>"#, x + 8);
         // One row per process: per pixel column, the phase that took most of its time.
         for (i, q) in self.procs.iter().enumerate() {
             let y = top + i * ROW;
@@ -725,6 +727,18 @@ impl Run {
                     ROW - 6
                 );
             }
+            // The end of each sync, if they are few enough to tell apart.
+            if q.steps.len() <= W / 4 {
+                for st in &q.steps {
+                    let x = LEFT as f64 + self.at(q, st.end) as f64 / col_ns;
+                    let _ = writeln!(
+                        o,
+                        r##"<line x1="{x:.1}" y1="{}" x2="{x:.1}" y2="{}" stroke="#222222" stroke-width="1"/>"##,
+                        y + 1,
+                        y + ROW - 1
+                    );
+                }
+            }
         }
         // h per superstep: the largest h among the processes, drawn over the superstep's span
         // (process 0's times).
@@ -765,7 +779,7 @@ impl Run {
         let axis = chart_top + chart_h + 18;
         for i in 0..=4 {
             let x = LEFT + i * W / 4;
-            let t = Duration::from_nanos(end * i as u64 / 4);
+            let t = end * i as u64 / 4;
             let _ = writeln!(
                 o,
                 r##"<line x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="#999999"/>"##,
@@ -773,7 +787,12 @@ impl Run {
                 chart_top + chart_h
             );
             let anchor = if i == 4 { "end" } else { "middle" };
-            let _ = writeln!(o, r#"<text x="{x}" y="{axis}" text-anchor="{anchor}">{}</text>"#, secs(t));
+            let label = match end {
+                0..10_000 => format!("{t} ns"),
+                10_000..10_000_000 => format!("{:.1} us", t as f64 / 1e3),
+                _ => format!("{:.2} ms", t as f64 / 1e6),
+            };
+            let _ = writeln!(o, r#"<text x="{x}" y="{axis}" text-anchor="{anchor}">{label}</text>"#);
         }
         let _ = writeln!(
             o,
