@@ -196,8 +196,7 @@ pub(crate) struct Recorder {
     data: Cell<Duration>,
     /// When the current superstep started (the end of the previous sync).
     step_start: Instant,
-    /// The superstep being measured.
-    cur: StepStats,
+    /// The figures; `stats.last` is the superstep being measured while a sync runs.
     stats: Stats,
     /// Events for `BSP_TRACE` / `BSP_TRACE_SUMMARY`, when asked for.
     pub(crate) trace: Option<Box<crate::trace::Buffer>>,
@@ -218,7 +217,6 @@ impl Recorder {
             wait: Cell::new(Duration::ZERO),
             data: Cell::new(Duration::ZERO),
             step_start: now,
-            cur: StepStats::default(),
             stats: Stats::default(),
             trace,
         }
@@ -318,7 +316,7 @@ impl Ctx {
         r.in_sync.set(true);
         r.wait.set(Duration::ZERO);
         r.data.set(Duration::ZERO);
-        r.cur = StepStats { step: self.step, compute, ..StepStats::default() };
+        r.stats.last = StepStats { step: self.step, compute, ..StepStats::default() };
         if let Some(t) = &r.trace {
             t.end_compute(now);
         }
@@ -333,7 +331,7 @@ impl Ctx {
     #[cold]
     fn count_outgoing(&mut self, hpput: bool) {
         let me = self.pid;
-        let mut cur = self.stats.cur;
+        let mut cur = self.stats.stats.last;
         let out = self.outbox();
         for &d in &out.touched {
             let q = &out.to[d];
@@ -348,7 +346,7 @@ impl Ctx {
             recv.gets += q.gets;
             recv.get_bytes += q.get_bytes;
         }
-        self.stats.cur = cur;
+        self.stats.stats.last = cur;
     }
 
     /// At the end of `sync`, with what the others queued for this process: counts it, closes
@@ -376,29 +374,30 @@ impl Ctx {
         };
         r.fresh.set(false);
         r.in_sync.set(false);
-        let mut cur = r.cur;
+        let (cur, tot) = (&mut r.stats.last, &mut r.stats.total);
         cur.wait = r.wait.get();
         cur.data = r.data.get();
-        cur.h_bytes = cur.sent.bytes().max(cur.received.bytes());
-        let tot = &mut r.stats.total;
         tot.supersteps += 1;
         tot.compute += cur.compute;
         tot.wait += cur.wait;
         tot.data += cur.data;
-        tot.sent.add(&cur.sent);
-        tot.received.add(&cur.received);
-        tot.local.add(&cur.local);
-        tot.h_bytes += cur.h_bytes;
-        r.stats.last = cur;
+        // Nobody queued anything in an empty superstep: no traffic to add.
+        if moved {
+            cur.h_bytes = cur.sent.bytes().max(cur.received.bytes());
+            tot.sent.add(&cur.sent);
+            tot.received.add(&cur.received);
+            tot.local.add(&cur.local);
+            tot.h_bytes += cur.h_bytes;
+        }
         if let Some(t) = &mut r.trace {
-            t.end_step(&cur, r.step_start, end);
+            t.end_step(cur, r.step_start, end);
         }
         r.step_start = end;
     }
 
     #[cold]
     fn count_incoming(&mut self, peers: &dyn Peers, hpput: bool) {
-        let cur = &mut self.stats.cur;
+        let cur = &mut self.stats.stats.last;
         for src in (0..self.nprocs).filter(|&s| s != self.pid) {
             let q = peers.queue(src);
             let recv = &mut cur.received;
