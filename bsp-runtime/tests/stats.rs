@@ -236,3 +236,36 @@ fn compute_and_waiting_are_told_apart() {
         assert!(f.wait >= Duration::from_millis(30), "{f:?}");
     }
 }
+
+#[test]
+fn gp_records_count_like_puts() {
+    use bsp_runtime::gp::GpArray;
+    for p in PS {
+        // Every process writes its pid into element (pid + 1) mod p, owned by its right neighbour.
+        let figures = run_ok(p, |ctx| {
+            let me = ctx.pid();
+            let p = ctx.nprocs();
+            let mut g = GpArray::<u32>::builder(&[p]).build(ctx);
+            g.assign_local(ctx, &[me], [0]);
+            ctx.sync();
+            g.scatter(ctx, &[[(me + 1) % p]], &[[me as u32]], true);
+            ctx.sync();
+            assert_eq!(g.access(ctx, &[me]).expect("assigned")[0] as usize, (me + p - 1) % p);
+            let last = ctx.stats().last;
+            g.destroy(ctx);
+            last
+        });
+        for (s, f) in figures.iter().enumerate() {
+            let (moved, quiet) = if p == 1 { (&f.local, &f.sent) } else { (&f.sent, &f.local) };
+            assert_eq!(moved.records, 1, "p = {p}, pid {s}: {f:?}");
+            assert!(moved.record_bytes >= 4, "p = {p}, pid {s}: {f:?}");
+            assert_eq!((moved.puts, moved.gets, moved.messages), (0, 0, 0));
+            assert_eq!(*quiet, Traffic::default());
+            if p > 1 {
+                let right = &figures[(s + 1) % p];
+                assert_eq!(right.received, f.sent, "p = {p}: what {s} sent is what {} received", (s + 1) % p);
+                assert_eq!(f.h_bytes, f.sent.record_bytes);
+            }
+        }
+    }
+}
