@@ -192,6 +192,10 @@ static RUNS: Mutex<Vec<(u64, Vec<Proc>)>> = Mutex::new(Vec::new());
 /// engine's barrier among the ranks (each rank then holds only its own process).
 pub(crate) fn finish(ctx: &mut Ctx, rank_barrier: Option<&dyn Fn(&Ctx)>) {
     let Some(buf) = ctx.stats.trace.take() else {
+        // Ranks meet even without a trace, in case the environment differs between them.
+        if let Some(barrier) = rank_barrier {
+            barrier(ctx);
+        }
         return;
     };
     let (path, summary) = (buf.path.clone(), buf.summary);
