@@ -111,11 +111,12 @@ impl Buffer {
         self.first_mark = n;
     }
 
-    /// The records as plain data, times made relative to the wall clock.
-    fn into_proc(self) -> Proc {
+    /// The records as plain data; `now` ends the last computation if no final barrier did.
+    fn into_proc(self, now: Instant) -> Proc {
+        let now = self.ns(now);
         let marks = self.marks.into_inner();
         let last_end = self.steps.last().map_or(0, |s| s.end);
-        let tail_enter = self.enter.get().unwrap_or(last_end);
+        let tail_enter = self.enter.get().unwrap_or(now).max(last_end);
         let tail_marks = marks[self.first_mark..].to_vec();
         let tail_end = tail_marks.last().map_or(tail_enter, |m| m.end);
         Proc {
@@ -199,7 +200,7 @@ pub(crate) fn finish(ctx: &mut Ctx, rank_barrier: Option<&dyn Fn(&Ctx)>) {
         return;
     };
     let (path, summary) = (buf.path.clone(), buf.summary);
-    let proc = buf.into_proc();
+    let proc = buf.into_proc(Instant::now());
     match rank_barrier {
         None => {
             let run = ctx.run_id();
@@ -545,7 +546,7 @@ impl Run {
                     p.steps.len()
                 ),
             );
-            self.spans_json(&mut o, &mut ev, p, t, -1);
+            self.spans_json(&mut o, &mut ev, p, t, p.steps.len() as i64);
             for name in ["h (bytes)", "bytes"] {
                 let args = if name == "bytes" { r#"{"sent":0,"received":0}"# } else { r#"{"h":0}"# };
                 ev(

@@ -277,7 +277,7 @@ fn check_trace(p: usize) {
         // Inside each superstep: compute, then sync spans, contiguous, covering it.
         for (k, s) in steps.iter().enumerate() {
             let (a, b) = (s.num("ts"), s.num("ts") + s.num("dur"));
-            let label = if k == SYNCS { -1.0 } else { k as f64 };
+            let label = k as f64; // the end of the function is superstep SYNCS
             let inner: Vec<&Json> = slices
                 .iter()
                 .copied()
