@@ -30,9 +30,12 @@
 //!
 //! # Cost
 //! Counting reads only the lengths of the queues the sync walks anyway: nothing for an empty
-//! sync, a few loads per destination otherwise. Timing reads the clock twice per empty sync
-//! (at its start and when the barrier returns) and twice more per extra barrier. Nothing
-//! allocates. [`Ctx::set_stats`] turns both off, for comparing.
+//! sync, a few loads per destination otherwise. Timing reads the clock twice per sync (at its
+//! start and when its barrier returns) and twice more per extra barrier (a sync with gets or
+//! hpputs); a clock read costs about 20 ns, which an empty sync between two cores (~0.1 µs)
+//! shows. Nothing allocates. [`StatsMode`] chooses: `Timed` (the default), `Counts` (no clock
+//! at all) or `Off`, with [`Ctx::set_stats`] or `BSP_STATS=timed|counts|0` in the
+//! environment.
 //!
 //! ```
 //! let h = bsp_runtime::run(3, |ctx| {
@@ -173,6 +176,31 @@ pub struct Stats {
     pub total: Totals,
 }
 
+/// What the statistics of a process collect (see [`Ctx::set_stats`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatsMode {
+    /// Nothing: a sync reads no clock and counts nothing; the figures stay as they were.
+    Off,
+    /// Operations and bytes, no times (they stay zero). Counting reads only the lengths of the
+    /// queues that a sync walks anyway, and nothing at all for an empty sync.
+    Counts,
+    /// Operations, bytes and times (the default): besides counting, a sync reads the clock
+    /// twice, and twice more for each extra barrier (a sync with gets or hpputs).
+    Timed,
+}
+
+impl StatsMode {
+    /// The mode the environment asks for: `BSP_STATS=0` (or `off`) is `Off`, `BSP_STATS=counts`
+    /// is `Counts`, `BSP_STATS=timed`, anything else or nothing is `Timed`.
+    pub fn from_env() -> StatsMode {
+        match std::env::var("BSP_STATS").as_deref() {
+            Ok("0" | "off") => StatsMode::Off,
+            Ok("counts") => StatsMode::Counts,
+            _ => StatsMode::Timed,
+        }
+    }
+}
+
 /// Which part of a sync a span of time belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Phase {
@@ -184,7 +212,12 @@ pub(crate) enum Phase {
 /// are entered through `&Ctx`.
 #[derive(Debug)]
 pub(crate) struct Recorder {
+    /// Counting is on.
     on: bool,
+    /// Timing is on (implies `on`).
+    timed: bool,
+    /// `stats.last` holds traffic, or times while timing is off: cleared at the next sync.
+    dirty: bool,
     /// The last time taken: the end of the span being measured starts there.
     last: Cell<Instant>,
     /// `last` was taken by `begin` and no barrier started since: the first barrier of a sync
@@ -203,14 +236,16 @@ pub(crate) struct Recorder {
 }
 
 impl Recorder {
-    /// A recorder starting now. Statistics are on unless `BSP_STATS=0`; tracing is on when
-    /// `BSP_TRACE` or `BSP_TRACE_SUMMARY` is set.
+    /// A recorder starting now, in the mode `BSP_STATS` asks for ([`StatsMode::from_env`]);
+    /// tracing is on (and then the mode `Timed`) when `BSP_TRACE` or `BSP_TRACE_SUMMARY` is set.
     pub(crate) fn new(pid: usize, nprocs: usize) -> Self {
         let now = Instant::now();
-        let on = std::env::var_os("BSP_STATS").is_none_or(|v| v != "0");
         let trace = crate::trace::Buffer::wanted(pid, nprocs, now).map(Box::new);
+        let mode = if trace.is_some() { StatsMode::Timed } else { StatsMode::from_env() };
         Recorder {
-            on: on || trace.is_some(),
+            on: mode != StatsMode::Off,
+            timed: mode == StatsMode::Timed,
+            dirty: false,
             last: Cell::new(now),
             fresh: Cell::new(false),
             in_sync: Cell::new(false),
@@ -235,7 +270,7 @@ impl Recorder {
     /// or compute for the barrier at the end of the SPMD function.
     #[inline]
     pub(crate) fn before_wait(&self) {
-        if !self.on {
+        if !self.timed {
             return;
         }
         if self.fresh.replace(false) {
@@ -256,7 +291,7 @@ impl Recorder {
     /// After a barrier: the span was waiting.
     #[inline]
     pub(crate) fn after_wait(&self) {
-        if !self.on {
+        if !self.timed {
             return;
         }
         let (d, now) = self.lap();
@@ -289,18 +324,35 @@ impl Ctx {
         &self.stats.stats
     }
 
-    /// Turns the statistics of this process on or off, from the next sync on (they are on
-    /// unless the environment sets `BSP_STATS=0`). Off, a sync reads no clock and counts
-    /// nothing, and [`stats`](Ctx::stats) keeps the figures it had; this is for measuring what
-    /// the statistics cost. A trace (`BSP_TRACE`) keeps them on.
-    pub fn set_stats(&mut self, on: bool) {
+    /// Sets what the statistics of this process collect, from the next sync on: times and
+    /// counts (the default, unless the environment sets `BSP_STATS`, see
+    /// [`StatsMode::from_env`]), counts only, or nothing. [`stats`](Ctx::stats) keeps the
+    /// figures of the last superstep measured. A trace (`BSP_TRACE`) keeps the mode `Timed`.
+    ///
+    /// ```
+    /// use bsp_runtime::stats::StatsMode;
+    /// bsp_runtime::run(2, |ctx| {
+    ///     ctx.set_stats(StatsMode::Counts);
+    ///     let x = ctx.push_reg([0u8; 2]);
+    ///     ctx.sync();
+    ///     ctx.put(1 - ctx.pid(), &[1u8], &x, 0);
+    ///     ctx.sync();
+    ///     assert_eq!(ctx.stats().last.sent.put_bytes, 1);
+    ///     assert!(ctx.stats().last.compute.is_zero());
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn set_stats(&mut self, mode: StatsMode) {
         let r = &mut self.stats;
-        let on = on || r.trace.is_some();
-        if on && !r.on {
+        let mode = if r.trace.is_some() { StatsMode::Timed } else { mode };
+        let timed = mode == StatsMode::Timed;
+        if timed && !r.timed {
             r.last.set(Instant::now());
             r.step_start = r.last.get();
         }
-        r.on = on;
+        r.dirty |= r.timed && !timed;
+        r.on = mode != StatsMode::Off;
+        r.timed = timed;
     }
 
     /// At the start of `sync` (before its first barrier): ends the computation and counts what
@@ -310,15 +362,23 @@ impl Ctx {
         if !self.stats.on {
             return;
         }
-        let (compute, now) = self.stats.lap();
         let r = &mut self.stats;
-        r.fresh.set(true);
-        r.in_sync.set(true);
-        r.wait.set(Duration::ZERO);
-        r.data.set(Duration::ZERO);
-        r.stats.last = StepStats { step: self.step, compute, ..StepStats::default() };
-        if let Some(t) = &r.trace {
-            t.end_compute(now);
+        // Clear the last superstep's traffic, if it had any (an empty sync writes none).
+        if r.dirty {
+            r.stats.last = StepStats::default();
+            r.dirty = false;
+        }
+        r.stats.last.step = self.step;
+        if r.timed {
+            let (compute, now) = r.lap();
+            r.stats.last.compute = compute;
+            r.fresh.set(true);
+            r.in_sync.set(true);
+            r.wait.set(Duration::ZERO);
+            r.data.set(Duration::ZERO);
+            if let Some(t) = &r.trace {
+                t.end_compute(now);
+            }
         }
         let flags = self.state.get_mut().flags;
         if flags & flags::WORK != 0 {
@@ -330,6 +390,7 @@ impl Ctx {
     /// gets it asked for (which it receives).
     #[cold]
     fn count_outgoing(&mut self, hpput: bool) {
+        self.stats.dirty = true;
         let me = self.pid;
         let mut cur = self.stats.stats.last;
         let out = self.outbox();
@@ -362,7 +423,7 @@ impl Ctx {
         }
         let r = &mut self.stats;
         // An empty sync ends when its barrier returns; otherwise time the data phase's end.
-        let end = if moved {
+        let end = if moved && r.timed {
             let (d, now) = r.lap();
             r.data.set(r.data.get() + d);
             if let Some(t) = &r.trace {
@@ -372,15 +433,17 @@ impl Ctx {
         } else {
             r.last.get()
         };
-        r.fresh.set(false);
-        r.in_sync.set(false);
         let (cur, tot) = (&mut r.stats.last, &mut r.stats.total);
-        cur.wait = r.wait.get();
-        cur.data = r.data.get();
         tot.supersteps += 1;
-        tot.compute += cur.compute;
-        tot.wait += cur.wait;
-        tot.data += cur.data;
+        if r.timed {
+            r.fresh.set(false);
+            r.in_sync.set(false);
+            cur.wait = r.wait.get();
+            cur.data = r.data.get();
+            tot.compute += cur.compute;
+            tot.wait += cur.wait;
+            tot.data += cur.data;
+        }
         // Nobody queued anything in an empty superstep: no traffic to add.
         if moved {
             cur.h_bytes = cur.sent.bytes().max(cur.received.bytes());
@@ -397,6 +460,7 @@ impl Ctx {
 
     #[cold]
     fn count_incoming(&mut self, peers: &dyn Peers, hpput: bool) {
+        self.stats.dirty = true;
         let cur = &mut self.stats.stats.last;
         for src in (0..self.nprocs).filter(|&s| s != self.pid) {
             let q = peers.queue(src);

@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use bsp_runtime::stats::{StepStats, Traffic};
+use bsp_runtime::stats::{StatsMode, StepStats, Traffic};
 use bsp_runtime::Ctx;
 use common::run_ok;
 
@@ -198,24 +198,31 @@ fn totals_are_the_sums_of_the_supersteps() {
 }
 
 #[test]
-fn turned_off_the_figures_stay() {
+fn turned_off_the_figures_stay_and_counts_need_no_clock() {
     run_ok(3, |ctx| {
         let x = ctx.push_reg([0u32; 3]);
         ctx.sync();
         ctx.put((ctx.pid() + 1) % 3, &[1u32], &x, 0);
         ctx.sync();
         let before = *ctx.stats();
-        ctx.set_stats(false);
+        ctx.set_stats(StatsMode::Off);
         ctx.put((ctx.pid() + 1) % 3, &[1u32, 2], &x, 0);
         ctx.sync();
         ctx.sync();
         assert_eq!(*ctx.stats(), before);
-        ctx.set_stats(true);
+        ctx.set_stats(StatsMode::Counts);
         ctx.put((ctx.pid() + 1) % 3, &[1u32, 2, 3], &x, 0);
         ctx.sync();
-        assert_eq!(ctx.stats().last.step, 4);
-        assert_eq!(ctx.stats().last.sent.put_bytes, 12);
-        assert_eq!(ctx.stats().total.supersteps, before.total.supersteps + 1);
+        let last = ctx.stats().last;
+        assert_eq!((last.step, last.sent.put_bytes, last.received.puts), (4, 12, 1));
+        assert_eq!((last.compute, last.wait, last.data), (Duration::ZERO, Duration::ZERO, Duration::ZERO));
+        assert_eq!(ctx.stats().total.compute, before.total.compute);
+        ctx.set_stats(StatsMode::Timed);
+        std::thread::sleep(Duration::from_millis(2));
+        ctx.sync();
+        assert_eq!(ctx.stats().last.step, 5);
+        assert!(ctx.stats().last.compute >= Duration::from_millis(2));
+        assert_eq!(ctx.stats().total.supersteps, before.total.supersteps + 2);
     });
 }
 
