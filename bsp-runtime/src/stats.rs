@@ -550,3 +550,24 @@ impl Machine {
         w + Duration::from_secs_f64(comm.max(0.0))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_machine_reads_bspbench_json_and_names_what_is_missing() {
+        let m = Machine::from_json(
+            r#"{"p":3,"maxh":256,"r_mflops":1.5e3,"g_flops":30.0,"l_flops":900.0,"g_ns":20.5,"l_us":0.25,"t_secs":[1e-6]}"#,
+        )
+        .expect("a bspbench file");
+        assert_eq!(m, Machine { p: 3, r: 1.5e9, g: 20.5e-9, l: 0.25e-6 });
+        let e = Machine::from_json(r#"{"p":3,"r_mflops":1.0,"g_ns":2.0}"#).unwrap_err();
+        assert!(e.contains("`l_us`"), "{e}");
+        let e = Machine::from_json(r#"{"p":3,"r_mflops":1.0,"g_ns":"x","l_us":1}"#).unwrap_err();
+        assert!(e.contains("`g_ns` is not a number"), "{e}");
+        // h is counted in whole words: 9 bytes are 2 words.
+        let t = m.predict(Duration::ZERO, 9);
+        assert_eq!(t, Duration::from_secs_f64(2.0 * 20.5e-9 + 0.25e-6));
+    }
+}

@@ -251,7 +251,16 @@ fn part_path(base: &Path, rank: usize) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn write_outputs(mut procs: Vec<Proc>, path: Option<&Path>, summary: bool) {
+/// Writes the trace and the timeline, prints the summary. A failure here (it would be a bug) is
+/// reported as a warning: it must not fail the run, which has finished.
+fn write_outputs(procs: Vec<Proc>, path: Option<&Path>, summary: bool) {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| render_outputs(procs, path, summary)));
+    if outcome.is_err() {
+        eprintln!("warning: bsp trace: the trace could not be written (a bug in `bsp`'s trace code)");
+    }
+}
+
+fn render_outputs(mut procs: Vec<Proc>, path: Option<&Path>, summary: bool) {
     procs.sort_by_key(|p| p.pid);
     let run = Run::new(procs);
     if let Some(path) = path {
