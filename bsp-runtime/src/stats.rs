@@ -239,8 +239,8 @@ impl Recorder {
     /// A recorder starting now, in the mode `BSP_STATS` asks for ([`StatsMode::from_env`]);
     /// tracing is on (and then the mode `Timed`) when `BSP_TRACE` or `BSP_TRACE_SUMMARY` is set.
     pub(crate) fn new(pid: usize, nprocs: usize) -> Self {
-        let now = Instant::now();
-        let trace = crate::trace::Buffer::wanted(pid, nprocs, now).map(Box::new);
+        let trace = crate::trace::Buffer::wanted(pid, nprocs).map(Box::new);
+        let now = Instant::now(); // after the trace's origin
         let mode = if trace.is_some() { StatsMode::Timed } else { StatsMode::from_env() };
         Recorder {
             on: mode != StatsMode::Off,

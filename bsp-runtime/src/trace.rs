@@ -69,12 +69,15 @@ pub(crate) struct Buffer {
 
 impl Buffer {
     /// A buffer if the environment asks for a trace or a summary.
-    pub(crate) fn wanted(pid: usize, nprocs: usize, origin: Instant) -> Option<Buffer> {
+    pub(crate) fn wanted(pid: usize, nprocs: usize) -> Option<Buffer> {
         let path = std::env::var_os(TRACE_VAR).filter(|v| !v.is_empty()).map(PathBuf::from);
         let summary = std::env::var_os(SUMMARY_VAR).is_some_and(|v| !v.is_empty() && v != "0");
         if path.is_none() && !summary {
             return None;
         }
+        // The two clocks read back to back: the wall clock aligns processes without a common
+        // monotonic clock (MPI ranks).
+        let origin = Instant::now();
         let wall = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
         Some(Buffer {
             pid,
@@ -123,6 +126,8 @@ impl Buffer {
             pid: self.pid,
             nprocs: self.nprocs,
             wall: self.wall,
+            origin: Some(self.origin),
+            offset: 0,
             steps: self
                 .steps
                 .iter()
@@ -181,6 +186,10 @@ struct Proc {
     pid: usize,
     nprocs: usize,
     wall: u64,
+    /// The monotonic origin, when the process ran in this OS process (threads engine).
+    origin: Option<Instant>,
+    /// Where its origin lies on the run's axis, ns (set by `Run::new`).
+    offset: u64,
     steps: Vec<ProcStep>,
     tail: ProcStep,
 }
@@ -392,17 +401,15 @@ fn read_part(text: &str) -> Result<Proc, String> {
         }
     }
     let (pid, nprocs, wall) = proc.ok_or("no header")?;
-    Ok(Proc { pid, nprocs, wall, steps, tail: tail.ok_or("no final record")? })
+    Ok(Proc { pid, nprocs, wall, origin: None, offset: 0, steps, tail: tail.ok_or("no final record")? })
 }
 
 // ---------------------------------------------------------------------------------------------
 // Rendering.
 
-/// The records of every process of a run, on one time axis.
+/// The records of every process of a run, on one time axis, whose 0 is the earliest origin.
 struct Run {
     procs: Vec<Proc>,
-    /// The earliest origin (wall clock, ns): time 0 of the outputs.
-    zero: u64,
 }
 
 /// `t` (ns) as µs with three decimals.
@@ -436,14 +443,30 @@ struct Row {
 }
 
 impl Run {
-    fn new(procs: Vec<Proc>) -> Run {
-        let zero = procs.iter().map(|p| p.wall).min().unwrap_or(0);
-        Run { procs, zero }
+    /// Aligns the processes by their monotonic origins if they all have one (threads), else by
+    /// the wall clock (MPI ranks).
+    fn new(mut procs: Vec<Proc>) -> Run {
+        let origins: Option<Vec<Instant>> = procs.iter().map(|p| p.origin).collect();
+        match origins.as_deref().and_then(|o| o.iter().min().copied()) {
+            Some(zero) => {
+                for p in &mut procs {
+                    let origin = p.origin.expect("every process has one");
+                    p.offset = origin.saturating_duration_since(zero).as_nanos() as u64;
+                }
+            }
+            None => {
+                let zero = procs.iter().map(|p| p.wall).min().unwrap_or(0);
+                for p in &mut procs {
+                    p.offset = p.wall - zero;
+                }
+            }
+        }
+        Run { procs }
     }
 
     /// `t` (ns since process `p`'s origin) on the run's axis.
     fn at(&self, p: &Proc, t: u64) -> u64 {
-        t + (p.wall - self.zero)
+        t + p.offset
     }
 
     fn steps(&self) -> usize {
@@ -853,7 +876,7 @@ mod tests {
             end: 2700,
             marks: vec![Mark { phase: Phase::Wait, end: 2700 }],
         };
-        Proc { pid, nprocs: 2, wall: 1_000_000 + pid as u64 * 50, steps: vec![step], tail }
+        Proc { pid, nprocs: 2, wall: 1_000_000 + pid as u64 * 50, origin: None, offset: 0, steps: vec![step], tail }
     }
 
     #[test]
