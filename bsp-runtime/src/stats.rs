@@ -65,6 +65,22 @@ use crate::Ctx;
 pub const WORD: usize = 8;
 
 /// Communication of one process in one direction, by kind: operation counts and bytes.
+///
+/// ```
+/// let sent = bsp_runtime::run(2, |ctx| {
+///     ctx.set_tag::<u8>();
+///     let x = ctx.push_reg([0u32; 8]);
+///     ctx.sync();
+///     let other = 1 - ctx.pid();
+///     ctx.put(other, &[1u32, 2, 3], &x, 0); // 12 bytes
+///     ctx.send(other, &7u8, &[0u16; 4]); // a 1-byte tag and 8 bytes of payload
+///     ctx.sync();
+///     ctx.stats().last.sent
+/// })
+/// .unwrap();
+/// assert_eq!((sent[0].puts, sent[0].put_bytes, sent[0].messages, sent[0].message_bytes), (1, 12, 1, 9));
+/// assert_eq!((sent[0].count(), sent[0].bytes()), (2, 21));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Traffic {
     /// `put`s and `hpput`s.
@@ -109,6 +125,22 @@ impl Traffic {
 }
 
 /// The figures of one superstep of one process (see the [module docs](self)).
+///
+/// ```
+/// use std::time::Duration;
+/// let last = bsp_runtime::run(2, |ctx| {
+///     std::thread::sleep(Duration::from_millis(5)); // computation
+///     ctx.sync();
+///     ctx.stats().last
+/// })
+/// .unwrap();
+/// for s in last {
+///     assert_eq!(s.step, 0);
+///     assert!(s.compute >= Duration::from_millis(5));
+///     assert_eq!(s.time(), s.compute + s.sync());
+///     assert_eq!(s.h_bytes, 0); // nothing was sent
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StepStats {
     /// The superstep's index: the value of [`Ctx::step`] during it.
