@@ -11,7 +11,8 @@
 //! BSP_NPROCS=2 cargo run --release --example cost -- machine.json [--n N] [--reps R]
 //! ```
 //! w is measured, not predicted: the comparison is about the communication and the
-//! synchronisation, which is what g and l model.
+//! synchronisation, which is what g and l model. Without a machine file (argument or
+//! `BSP_MACHINE`) it prints only h per superstep, which is the same on every run and engine.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -19,8 +20,9 @@ use std::time::Duration;
 use bsp::stats::{Machine, StepStats};
 use bsp::{Ctx, Launch};
 
-const USAGE: &str = "usage: cost MACHINE.json [--n N] [--reps R]\n\
-    MACHINE.json: written by `cargo run --release --example bspbench -- --json MACHINE.json`";
+const USAGE: &str = "usage: cost [MACHINE.json] [--n N] [--reps R]\n\
+    MACHINE.json (or BSP_MACHINE): written by `cargo run --release --example bspbench -- --json MACHINE.json`;\n\
+    without it, only h per superstep is printed";
 
 /// The figures of each superstep of this process, copied after every sync.
 #[derive(Default)]
@@ -81,8 +83,9 @@ fn matvec(ctx: &mut Ctx, n: usize, log: &mut Log) {
 }
 
 /// Gathers every process's log on process 0 (w and h, and the superstep's time, in ns and
-/// bytes) and prints the table there. Collective.
-fn report(ctx: &mut Ctx, name: &str, log: &Log, machine: &Machine) {
+/// bytes) and prints the table there: h per superstep, and with a machine, w, the prediction
+/// and the measured time. Collective.
+fn report(ctx: &mut Ctx, name: &str, log: &Log, machine: Option<&Machine>) {
     let (s, p, k) = (ctx.pid(), ctx.nprocs(), log.0.len());
     let all = ctx.push_reg(vec![0u64; 3 * k * p]);
     ctx.sync();
@@ -96,38 +99,47 @@ fn report(ctx: &mut Ctx, name: &str, log: &Log, machine: &Machine) {
     if s == 0 {
         let figures = all.local(ctx);
         println!("{name} on {p} processes:");
-        println!(
-            "{:>5} {:>10} {:>8} {:>12} {:>12} {:>6}",
-            "step", "w max", "h words", "predicted", "measured", "ratio"
-        );
+        match machine {
+            Some(_) => println!(
+                "{:>5} {:>8} {:>12} {:>12} {:>12} {:>6}",
+                "step", "h words", "w max", "predicted", "measured", "ratio"
+            ),
+            None => println!("{:>5} {:>8}", "step", "h words"),
+        }
         let (mut predicted_total, mut measured_total) = (Duration::ZERO, Duration::ZERO);
         for step in 0..k {
             let at = |q: usize, f: usize| figures[3 * (q * k + step) + f];
-            let w = Duration::from_nanos((0..p).map(|q| at(q, 0)).max().unwrap_or(0));
             let h = (0..p).map(|q| at(q, 1)).max().unwrap_or(0) as usize;
+            let words = h.div_ceil(bsp::stats::WORD);
+            let Some(m) = machine else {
+                println!("{:>5} {words:>8}", log.0[step].step);
+                continue;
+            };
+            let w = Duration::from_nanos((0..p).map(|q| at(q, 0)).max().unwrap_or(0));
             let measured = Duration::from_nanos((0..p).map(|q| at(q, 2)).max().unwrap_or(0));
-            let predicted = machine.predict(w, h);
+            let predicted = m.predict(w, h);
             predicted_total += predicted;
             measured_total += measured;
             println!(
-                "{:>5} {:>10} {:>8} {:>12} {:>12} {:>6.2}",
+                "{:>5} {words:>8} {:>12} {:>12} {:>12} {:>6.2}",
                 log.0[step].step,
                 us(w),
-                h.div_ceil(bsp::stats::WORD),
                 us(predicted),
                 us(measured),
                 predicted.as_secs_f64() / measured.as_secs_f64().max(1e-12)
             );
         }
-        println!(
-            "{:>5} {:>10} {:>8} {:>12} {:>12} {:>6.2}",
-            "total",
-            "",
-            "",
-            us(predicted_total),
-            us(measured_total),
-            predicted_total.as_secs_f64() / measured_total.as_secs_f64().max(1e-12)
-        );
+        if machine.is_some() {
+            println!(
+                "{:>5} {:>8} {:>12} {:>12} {:>12} {:>6.2}",
+                "total",
+                "",
+                "",
+                us(predicted_total),
+                us(measured_total),
+                predicted_total.as_secs_f64() / measured_total.as_secs_f64().max(1e-12)
+            );
+        }
     }
     ctx.pop_reg(&all);
     ctx.sync();
@@ -139,7 +151,7 @@ fn us(d: Duration) -> String {
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
-    let (mut path, mut n, mut reps) = (None, 1 << 20, 3usize);
+    let (mut path, mut n, mut reps) = (std::env::var("BSP_MACHINE").ok(), 1 << 18, 3usize);
     while let Some(a) = args.next() {
         let mut number = |name: &str| {
             args.next().and_then(|v| v.parse::<usize>().ok()).ok_or(format!("`{name}` needs a positive integer"))
@@ -148,7 +160,7 @@ fn main() -> ExitCode {
             "--n" => number("--n").map(|v| n = v),
             "--reps" => number("--reps").map(|v| reps = v),
             "-h" | "--help" => Err(String::new()),
-            _ if path.is_none() && !a.starts_with('-') => {
+            _ if !a.starts_with('-') => {
                 path = Some(a);
                 Ok(())
             }
@@ -159,29 +171,31 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let Some(path) = path else {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
-    };
-    let machine = match Machine::load(&path) {
-        Ok(m) => m,
-        Err(e) => {
+    let machine = match path.as_deref().map(Machine::load) {
+        None => None,
+        Some(Ok(m)) => Some(m),
+        Some(Err(e)) => {
             eprintln!("error: {e}\n{USAGE}");
             return ExitCode::FAILURE;
         }
     };
-    println!(
-        "machine ({path}): p = {}, r = {:.0} Mflop/s, g = {:.2} ns per word, l = {:.3} us",
-        machine.p,
-        machine.r / 1e6,
-        machine.g * 1e9,
-        machine.l * 1e6
-    );
+    if let (Some(m), Some(path)) = (&machine, &path) {
+        println!(
+            "machine ({path}): p = {}, r = {:.0} Mflop/s, g = {:.2} ns per word, l = {:.3} us",
+            m.p,
+            m.r / 1e6,
+            m.g * 1e9,
+            m.l * 1e6
+        );
+    }
     let n_mv = (n as f64).sqrt() as usize * 2;
     bsp::exit_on_error(Launch::new().run(|ctx| {
         let p = ctx.nprocs();
-        if ctx.pid() == 0 && p != machine.p {
-            println!("note: the machine was measured with p = {}, this run has p = {p}", machine.p);
+        match &machine {
+            Some(m) if ctx.pid() == 0 && p != m.p => {
+                println!("note: the machine was measured with p = {}, this run has p = {p}", m.p)
+            }
+            _ => {}
         }
         let mut log = Log::default();
         for _ in 0..reps {
@@ -191,12 +205,12 @@ fn main() -> ExitCode {
                 ctx.abort(format!("inner product {alpha}, expected {want}"));
             }
         }
-        report(ctx, &format!("inner product, n = {n}, {reps} times"), &log, &machine);
+        report(ctx, &format!("inner product, n = {n}, {reps} times"), &log, machine.as_ref());
         let mut log = Log::default();
         for _ in 0..reps {
             matvec(ctx, n_mv, &mut log);
         }
-        report(ctx, &format!("matrix-vector product, n = {n_mv}, {reps} times"), &log, &machine);
+        report(ctx, &format!("matrix-vector product, n = {n_mv}, {reps} times"), &log, machine.as_ref());
     }));
     ExitCode::SUCCESS
 }
