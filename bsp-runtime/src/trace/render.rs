@@ -1,414 +1,13 @@
-//! Traces of a run: `BSP_TRACE=path` writes a Chrome trace-event file (Perfetto,
-//! `chrome://tracing`) and an SVG timeline beside it; `BSP_TRACE_SUMMARY=1` prints a table of
-//! the supersteps to stderr, with predicted costs if `BSP_MACHINE` names a file written by
-//! `bspbench --json PATH`.
-//!
-//! Each process records its supersteps in memory (`Buffer`, in its statistics recorder): the
-//! span of its computation, the wait and data spans of its sync in order, and its figures.
-//! Nothing is written before the run ends, when [`finish`] collects the processes' records:
-//!
-//! - threads engine: each process hands its records to a table shared by the run (keyed by the
-//!   run's id); the last one to arrive writes the files;
-//! - MPI engine: each rank writes its records to `path.rankN`, the ranks meet at a barrier,
-//!   and rank 0 reads the parts, deletes them and writes the files (the ranks must share a
-//!   file system; across machines, clocks are aligned by the wall clock only).
-//!
-//! The rendering (`render`) is the same for both.
+//! Rendering a run's records: Chrome trace-event JSON, the summary table and the SVG timeline.
 
-use std::cell::{Cell, RefCell};
 use std::fmt::Write as _;
-use std::ops::Range;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
-use crate::stats::{Machine, Phase, StepStats, Traffic};
-use crate::Ctx;
-
-/// The environment variable naming the trace file.
-pub const TRACE_VAR: &str = "BSP_TRACE";
-/// The environment variable asking for the summary table (any value but `0`).
-pub const SUMMARY_VAR: &str = "BSP_TRACE_SUMMARY";
-/// The environment variable naming a machine file (from `bspbench --json PATH`) for predictions.
-pub const MACHINE_VAR: &str = "BSP_MACHINE";
-
-/// One span of a sync: its phase and its end (ns since the process's origin).
-#[derive(Clone, Copy, Debug)]
-struct Mark {
-    phase: Phase,
-    end: u64,
-}
-
-/// One superstep of one process: its figures and times (ns since the process's origin).
-#[derive(Clone, Debug)]
-struct Step {
-    stats: StepStats,
-    start: u64,
-    /// When the computation ended and the sync started.
-    enter: u64,
-    end: u64,
-    marks: Range<usize>,
-}
-
-/// One process's records, kept during the run.
-#[derive(Debug)]
-pub(crate) struct Buffer {
-    pid: usize,
-    nprocs: usize,
-    origin: Instant,
-    /// Wall-clock time of `origin`, ns since the Unix epoch (aligns processes and ranks).
-    wall: u64,
-    path: Option<PathBuf>,
-    summary: bool,
-    marks: RefCell<Vec<Mark>>,
-    steps: Vec<Step>,
-    /// When the current computation ended (set at the start of a sync or of the final barrier).
-    enter: Cell<Option<u64>>,
-    first_mark: usize,
-}
-
-impl Buffer {
-    /// A buffer if the environment asks for a trace or a summary.
-    pub(crate) fn wanted(pid: usize, nprocs: usize) -> Option<Buffer> {
-        let path = std::env::var_os(TRACE_VAR).filter(|v| !v.is_empty()).map(PathBuf::from);
-        let summary = std::env::var_os(SUMMARY_VAR).is_some_and(|v| !v.is_empty() && v != "0");
-        if path.is_none() && !summary {
-            return None;
-        }
-        // The two clocks read back to back: the wall clock aligns processes without a common
-        // monotonic clock (MPI ranks).
-        let origin = Instant::now();
-        let wall = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-        Some(Buffer {
-            pid,
-            nprocs,
-            origin,
-            wall,
-            path,
-            summary,
-            marks: RefCell::new(Vec::with_capacity(1024)),
-            steps: Vec::with_capacity(256),
-            enter: Cell::new(None),
-            first_mark: 0,
-        })
-    }
-
-    fn ns(&self, t: Instant) -> u64 {
-        t.saturating_duration_since(self.origin).as_nanos() as u64
-    }
-
-    pub(crate) fn end_compute(&self, now: Instant) {
-        self.enter.set(Some(self.ns(now)));
-    }
-
-    pub(crate) fn mark(&self, phase: Phase, now: Instant) {
-        let end = self.ns(now);
-        self.marks.borrow_mut().push(Mark { phase, end });
-    }
-
-    pub(crate) fn end_step(&mut self, stats: &StepStats, start: Instant, end: Instant) {
-        let (start, end) = (self.ns(start), self.ns(end));
-        let n = self.marks.get_mut().len();
-        let enter = self.enter.take().unwrap_or(start);
-        self.steps.push(Step { stats: *stats, start, enter, end, marks: self.first_mark..n });
-        self.first_mark = n;
-    }
-
-    /// The records as plain data; `now` ends the last computation if no final barrier did.
-    fn into_proc(self, now: Instant) -> Proc {
-        let now = self.ns(now);
-        let marks = self.marks.into_inner();
-        let last_end = self.steps.last().map_or(0, |s| s.end);
-        let tail_enter = self.enter.get().unwrap_or(now).max(last_end);
-        let tail_marks = marks[self.first_mark..].to_vec();
-        let tail_end = tail_marks.last().map_or(tail_enter, |m| m.end);
-        Proc {
-            pid: self.pid,
-            nprocs: self.nprocs,
-            wall: self.wall,
-            origin: Some(self.origin),
-            offset: 0,
-            steps: self
-                .steps
-                .iter()
-                .map(|s| ProcStep {
-                    stats: s.stats,
-                    start: s.start,
-                    enter: s.enter,
-                    end: s.end,
-                    marks: marks[s.marks.clone()].to_vec(),
-                })
-                .collect(),
-            tail: ProcStep {
-                stats: StepStats::default(),
-                start: last_end,
-                enter: tail_enter,
-                end: tail_end,
-                marks: tail_marks,
-            },
-        }
-    }
-}
-
-/// A superstep of a finished process (or its final stretch, `Proc::tail`).
-#[derive(Clone, Debug)]
-struct ProcStep {
-    stats: StepStats,
-    start: u64,
-    enter: u64,
-    end: u64,
-    marks: Vec<Mark>,
-}
-
-impl ProcStep {
-    /// The spans of the superstep, in order: (phase name, start, end).
-    fn spans(&self) -> impl Iterator<Item = (&'static str, u64, u64)> + '_ {
-        let compute = std::iter::once(("compute", self.start, self.enter));
-        let mut at = self.enter;
-        compute.chain(self.marks.iter().map(move |m| {
-            let s = at;
-            at = m.end.max(s);
-            (phase_name(m.phase), s, at)
-        }))
-    }
-}
-
-fn phase_name(p: Phase) -> &'static str {
-    match p {
-        Phase::Wait => "sync wait",
-        Phase::Data => "data movement",
-    }
-}
-
-/// A finished process's records.
-#[derive(Clone, Debug)]
-struct Proc {
-    pid: usize,
-    nprocs: usize,
-    wall: u64,
-    /// The monotonic origin, when the process ran in this OS process (threads engine).
-    origin: Option<Instant>,
-    /// Where its origin lies on the run's axis, ns (set by `Run::new`).
-    offset: u64,
-    steps: Vec<ProcStep>,
-    tail: ProcStep,
-}
-
-/// Records of finished processes of runs in progress (threads engine), by run id.
-static RUNS: Mutex<Vec<(u64, Vec<Proc>)>> = Mutex::new(Vec::new());
-
-/// Called for each process at the end of the run (whether it succeeded or not): hands its
-/// records over; the last process of the run writes the trace. `rank_barrier` is the MPI
-/// engine's barrier among the ranks (each rank then holds only its own process).
-pub(crate) fn finish(ctx: &mut Ctx, rank_barrier: Option<&dyn Fn(&Ctx)>) {
-    let Some(buf) = ctx.stats.trace.take() else {
-        // Ranks meet even without a trace, in case the environment differs between them.
-        if let Some(barrier) = rank_barrier {
-            barrier(ctx);
-        }
-        return;
-    };
-    let (path, summary) = (buf.path.clone(), buf.summary);
-    let proc = buf.into_proc(Instant::now());
-    match rank_barrier {
-        None => {
-            let run = ctx.run_id();
-            let done = {
-                let mut runs = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-                let at = match runs.iter().position(|(id, _)| *id == run) {
-                    Some(at) => at,
-                    None => {
-                        runs.push((run, Vec::new()));
-                        runs.len() - 1
-                    }
-                };
-                runs[at].1.push(proc);
-                (runs[at].1.len() == ctx.nprocs).then(|| runs.swap_remove(at).1)
-            };
-            if let Some(procs) = done {
-                write_outputs(procs, path.as_deref(), summary);
-            }
-        }
-        Some(barrier) => {
-            let base = path.clone().unwrap_or_else(|| PathBuf::from("bsp-summary.json"));
-            let part = part_path(&base, proc.pid);
-            if let Err(e) = std::fs::write(&part, write_part(&proc)) {
-                eprintln!("warning: bsp trace: cannot write {}: {e}", part.display());
-            }
-            barrier(ctx);
-            if proc.pid == 0 {
-                let mut procs = Vec::with_capacity(proc.nprocs);
-                for q in 0..proc.nprocs {
-                    let part = part_path(&base, q);
-                    match std::fs::read_to_string(&part).map_err(|e| e.to_string()).and_then(|t| read_part(&t)) {
-                        Ok(p) => procs.push(p),
-                        Err(e) => {
-                            eprintln!("warning: bsp trace: the part of rank {q} ({}) is missing: {e}", part.display())
-                        }
-                    }
-                    let _ = std::fs::remove_file(&part);
-                }
-                write_outputs(procs, path.as_deref(), summary);
-            }
-        }
-    }
-}
-
-fn part_path(base: &Path, rank: usize) -> PathBuf {
-    let mut s = base.as_os_str().to_owned();
-    s.push(format!(".rank{rank}"));
-    PathBuf::from(s)
-}
-
-/// Writes the trace and the timeline, prints the summary. A failure here (it would be a bug) is
-/// reported as a warning: it must not fail the run, which has finished.
-fn write_outputs(procs: Vec<Proc>, path: Option<&Path>, summary: bool) {
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| render_outputs(procs, path, summary)));
-    if outcome.is_err() {
-        eprintln!("warning: bsp trace: the trace could not be written (a bug in `bsp`'s trace code)");
-    }
-}
-
-fn render_outputs(mut procs: Vec<Proc>, path: Option<&Path>, summary: bool) {
-    procs.sort_by_key(|p| p.pid);
-    let run = Run::new(procs);
-    if let Some(path) = path {
-        if let Err(e) = std::fs::write(path, run.chrome_json()) {
-            eprintln!("warning: bsp trace: cannot write {}: {e}", path.display());
-        }
-        let svg = path.with_extension("svg");
-        if let Err(e) = std::fs::write(&svg, run.svg()) {
-            eprintln!("warning: bsp trace: cannot write {}: {e}", svg.display());
-        }
-    }
-    if summary {
-        let machine = std::env::var_os(MACHINE_VAR).map(|p| Machine::load(&p));
-        let machine = match machine {
-            Some(Ok(m)) => Some(m),
-            Some(Err(e)) => {
-                eprintln!("warning: bsp trace: {MACHINE_VAR}: {e}");
-                None
-            }
-            None => None,
-        };
-        eprint!("{}", run.table(machine.as_ref()));
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The part files of the MPI engine: one line per record, whitespace-separated integers.
-
-fn traffic_words(t: &Traffic) -> [usize; 8] {
-    [t.puts, t.put_bytes, t.gets, t.get_bytes, t.messages, t.message_bytes, t.records, t.record_bytes]
-}
-
-fn traffic_from(w: &[u64]) -> Traffic {
-    let u = |i: usize| w[i] as usize;
-    Traffic {
-        puts: u(0),
-        put_bytes: u(1),
-        gets: u(2),
-        get_bytes: u(3),
-        messages: u(4),
-        message_bytes: u(5),
-        records: u(6),
-        record_bytes: u(7),
-    }
-}
-
-fn write_step(out: &mut String, kind: char, s: &ProcStep) {
-    let st = &s.stats;
-    let _ = write!(
-        out,
-        "{kind} {} {} {} {} {} {} {} {}",
-        st.step,
-        st.compute.as_nanos(),
-        st.wait.as_nanos(),
-        st.data.as_nanos(),
-        st.h_bytes,
-        s.start,
-        s.enter,
-        s.end
-    );
-    for t in [&st.sent, &st.received, &st.local] {
-        for w in traffic_words(t) {
-            let _ = write!(out, " {w}");
-        }
-    }
-    let _ = write!(out, " {}", s.marks.len());
-    for m in &s.marks {
-        let _ = write!(out, " {} {}", u8::from(m.phase == Phase::Data), m.end);
-    }
-    out.push('\n');
-}
-
-fn write_part(p: &Proc) -> String {
-    let mut out = format!("bsp-trace-part 1\nP {} {} {}\n", p.pid, p.nprocs, p.wall);
-    for s in &p.steps {
-        write_step(&mut out, 'S', s);
-    }
-    write_step(&mut out, 'T', &p.tail);
-    out
-}
-
-fn read_part(text: &str) -> Result<Proc, String> {
-    let mut lines = text.lines();
-    if lines.next() != Some("bsp-trace-part 1") {
-        return Err("not a bsp trace part".to_string());
-    }
-    let mut proc = None;
-    let (mut steps, mut tail) = (Vec::new(), None);
-    for line in lines {
-        let mut it = line.split_ascii_whitespace();
-        let kind = it.next().unwrap_or("");
-        let nums: Vec<u64> = it.map(str::parse).collect::<Result<_, _>>().map_err(|e| format!("{e} in {line:?}"))?;
-        match kind {
-            "P" if nums.len() == 3 => {
-                proc = Some((nums[0] as usize, nums[1] as usize, nums[2]));
-            }
-            "S" | "T" if nums.len() >= 33 => {
-                let n = nums[32] as usize;
-                if nums.len() != 33 + 2 * n {
-                    return Err(format!("bad record {line:?}"));
-                }
-                let d = Duration::from_nanos;
-                let step = ProcStep {
-                    stats: StepStats {
-                        step: nums[0] as usize,
-                        compute: d(nums[1]),
-                        wait: d(nums[2]),
-                        data: d(nums[3]),
-                        h_bytes: nums[4] as usize,
-                        sent: traffic_from(&nums[8..16]),
-                        received: traffic_from(&nums[16..24]),
-                        local: traffic_from(&nums[24..32]),
-                    },
-                    start: nums[5],
-                    enter: nums[6],
-                    end: nums[7],
-                    marks: nums[33..]
-                        .chunks_exact(2)
-                        .map(|m| Mark { phase: if m[0] == 1 { Phase::Data } else { Phase::Wait }, end: m[1] })
-                        .collect(),
-                };
-                if kind == "S" {
-                    steps.push(step);
-                } else {
-                    tail = Some(step);
-                }
-            }
-            _ => return Err(format!("bad record {line:?}")),
-        }
-    }
-    let (pid, nprocs, wall) = proc.ok_or("no header")?;
-    Ok(Proc { pid, nprocs, wall, origin: None, offset: 0, steps, tail: tail.ok_or("no final record")? })
-}
-
-// ---------------------------------------------------------------------------------------------
-// Rendering.
+use super::{Proc, ProcStep};
+use crate::stats::Machine;
 
 /// The records of every process of a run, on one time axis, whose 0 is the earliest origin.
-struct Run {
+pub(super) struct Run {
     procs: Vec<Proc>,
 }
 
@@ -445,7 +44,7 @@ struct Row {
 impl Run {
     /// Aligns the processes by their monotonic origins if they all have one (threads), else by
     /// the wall clock (MPI ranks).
-    fn new(mut procs: Vec<Proc>) -> Run {
+    pub(super) fn new(mut procs: Vec<Proc>) -> Run {
         let origins: Option<Vec<Instant>> = procs.iter().map(|p| p.origin).collect();
         match origins.as_deref().and_then(|o| o.iter().min().copied()) {
             Some(zero) => {
@@ -493,7 +92,7 @@ impl Run {
 
     /// Chrome trace-event JSON: one process per BSP process (`pid`), slices for each
     /// superstep with its compute, wait and data spans nested inside, counters for h and bytes.
-    fn chrome_json(&self) -> String {
+    pub(super) fn chrome_json(&self) -> String {
         let mut o = String::with_capacity(4096);
         o.push_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
         let mut first = true;
@@ -609,7 +208,7 @@ impl Run {
 
     /// The summary table: one row per superstep over all processes (the first 20 and the last
     /// 10 if there are more than 40), then the totals.
-    fn table(&self, machine: Option<&Machine>) -> String {
+    pub(super) fn table(&self, machine: Option<&Machine>) -> String {
         let rows = self.rows();
         let mut o = String::new();
         let p = self.procs.len();
@@ -679,7 +278,7 @@ impl Run {
 
     /// An SVG timeline: one row per process (compute, sync wait, data movement), and h per
     /// superstep below, on the same time axis.
-    fn svg(&self) -> String {
+    pub(super) fn svg(&self) -> String {
         const W: usize = 960;
         const LEFT: usize = 110;
         const ROW: usize = 26;
@@ -850,45 +449,7 @@ const H_COLOR: &str = "#59a14f";
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sample(pid: usize) -> Proc {
-        let stats = StepStats {
-            step: 0,
-            compute: Duration::from_nanos(1500),
-            wait: Duration::from_nanos(300),
-            data: Duration::from_nanos(200),
-            sent: Traffic { puts: 2, put_bytes: 16, messages: 1, message_bytes: 12, ..Traffic::default() },
-            received: Traffic { gets: 1, get_bytes: 40, ..Traffic::default() },
-            local: Traffic { records: 3, record_bytes: 9, ..Traffic::default() },
-            h_bytes: 40,
-        };
-        let marks = vec![
-            Mark { phase: Phase::Wait, end: 1800 },
-            Mark { phase: Phase::Data, end: 1900 },
-            Mark { phase: Phase::Wait, end: 1950 },
-            Mark { phase: Phase::Data, end: 2000 },
-        ];
-        let step = ProcStep { stats, start: 0, enter: 1500, end: 2000, marks };
-        let tail = ProcStep {
-            stats: StepStats::default(),
-            start: 2000,
-            enter: 2600,
-            end: 2700,
-            marks: vec![Mark { phase: Phase::Wait, end: 2700 }],
-        };
-        Proc { pid, nprocs: 2, wall: 1_000_000 + pid as u64 * 50, origin: None, offset: 0, steps: vec![step], tail }
-    }
-
-    #[test]
-    fn a_part_file_reads_back_as_written() {
-        let p = sample(1);
-        let back = read_part(&write_part(&p)).expect("a part reads back");
-        assert_eq!(write_part(&back), write_part(&p));
-        assert_eq!(back.steps[0].stats, p.steps[0].stats);
-        assert_eq!(back.tail.marks.len(), 1);
-        assert!(read_part("bsp-trace-part 1\nP 0 1 5\nS 1 2\n").is_err());
-        assert!(read_part("something else").is_err());
-    }
+    use crate::trace::sample;
 
     #[test]
     fn spans_follow_the_marks_and_processes_share_one_axis() {
