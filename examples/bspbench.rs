@@ -11,11 +11,13 @@
 //!   second fit is the bottom line.
 //!
 //! ```text
-//! cargo run --release --example bspbench -- [-p P] [--maxh H] [--maxn N] [--niters I] [--json] [--quiet]
+//! cargo run --release --example bspbench -- [-p P] [--maxh H] [--maxn N] [--niters I] [--json [PATH]] [--quiet]
 //! ```
 //! p defaults to `BSP_NPROCS`, else the number of cores. The bottom line is printed in the form
 //! of the original (`p= 2, r= 5123.456 Mflop/s, g= 61.2, l= 1690.3`), followed by g and l in
-//! time units; `--json` prints only the figures, as one JSON object.
+//! time units; `--json` prints only the figures, as one JSON object, and `--json PATH` writes
+//! that object to the file PATH instead (what `bsp::stats::Machine::load` reads for cost
+//! predictions: `p`, `r_mflops`, `g_ns`, `l_us`).
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -36,6 +38,8 @@ struct Config {
     /// Repetitions per measurement.
     niters: usize,
     json: bool,
+    /// Where `--json PATH` writes the figures (stdout without a path).
+    json_path: Option<&'static str>,
     /// Print only the summary, not the per-n and per-h lines.
     quiet: bool,
     /// Whole measurements to run; the figures reported are their medians.
@@ -44,17 +48,28 @@ struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { procs: None, maxh: 256, maxn: 1024, niters: 100, json: false, quiet: false, repeat: 1 }
+        Config {
+            procs: None,
+            maxh: 256,
+            maxn: 1024,
+            niters: 100,
+            json: false,
+            json_path: None,
+            quiet: false,
+            repeat: 1,
+        }
     }
 }
 
-const USAGE: &str = "usage: bspbench [-p P] [--maxh H] [--maxn N] [--niters I] [--repeat R] [--json] [--quiet]\n\
+const USAGE: &str =
+    "usage: bspbench [-p P] [--maxh H] [--maxn N] [--niters I] [--repeat R] [--json [PATH]] [--quiet]\n\
      measures r (Mflop/s), g (flops per word) and l (flops) of this BSP computer, as BSPedupack's bspbench;\n\
-     with --repeat R, runs the whole measurement R times and reports the medians";
+     with --repeat R, runs the whole measurement R times and reports the medians;\n\
+     --json prints the figures as JSON, --json PATH writes them to PATH (for cost predictions)";
 
 fn parse_args() -> Result<Config, String> {
     let mut c = Config::default();
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
     while let Some(a) = args.next() {
         let mut number = |name: &str| -> Result<usize, String> {
             let v = args.next().ok_or_else(|| format!("`{name}` needs a value\n{USAGE}"))?;
@@ -66,7 +81,13 @@ fn parse_args() -> Result<Config, String> {
             "--maxn" => c.maxn = number(&a)?,
             "--niters" => c.niters = number(&a)?,
             "--repeat" => c.repeat = number(&a)?,
-            "--json" => c.json = true,
+            "--json" => {
+                c.json = true;
+                if let Some(path) = args.next_if(|v| !v.starts_with('-')) {
+                    // Lives until the end of the program, like the arguments.
+                    c.json_path = Some(Box::leak(path.into_boxed_str()));
+                }
+            }
             "--quiet" => c.quiet = true,
             "-h" | "--help" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
@@ -270,7 +291,22 @@ fn print_json(f: &Figures, cfg: Config) {
         f.secs[0] * 1e6,
         secs.join(",")
     );
-    println!("{s}");
+    match cfg.json_path {
+        None => println!("{s}"),
+        Some(path) => match std::fs::write(path, format!("{s}\n")) {
+            Ok(()) => println!(
+                "wrote {path}: p= {}, r= {:.3} Mflop/s, g= {:.2} ns per word, l= {:.3} us",
+                f.p,
+                f.r / MEGA,
+                f.fit.0 / f.r * 1e9,
+                f.fit.1 / f.r * 1e6
+            ),
+            Err(e) => {
+                eprintln!("error: cannot write {path}: {e}");
+                std::process::exit(1);
+            }
+        },
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -78,6 +78,8 @@ pub struct Ctx {
     pub(crate) sys_recv: crate::channel::SysRecv,
     /// Set when a `superstep` closure unwound: the process may not communicate any more.
     pub(crate) broken: Cell<bool>,
+    /// Figures of this process's supersteps (`stats.rs`), and its trace.
+    pub(crate) stats: crate::stats::Recorder,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -116,8 +118,14 @@ impl Ctx {
             recv: Recv::default(),
             sys_recv: Default::default(),
             broken: Cell::new(false),
+            stats: crate::stats::Recorder::new(pid, nprocs),
             _not_send: PhantomData,
         }
+    }
+
+    /// Whether every process of the run lives in this OS process (the engine's property).
+    pub(crate) fn one_address_space(&self) -> bool {
+        self.engine.as_ref().is_some_and(AnyEngine::one_address_space)
     }
 
     /// This process's id, in `0..nprocs()`.

@@ -99,6 +99,8 @@ impl Ctx {
         });
         st.flags |= flags::GET | flags::WORK;
         st.pending.gets += 1;
+        let q = self.outbox().dest(pid); // stats: what this process asks of `pid`
+        (q.gets, q.get_bytes) = (q.gets + 1, q.get_bytes + r.bytes); // stats:
     }
 }
 

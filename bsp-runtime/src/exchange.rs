@@ -183,6 +183,12 @@ pub(crate) struct DestQueue {
     /// Messages on the runtime's own channel (`channel.rs`); only `payload_len` and `at` are used.
     pub sys_msgs: Vec<MsgRec>,
     pub sys_data: Vec<u8>,
+    /// Gets (and their bytes) the owner of this queue asks of its destination: counted by the
+    /// requester when it queues them, read by the destination for its statistics (`stats.rs`).
+    pub gets: usize,
+    pub get_bytes: usize,
+    /// Puts queued (calls: consecutive ones may share a record).
+    pub put_calls: usize,
 }
 
 impl DestQueue {
@@ -194,6 +200,7 @@ impl DestQueue {
     /// consecutive elements then costs the receiver one copy, not one per word.
     #[inline]
     pub(crate) fn push_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
+        self.put_calls += 1;
         if let Some(last) = self.puts.last_mut() {
             let continues = match (last.src(), src) {
                 (PutSrc::Buffered(a), PutSrc::Buffered(b)) | (PutSrc::Direct(a), PutSrc::Direct(b)) => {
@@ -229,6 +236,7 @@ impl DestQueue {
         op: u64,
         elem: usize,
     ) {
+        self.put_calls += 1;
         if len <= PutRec::MAX_LEN {
             self.puts.push(PutRec::new(slot, byte_offset, len, PutSrc::Buffered(at), true));
             self.combines.push(op);
@@ -285,6 +293,7 @@ impl DestQueue {
         self.ext_data.clear();
         self.sys_msgs.clear();
         self.sys_data.clear();
+        (self.gets, self.get_bytes, self.put_calls) = (0, 0, 0);
     }
 }
 
@@ -315,6 +324,11 @@ pub(crate) struct Outbox {
 impl Outbox {
     pub(crate) fn new() -> Self {
         Self::default()
+    }
+
+    /// The queues of this superstep, with their destinations, in first-touch order.
+    pub(crate) fn queues(&self) -> impl Iterator<Item = (usize, &DestQueue)> {
+        self.dests.iter().copied().zip(&self.queues[..self.used])
     }
 
     /// Empties the outbox, keeping every buffer's capacity (no allocation in steady state).

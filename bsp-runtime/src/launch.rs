@@ -150,11 +150,20 @@ impl Launch {
 /// Runs one process on any engine: the SPMD function, then the collective end. Returns its
 /// result, or `None` after recording its failure (or finding the run failed).
 pub(crate) fn process<R>(mut ctx: Ctx, f: &impl Fn(&mut Ctx) -> R) -> Option<R> {
+    // Processes in one address space hand their trace to the last one to finish, whatever
+    // happened; others meet at the end of a successful run and process 0 collects the parts.
+    let shared = ctx.one_address_space();
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let r = f(&mut ctx);
         ctx.finish();
+        if !shared {
+            crate::trace::finish(&mut ctx, Some(&|c: &mut Ctx| c.meet()));
+        }
         r
     }));
+    if shared {
+        crate::trace::finish(&mut ctx, None);
+    }
     match outcome {
         Ok(r) => Some(r),
         Err(payload) => {

@@ -80,8 +80,10 @@ pub mod gp;
 mod launch;
 mod reg;
 mod scoped;
+pub mod stats;
 mod superstep;
 mod sync;
+mod trace;
 mod value;
 
 pub use collective::ops;

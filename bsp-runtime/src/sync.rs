@@ -53,6 +53,7 @@ impl Ctx {
     /// launcher reports the first failure) if another process failed.
     pub fn sync(&mut self) {
         self.check_live("sync");
+        self.stats_begin(); // the computation ends; count what this process queued
         let mine = {
             let (step, st) = (self.step, self.state.get_mut());
             let (requested, flags) = (st.tag.requested, st.flags);
@@ -75,6 +76,7 @@ impl Ctx {
             self.recv.clear();
             self.sys_recv.clear();
         }
+        self.stats_end(all);
         self.next_superstep();
     }
 
@@ -82,10 +84,21 @@ impl Ctx {
     /// the run failed meanwhile).
     #[inline]
     fn combine(&mut self, flags: u64) -> u64 {
-        match self.engine.as_mut().map(|e| e.combine(flags)) {
+        self.stats.before_wait(); // the combine is the sync's wait
+        let all = self.engine.as_mut().map(|e| e.combine(flags));
+        self.stats.after_wait();
+        match all {
             Some(Ok(all)) => all,
             Some(Err(Poisoned)) => self.stop(),
             None => unreachable!("the engine is taken out only inside a sync"),
+        }
+    }
+
+    /// Waits until every process has come here too, on any engine (the end of a run, for the
+    /// trace; a failed run just returns).
+    pub(crate) fn meet(&mut self) {
+        if let Some(engine) = self.engine.as_mut() {
+            let _ = engine.combine(0);
         }
     }
 
@@ -126,7 +139,9 @@ impl Ctx {
                     engine.read(ctx);
                     Ok(())
                 })?;
+                ctx.stats.before_wait();
                 engine.end_reads()?;
+                ctx.stats.after_wait();
             }
             // 4. Get results that land in registered memory, then puts (the put wins, D1).
             held(&mut failure, || {
@@ -141,11 +156,14 @@ impl Ctx {
                 // sync writes besides registered memory (hpput sources there were copied at the
                 // call) may change before it: its receive buffer (which `hpmove` references point
                 // into) and its extension objects are written only after this.
+                ctx.stats.before_wait();
                 engine.end_puts()?;
+                ctx.stats.after_wait();
             }
             // 5. Extension records, messages, registration changes.
             held(&mut failure, || {
                 let peers = engine.peers();
+                ctx.count_incoming(peers, all);
                 ctx.apply_records(peers);
                 ctx.receive_messages(peers);
                 ctx.apply_registrations(peers);

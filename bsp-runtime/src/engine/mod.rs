@@ -124,6 +124,16 @@ impl AnyEngine {
         }
     }
 
+    /// Whether every process of the run is in this OS process (threads), so that they can hand
+    /// each other data at the end without a collective.
+    pub(crate) fn one_address_space(&self) -> bool {
+        match self {
+            AnyEngine::Threads(_) => true,
+            #[cfg(feature = "mpi")]
+            AnyEngine::Mpi(_) => false,
+        }
+    }
+
     /// [`Engine::combine`], without the indirect call (the only engine call of an empty sync).
     #[inline]
     pub(crate) fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {

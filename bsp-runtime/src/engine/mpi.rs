@@ -290,6 +290,7 @@ impl Mpi {
                 reqs.clone().count() as u64,
                 st.req_parts.iter().filter(|r| r.pid == q).count() as u64,
                 dest.sys_msgs.len() as u64,
+                dest.put_calls as u64,
             ]);
             for push in &meta.pushes {
                 self.send.extend_from_slice(&[
@@ -372,8 +373,8 @@ impl Mpi {
             meta.step = r.usize();
             meta.tag_request = r.usize();
             meta.pending = Pending { puts: r.usize(), gets: r.usize(), sends: r.usize() };
-            let (n_push, n_pop, n_put, n_msg, n_ext, n_req, n_xreq, n_sys) =
-                (r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize());
+            let (n_push, n_pop, n_put, n_msg, n_ext, n_req, n_xreq, n_sys, put_calls) =
+                (r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize());
             meta.pushes.clear();
             for _ in 0..n_push {
                 let (serial, bytes, elem_size, name_len) = (r.word(), r.usize(), r.usize(), r.usize());
@@ -443,11 +444,13 @@ impl Mpi {
                 });
                 q.sys_data.extend_from_slice(r.bytes(len));
             }
+            q.put_calls = put_calls;
             let reqs = &mut self.peers.reqs[src];
             reqs.clear();
             for _ in 0..n_req {
                 reqs.push(GetReq { slot: r.word() as u32, byte_offset: r.usize(), len: r.usize() });
             }
+            (q.gets, q.get_bytes) = (n_req, reqs.iter().map(|g| g.len).sum()); // stats: gets served
             let (xreqs, xdata) = (&mut self.peers.xreqs[src], &mut self.peers.xreq_data[src]);
             xreqs.clear();
             xdata.clear();

@@ -1,0 +1,612 @@
+//! BSP statistics: what each superstep cost this process, as the BSP model counts it.
+//!
+//! A superstep costs `w + h·g + l`: `w` is the local computation, `h` the h-relation (the most
+//! data any process sends or receives), `g` the cost per word and `l` the cost of a barrier.
+//! Every process measures its part of these figures at each sync, and the program reads them
+//! with [`Ctx::stats`]: the last superstep's [`StepStats`] and running [`Totals`].
+//!
+//! # What is measured
+//! - **compute** (`w`): from the end of the previous sync (or the start of the process) to the
+//!   start of this sync;
+//! - **wait**: time inside the sync's barriers (on the MPI engine: the flag reduction that
+//!   starts every sync), i.e. waiting for the other processes;
+//! - **data**: the rest of the sync: checking, moving and applying the communication.
+//!
+//! Traffic is counted in the direction the data moves, by kind, leaving out what a process
+//! sends to itself (counted apart, in [`StepStats::local`]):
+//!
+//! - a `put` or `hpput` of `n` bytes from A to B: sent by A, received by B;
+//! - a `get` or `hpget` of `n` bytes that A reads from B: sent by B, received by A;
+//! - a message (`send`): its tag and payload bytes, sent by the sender, received by the
+//!   receiver;
+//! - a record for a global pointer array (a GP put or update): sent and received like a put.
+//!   (The requests and replies of GP reads are not counted.)
+//!
+//! The process's h is `max(bytes sent, bytes received)`. The superstep's h, the maximum over
+//! the processes, needs every process's figure: it is not computed during the run (that would
+//! cost a reduction at every sync) but by the trace summary (`BSP_TRACE`, `BSP_TRACE_SUMMARY`)
+//! afterwards, or by the program itself (see `examples/cost.rs`). A word is 8 bytes, the unit
+//! of `g` as `bspbench` measures it.
+//!
+//! # Cost
+//! Counting reads only the lengths of the queues the sync walks anyway: nothing for an empty
+//! sync, a few loads per destination otherwise. Timing reads the clock twice per sync (at its
+//! start and when its barrier returns) and twice more per extra barrier (a sync with gets or
+//! hpputs); a clock read costs about 20 ns, which an empty sync between two cores (~0.1 µs)
+//! shows. Nothing allocates. [`StatsMode`] chooses: `Timed` (the default), `Counts` (no clock
+//! at all) or `Off`, with [`Ctx::set_stats`] or `BSP_STATS=timed|counts|0` in the
+//! environment.
+//!
+//! ```
+//! let h = bsp_runtime::run(3, |ctx| {
+//!     let x = ctx.push_reg([0u64; 3]);
+//!     ctx.sync();
+//!     // Everyone puts one word into everyone else: h = 2 words on every process.
+//!     for q in 0..ctx.nprocs() {
+//!         ctx.put(q, &[7u64], &x, ctx.pid());
+//!     }
+//!     ctx.sync();
+//!     let last = &ctx.stats().last;
+//!     assert_eq!((last.sent.puts, last.received.puts, last.local.puts), (2, 2, 1));
+//!     last.h_bytes
+//! })
+//! .unwrap();
+//! assert_eq!(h, vec![16, 16, 16]);
+//! ```
+
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+use crate::exchange::flags;
+use crate::sync::Peers;
+use crate::Ctx;
+
+/// Bytes in a word, the unit of `g` and of h in words.
+pub const WORD: usize = 8;
+
+/// Communication of one process in one direction, by kind: operation counts and bytes.
+///
+/// ```
+/// let sent = bsp_runtime::run(2, |ctx| {
+///     ctx.set_tag::<u8>();
+///     let x = ctx.push_reg([0u32; 8]);
+///     ctx.sync();
+///     let other = 1 - ctx.pid();
+///     ctx.put(other, &[1u32, 2, 3], &x, 0); // 12 bytes
+///     ctx.send(other, &7u8, &[0u16; 4]); // a 1-byte tag and 8 bytes of payload
+///     ctx.sync();
+///     ctx.stats().last.sent
+/// })
+/// .unwrap();
+/// assert_eq!((sent[0].puts, sent[0].put_bytes, sent[0].messages, sent[0].message_bytes), (1, 12, 1, 9));
+/// assert_eq!((sent[0].count(), sent[0].bytes()), (2, 21));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// `put`s and `hpput`s.
+    pub puts: usize,
+    /// Their bytes.
+    pub put_bytes: usize,
+    /// `get`s and `hpget`s (on the sent side: those served from this process's memory).
+    pub gets: usize,
+    /// Their bytes.
+    pub get_bytes: usize,
+    /// BSMP messages.
+    pub messages: usize,
+    /// Their tag and payload bytes.
+    pub message_bytes: usize,
+    /// Records for global pointer arrays (GP puts and updates).
+    pub records: usize,
+    /// Their bytes.
+    pub record_bytes: usize,
+}
+
+impl Traffic {
+    /// All bytes, every kind.
+    pub fn bytes(&self) -> usize {
+        self.put_bytes + self.get_bytes + self.message_bytes + self.record_bytes
+    }
+
+    /// All operations, every kind.
+    pub fn count(&self) -> usize {
+        self.puts + self.gets + self.messages + self.records
+    }
+
+    fn add(&mut self, o: &Traffic) {
+        self.puts += o.puts;
+        self.put_bytes += o.put_bytes;
+        self.gets += o.gets;
+        self.get_bytes += o.get_bytes;
+        self.messages += o.messages;
+        self.message_bytes += o.message_bytes;
+        self.records += o.records;
+        self.record_bytes += o.record_bytes;
+    }
+}
+
+/// The figures of one superstep of one process (see the [module docs](self)).
+///
+/// ```
+/// use std::time::Duration;
+/// let last = bsp_runtime::run(2, |ctx| {
+///     std::thread::sleep(Duration::from_millis(5)); // computation
+///     ctx.sync();
+///     ctx.stats().last
+/// })
+/// .unwrap();
+/// for s in last {
+///     assert_eq!(s.step, 0);
+///     assert!(s.compute >= Duration::from_millis(5));
+///     assert_eq!(s.time(), s.compute + s.sync());
+///     assert_eq!(s.h_bytes, 0); // nothing was sent
+/// }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepStats {
+    /// The superstep's index: the value of [`Ctx::step`] during it.
+    pub step: usize,
+    /// Local computation, `w`: from the end of the previous sync to the start of this one.
+    pub compute: Duration,
+    /// Time in the sync waiting for the other processes.
+    pub wait: Duration,
+    /// Time in the sync checking, moving and applying communication.
+    pub data: Duration,
+    /// What this process sent to the others.
+    pub sent: Traffic,
+    /// What this process received from the others.
+    pub received: Traffic,
+    /// What this process sent to itself (in neither `sent` nor `received`).
+    pub local: Traffic,
+    /// This process's h in bytes: `max(sent.bytes(), received.bytes())`.
+    pub h_bytes: usize,
+}
+
+impl StepStats {
+    /// This process's h in words of [`WORD`] bytes (rounded up).
+    pub fn h_words(&self) -> usize {
+        self.h_bytes.div_ceil(WORD)
+    }
+
+    /// The time of the sync: `wait + data`.
+    pub fn sync(&self) -> Duration {
+        self.wait + self.data
+    }
+
+    /// The whole superstep: `compute + wait + data`.
+    pub fn time(&self) -> Duration {
+        self.compute + self.wait + self.data
+    }
+}
+
+/// Sums over the supersteps this process measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Supersteps measured (syncs while statistics were on).
+    pub supersteps: usize,
+    /// Sum of `compute`.
+    pub compute: Duration,
+    /// Sum of `wait`.
+    pub wait: Duration,
+    /// Sum of `data`.
+    pub data: Duration,
+    /// Sum of `sent`.
+    pub sent: Traffic,
+    /// Sum of `received`.
+    pub received: Traffic,
+    /// Sum of `local`.
+    pub local: Traffic,
+    /// Sum of this process's h over the supersteps, in bytes.
+    pub h_bytes: usize,
+}
+
+/// What [`Ctx::stats`] returns: the last superstep's figures and the running totals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// The superstep ended by the last sync (all zero before the first sync).
+    pub last: StepStats,
+    /// Every superstep so far.
+    pub total: Totals,
+}
+
+/// What the statistics of a process collect (see [`Ctx::set_stats`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatsMode {
+    /// Nothing: a sync reads no clock and counts nothing; the figures stay as they were.
+    Off,
+    /// Operations and bytes, no times (they stay zero). Counting reads only the lengths of the
+    /// queues that a sync walks anyway, and nothing at all for an empty sync.
+    Counts,
+    /// Operations, bytes and times (the default): besides counting, a sync reads the clock
+    /// twice, and twice more for each extra barrier (a sync with gets or hpputs).
+    Timed,
+}
+
+impl StatsMode {
+    /// The mode the environment asks for: `BSP_STATS=0` (or `off`) is `Off`, `BSP_STATS=counts`
+    /// is `Counts`, `BSP_STATS=timed`, anything else or nothing is `Timed`.
+    pub fn from_env() -> StatsMode {
+        match std::env::var("BSP_STATS").as_deref() {
+            Ok("0" | "off") => StatsMode::Off,
+            Ok("counts") => StatsMode::Counts,
+            _ => StatsMode::Timed,
+        }
+    }
+}
+
+/// Which part of a sync a span of time belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Wait,
+    Data,
+}
+
+/// The per-process recorder, a field of `Ctx`. The clock state is in `Cell`s because barriers
+/// are entered through `&Ctx`.
+#[derive(Debug)]
+pub(crate) struct Recorder {
+    /// Counting is on.
+    on: bool,
+    /// Timing is on (implies `on`).
+    timed: bool,
+    /// `stats.last` holds traffic, or times while timing is off: cleared at the next sync.
+    dirty: bool,
+    /// The last time taken: the end of the span being measured starts there.
+    last: Cell<Instant>,
+    /// `last` was taken by `begin` and no barrier started since: the first barrier of a sync
+    /// reuses it.
+    fresh: Cell<bool>,
+    /// Inside a sync (or the final barrier): spans before a barrier are data, not compute.
+    in_sync: Cell<bool>,
+    wait: Cell<Duration>,
+    data: Cell<Duration>,
+    /// When the current superstep started (the end of the previous sync).
+    step_start: Instant,
+    /// The figures; `stats.last` is the superstep being measured while a sync runs.
+    stats: Stats,
+    /// Events for `BSP_TRACE` / `BSP_TRACE_SUMMARY`, when asked for.
+    pub(crate) trace: Option<Box<crate::trace::Buffer>>,
+}
+
+impl Recorder {
+    /// A recorder starting now, in the mode `BSP_STATS` asks for ([`StatsMode::from_env`]);
+    /// tracing is on (and then the mode `Timed`) when `BSP_TRACE` or `BSP_TRACE_SUMMARY` is set.
+    pub(crate) fn new(pid: usize, nprocs: usize) -> Self {
+        let trace = crate::trace::Buffer::wanted(pid, nprocs).map(Box::new);
+        let now = Instant::now(); // after the trace's origin
+        let mode = if trace.is_some() { StatsMode::Timed } else { StatsMode::from_env() };
+        Recorder {
+            on: mode != StatsMode::Off,
+            timed: mode == StatsMode::Timed,
+            dirty: false,
+            last: Cell::new(now),
+            fresh: Cell::new(false),
+            in_sync: Cell::new(false),
+            wait: Cell::new(Duration::ZERO),
+            data: Cell::new(Duration::ZERO),
+            step_start: now,
+            stats: Stats::default(),
+            trace,
+        }
+    }
+
+    /// Ends the current span: returns its length and starts the next one now.
+    #[inline]
+    fn lap(&self) -> (Duration, Instant) {
+        let now = Instant::now();
+        let d = now.saturating_duration_since(self.last.get());
+        self.last.set(now);
+        (d, now)
+    }
+
+    /// Before a barrier (or the reduction that starts an MPI sync): the span so far was data,
+    /// or compute for the barrier at the end of the SPMD function.
+    #[inline]
+    pub(crate) fn before_wait(&self) {
+        if !self.timed {
+            return;
+        }
+        if self.fresh.replace(false) {
+            return;
+        }
+        let (d, now) = self.lap();
+        if self.in_sync.replace(true) {
+            self.data.set(self.data.get() + d);
+            if let Some(t) = &self.trace {
+                t.mark(Phase::Data, now);
+            }
+        } else if let Some(t) = &self.trace {
+            // The end of the SPMD function: the last superstep's computation ends here.
+            t.end_compute(now);
+        }
+    }
+
+    /// After a barrier: the span was waiting.
+    #[inline]
+    pub(crate) fn after_wait(&self) {
+        if !self.timed {
+            return;
+        }
+        let (d, now) = self.lap();
+        self.wait.set(self.wait.get() + d);
+        if let Some(t) = &self.trace {
+            t.mark(Phase::Wait, now);
+        }
+    }
+}
+
+impl Ctx {
+    /// The statistics of this process: the last superstep's figures and the totals so far
+    /// (see the [`stats`](crate::stats) module for what is counted and how).
+    ///
+    /// ```
+    /// let out = bsp_runtime::run(2, |ctx| {
+    ///     let x = ctx.push_reg([0u32; 4]);
+    ///     ctx.sync();
+    ///     ctx.put(1 - ctx.pid(), &[1u32, 2, 3, 4], &x, 0);
+    ///     ctx.sync();
+    ///     let s = ctx.stats();
+    ///     assert_eq!(s.last.step, 1);
+    ///     assert_eq!(s.total.supersteps, 2);
+    ///     (s.last.sent.put_bytes, s.last.received.put_bytes, s.last.h_words())
+    /// })
+    /// .unwrap();
+    /// assert_eq!(out, vec![(16, 16, 2), (16, 16, 2)]);
+    /// ```
+    pub fn stats(&self) -> &Stats {
+        &self.stats.stats
+    }
+
+    /// Sets what the statistics of this process collect, from the next sync on: times and
+    /// counts (the default, unless the environment sets `BSP_STATS`, see
+    /// [`StatsMode::from_env`]), counts only, or nothing. [`stats`](Ctx::stats) keeps the
+    /// figures of the last superstep measured. A trace (`BSP_TRACE`) keeps the mode `Timed`.
+    ///
+    /// ```
+    /// use bsp_runtime::stats::StatsMode;
+    /// bsp_runtime::run(2, |ctx| {
+    ///     ctx.set_stats(StatsMode::Counts);
+    ///     let x = ctx.push_reg([0u8; 2]);
+    ///     ctx.sync();
+    ///     ctx.put(1 - ctx.pid(), &[1u8], &x, 0);
+    ///     ctx.sync();
+    ///     assert_eq!(ctx.stats().last.sent.put_bytes, 1);
+    ///     assert!(ctx.stats().last.compute.is_zero());
+    /// })
+    /// .unwrap();
+    /// ```
+    pub fn set_stats(&mut self, mode: StatsMode) {
+        let r = &mut self.stats;
+        let mode = if r.trace.is_some() { StatsMode::Timed } else { mode };
+        let timed = mode == StatsMode::Timed;
+        if timed && !r.timed {
+            r.last.set(Instant::now());
+            r.step_start = r.last.get();
+        }
+        r.dirty |= r.timed && !timed;
+        r.on = mode != StatsMode::Off;
+        r.timed = timed;
+    }
+
+    /// At the start of `sync` (before its first barrier): ends the computation and counts what
+    /// this process queued.
+    #[inline]
+    pub(crate) fn stats_begin(&mut self) {
+        if !self.stats.on {
+            return;
+        }
+        let r = &mut self.stats;
+        // Clear the last superstep's traffic, if it had any (an empty sync writes none).
+        if r.dirty {
+            r.stats.last = StepStats::default();
+            r.dirty = false;
+        }
+        r.stats.last.step = self.step;
+        if r.timed {
+            let (compute, now) = r.lap();
+            r.stats.last.compute = compute;
+            r.fresh.set(true);
+            r.in_sync.set(true);
+            r.wait.set(Duration::ZERO);
+            r.data.set(Duration::ZERO);
+            if let Some(t) = &r.trace {
+                t.end_compute(now);
+            }
+        }
+        let flags = self.state.get_mut().flags;
+        if flags & flags::WORK != 0 {
+            self.count_outgoing(flags & flags::HPPUT != 0);
+        }
+    }
+
+    /// What this process queued, from its outbox: puts, messages and records it sends, and the
+    /// gets it asked for (which it receives).
+    #[cold]
+    fn count_outgoing(&mut self, hpput: bool) {
+        self.stats.dirty = true;
+        let me = self.pid;
+        let mut cur = self.stats.stats.last;
+        let out = self.outbox();
+        for (d, q) in out.queues() {
+            let (send, recv) = if d == me { (&mut cur.local, None) } else { (&mut cur.sent, Some(&mut cur.received)) };
+            send.puts += q.put_calls;
+            send.put_bytes += put_bytes(q, hpput);
+            send.messages += q.msgs.len();
+            send.message_bytes += q.msg_data.len();
+            send.records += q.ext.len();
+            send.record_bytes += q.ext_data.len();
+            let recv = recv.unwrap_or(send);
+            recv.gets += q.gets;
+            recv.get_bytes += q.get_bytes;
+        }
+        self.stats.stats.last = cur;
+    }
+
+    /// At the end of `sync`, with what the others queued for this process: counts it, closes
+    /// the superstep's figures, and adds them to the totals.
+    #[inline]
+    pub(crate) fn stats_end(&mut self, all: u64) {
+        if !self.stats.on {
+            return;
+        }
+        let moved = all & (flags::WORK | flags::GET) != 0;
+        let r = &mut self.stats;
+        // An empty sync ends when its barrier returns; otherwise time the data phase's end.
+        let end = if moved && r.timed {
+            let (d, now) = r.lap();
+            r.data.set(r.data.get() + d);
+            if let Some(t) = &r.trace {
+                t.mark(Phase::Data, now);
+            }
+            now
+        } else {
+            r.last.get()
+        };
+        let (cur, tot) = (&mut r.stats.last, &mut r.stats.total);
+        tot.supersteps += 1;
+        if r.timed {
+            r.fresh.set(false);
+            r.in_sync.set(false);
+            cur.wait = r.wait.get();
+            cur.data = r.data.get();
+            tot.compute += cur.compute;
+            tot.wait += cur.wait;
+            tot.data += cur.data;
+        }
+        // Nobody queued anything in an empty superstep: no traffic to add.
+        if moved {
+            cur.h_bytes = cur.sent.bytes().max(cur.received.bytes());
+            tot.sent.add(&cur.sent);
+            tot.received.add(&cur.received);
+            tot.local.add(&cur.local);
+            tot.h_bytes += cur.h_bytes;
+        }
+        if let Some(t) = &mut r.trace {
+            t.end_step(cur, r.step_start, end);
+        }
+        r.step_start = end;
+    }
+
+    /// In a sync in which something moved (the driver's last phase, `sync.rs`): counts what the
+    /// others queued for this process.
+    #[inline]
+    pub(crate) fn count_incoming(&mut self, peers: &dyn Peers, all: u64) {
+        if self.stats.on {
+            self.count_incoming_now(peers, all & flags::HPPUT != 0);
+        }
+    }
+
+    #[cold]
+    fn count_incoming_now(&mut self, peers: &dyn Peers, hpput: bool) {
+        self.stats.dirty = true;
+        let cur = &mut self.stats.stats.last;
+        for src in (0..self.nprocs).filter(|&s| s != self.pid) {
+            let Some(q) = peers.queue(src) else {
+                continue;
+            };
+            let recv = &mut cur.received;
+            recv.puts += q.put_calls;
+            recv.put_bytes += put_bytes(q, hpput);
+            recv.messages += q.msgs.len();
+            recv.message_bytes += q.msg_data.len();
+            recv.records += q.ext.len();
+            recv.record_bytes += q.ext_data.len();
+            // Gets `src` made of this process: data this process sends.
+            cur.sent.gets += q.gets;
+            cur.sent.get_bytes += q.get_bytes;
+        }
+    }
+}
+
+/// The bytes of a queue's puts: the buffered ones are exactly its data; hpputs (`hpput` set
+/// when some process has one) are read from the records.
+#[inline]
+fn put_bytes(q: &crate::exchange::DestQueue, hpput: bool) -> usize {
+    if hpput {
+        q.puts.iter().map(|p| p.len()).sum()
+    } else {
+        q.put_data.len()
+    }
+}
+
+/// The BSP parameters of a machine, as `bspbench --json PATH` saves them, for predicting
+/// the cost of supersteps.
+///
+/// ```
+/// use std::time::Duration;
+/// use bsp_runtime::stats::Machine;
+/// let m = Machine::from_json(r#"{"p":2,"r_mflops":1000.0,"g_ns":20.0,"l_us":0.5}"#).unwrap();
+/// assert_eq!(m.p, 2);
+/// // w + h·g + l: 10 µs of computation and a 100-word h-relation
+/// let t = m.predict(Duration::from_micros(10), 100 * 8);
+/// assert_eq!(t, Duration::from_nanos(10_000 + 2_000 + 500));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Machine {
+    /// The number of processes it was measured with.
+    pub p: usize,
+    /// Computing rate, flop/s.
+    pub r: f64,
+    /// Seconds per word ([`WORD`] bytes) of an h-relation.
+    pub g: f64,
+    /// Seconds per superstep (the synchronisation).
+    pub l: f64,
+}
+
+impl Machine {
+    /// Reads the figures `p`, `r_mflops`, `g_ns` and `l_us` from the JSON object that
+    /// `bspbench --json` writes.
+    ///
+    /// # Errors
+    /// If one of them is missing or not a number.
+    pub fn from_json(text: &str) -> Result<Machine, String> {
+        let num = |key: &str| -> Result<f64, String> {
+            let pat = format!("\"{key}\"");
+            let at = text.find(&pat).ok_or_else(|| format!("the machine file has no `{key}`"))?;
+            let rest = text[at + pat.len()..].trim_start();
+            let rest = rest.strip_prefix(':').ok_or_else(|| format!("`{key}` is not followed by `:`"))?.trim_start();
+            let end = rest
+                .find(|c: char| !(c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E')))
+                .unwrap_or(rest.len());
+            rest[..end].parse::<f64>().map_err(|_| format!("`{key}` is not a number: {:?}", &rest[..end]))
+        };
+        Ok(Machine { p: num("p")? as usize, r: num("r_mflops")? * 1e6, g: num("g_ns")? * 1e-9, l: num("l_us")? * 1e-6 })
+    }
+
+    /// Reads a file written by `bspbench --json PATH`.
+    ///
+    /// # Errors
+    /// If the file cannot be read or lacks a figure.
+    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Machine, String> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Machine::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The BSP cost of a superstep: `w + h·g + l`, with h in bytes (counted in words of
+    /// [`WORD`] bytes, rounded up).
+    pub fn predict(&self, w: Duration, h_bytes: usize) -> Duration {
+        let comm = h_bytes.div_ceil(WORD) as f64 * self.g + self.l;
+        w + Duration::from_secs_f64(comm.max(0.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_machine_reads_bspbench_json_and_names_what_is_missing() {
+        let m = Machine::from_json(
+            r#"{"p":3,"maxh":256,"r_mflops":1.5e3,"g_flops":30.0,"l_flops":900.0,"g_ns":20.5,"l_us":0.25,"t_secs":[1e-6]}"#,
+        )
+        .expect("a bspbench file");
+        assert_eq!(m, Machine { p: 3, r: 1.5e9, g: 20.5e-9, l: 0.25e-6 });
+        let e = Machine::from_json(r#"{"p":3,"r_mflops":1.0,"g_ns":2.0}"#).unwrap_err();
+        assert!(e.contains("`l_us`"), "{e}");
+        let e = Machine::from_json(r#"{"p":3,"r_mflops":1.0,"g_ns":"x","l_us":1}"#).unwrap_err();
+        assert!(e.contains("`g_ns` is not a number"), "{e}");
+        // h is counted in whole words: 9 bytes are 2 words.
+        let t = m.predict(Duration::ZERO, 9);
+        assert_eq!(t, Duration::from_secs_f64(2.0 * 20.5e-9 + 0.25e-6));
+    }
+}
