@@ -7,7 +7,6 @@
 mod common;
 
 /// The suite's types, which `common` refers to.
-#[allow(dead_code, reason = "this file uses only the runner of `common`")]
 #[path = "suite/check.rs"]
 mod check;
 
