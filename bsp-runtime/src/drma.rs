@@ -15,7 +15,7 @@
 
 use crate::exchange::{flags, PutSrc};
 use crate::reg::Remote;
-use crate::{AsRemote, Ctx, Elems, ElemsMut, Superstep, Value};
+use crate::{AsRemote, Ctx, Elems, GetDest, Superstep, Value};
 
 /// A get queued for the sync.
 #[derive(Clone, Copy, Debug)]
@@ -78,12 +78,14 @@ impl Ctx {
         st.pending.puts += 1;
     }
 
-    fn queue_get<T: Value>(&self, op: &str, pid: usize, src: Remote<T>, offset: usize, dst: &mut [u8], elems: usize) {
+    /// Queues a get of `elems` elements into the `elems` elements at `dst`.
+    #[track_caller]
+    fn queue_get<T: Value>(&self, op: &str, pid: usize, src: Remote<T>, offset: usize, dst: *mut T, elems: usize) {
         let r = self.resolve(op, pid, src, offset, elems);
         if r.bytes == 0 {
             return;
         }
-        let dst_addr = dst.as_mut_ptr() as usize;
+        let dst_addr = dst as usize;
         let mut st = self.state.borrow_mut();
         let staged = st.table.overlaps_local(dst_addr, r.bytes);
         st.gets.push(GetRec {
@@ -106,7 +108,31 @@ impl<'s> Superstep<'s, '_> {
     ///
     /// The source is read at the sync, after every process finished its superstep and before
     /// any put lands. `dst` stays borrowed until the sync, so the compiler rejects reading it
-    /// early. Overlapping get destinations: the later get wins (D2).
+    /// early. Overlapping get destinations: the later get (in issue order) wins; a put into the
+    /// same memory wins over both (D1).
+    ///
+    /// `dst` is `&mut x`, `&mut [T]`, `&mut [T; N]`, `&mut Vec<T>`, or a part of a [`Dest`](crate::Dest). Since
+    /// each get borrows its destination until the sync, a second get into the same buffer
+    /// through `&mut buf[i]` is a borrow error (E0499, "cannot borrow `buf` as mutable more than
+    /// once"): borrow the buffer once with [`dest`](Superstep::dest) and pass
+    /// [`d.at(i)`](crate::Dest::at) or [`d.range(a..b)`](crate::Dest::range) instead, as often as needed:
+    ///
+    /// ```
+    /// let got = bsp_runtime::run(2, |ctx| {
+    ///     let x = ctx.push_reg([ctx.pid() as u8 * 3, 1]);
+    ///     ctx.sync();
+    ///     let mut buf = vec![0u8; 4];
+    ///     ctx.superstep(|s| {
+    ///         let d = s.dest(&mut buf);
+    ///         for i in 0..4 {
+    ///             s.get(i / 2, &x, i % 2, d.at(i));
+    ///         }
+    ///     });
+    ///     buf
+    /// })
+    /// .unwrap();
+    /// assert_eq!(got[0], [0, 1, 3, 1]);
+    /// ```
     ///
     /// ```
     /// let got = bsp_runtime::run(3, |ctx| {
@@ -128,34 +154,37 @@ impl<'s> Superstep<'s, '_> {
     /// # Panics
     /// As [`Ctx::put`], with the extent of `src` on process `pid`.
     #[track_caller]
-    pub fn get<T: Value, D: ?Sized + ElemsMut<T>>(
-        &self,
-        pid: usize,
-        src: impl AsRemote<T>,
-        offset: usize,
-        dst: &'s mut D,
-    ) {
-        let dst = dst.elems_mut();
-        let n = dst.len();
-        self.ctx.queue_get("get", pid, src.as_remote(), offset, bytemuck::cast_slice_mut(dst), n);
+    pub fn get<T: Value>(&self, pid: usize, src: impl AsRemote<T>, offset: usize, dst: impl GetDest<'s, T>) {
+        let (dst, n) = dst.into_raw();
+        self.ctx.queue_get("get", pid, src.as_remote(), offset, dst, n);
     }
 
     /// An unbuffered get (`bsp_hpget`): like [`get`](Superstep::get), and the data may move at
-    /// any time until the end of the sync. `dst` is borrowed until the sync.
+    /// any time until the end of the sync. `dst` is borrowed until the sync; it takes the same
+    /// destinations as `get`, including the parts of a [`Dest`](crate::Dest).
+    ///
+    /// ```
+    /// let got = bsp_runtime::run(2, |ctx| {
+    ///     let x = ctx.push_reg([ctx.pid() as u32; 3]);
+    ///     ctx.sync();
+    ///     let mut buf = [7u32; 6];
+    ///     ctx.superstep(|s| {
+    ///         let d = s.dest(&mut buf);
+    ///         s.hpget(0, &x, 0, d.range(0..3));
+    ///         s.hpget(1, &x, 1, d.range(4..));
+    ///     });
+    ///     buf
+    /// })
+    /// .unwrap();
+    /// assert_eq!(got[0], [0, 0, 0, 7, 1, 1]);
+    /// ```
     ///
     /// # Panics
     /// As [`get`](Superstep::get).
     #[track_caller]
-    pub fn hpget<T: Value, D: ?Sized + ElemsMut<T>>(
-        &self,
-        pid: usize,
-        src: impl AsRemote<T>,
-        offset: usize,
-        dst: &'s mut D,
-    ) {
-        let dst = dst.elems_mut();
-        let n = dst.len();
-        self.ctx.queue_get("hpget", pid, src.as_remote(), offset, bytemuck::cast_slice_mut(dst), n);
+    pub fn hpget<T: Value>(&self, pid: usize, src: impl AsRemote<T>, offset: usize, dst: impl GetDest<'s, T>) {
+        let (dst, n) = dst.into_raw();
+        self.ctx.queue_get("hpget", pid, src.as_remote(), offset, dst, n);
     }
 
     /// An unbuffered put (`bsp_hpput`): the receiver copies straight from `src` during the sync,

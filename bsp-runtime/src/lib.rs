@@ -69,6 +69,7 @@ mod bsmp;
 mod channel;
 mod collective;
 mod ctx;
+mod dest;
 mod drma;
 mod engine;
 mod error;
@@ -83,6 +84,7 @@ mod value;
 
 pub use collective::ops;
 pub use ctx::Ctx;
+pub use dest::{Dest, DestPart, GetDest};
 pub use error::Error;
 pub use launch::{exit_on_error, run, Launch, NPROCS_VAR};
 pub use reg::{AsRemote, Reg, Remote};

@@ -1,0 +1,16 @@
+// Many gets into one buffer through `dest`: the buffer stays borrowed until the sync, so reading
+// it inside the superstep is a borrow error.
+
+#[bsp::program(procs = 2)]
+fn main(ctx: &mut bsp::Ctx) {
+    let x = ctx.push_reg([ctx.pid() as i32; 4]);
+    ctx.sync();
+    let mut row = [0; 4];
+    ctx.superstep(|s| {
+        let d = s.dest(&mut row);
+        for i in 0..4 {
+            s.get(1 - s.pid(), &x, i, d.at(i));
+        }
+        let _early = row[0];
+    });
+}
