@@ -263,6 +263,26 @@ impl<'s> Superstep<'s, '_> {
 ///
 /// Sealed: the runtime writes into the memory a destination names, so only these types may be
 /// one.
+///
+/// ```
+/// let got = bsp_runtime::run(2, |ctx| {
+///     let x = ctx.push_reg([1u16, 2, 3]);
+///     ctx.sync();
+///     let (mut one, mut three, mut arr, mut vec, mut buf) = (0, [0; 3], [0; 2], vec![0; 1], [0; 4]);
+///     ctx.superstep(|s| {
+///         s.get(0, &x, 2, &mut one); // &mut T
+///         s.get(0, &x, 0, &mut three[..]); // &mut [T]
+///         s.get(0, &x, 1, &mut arr); // &mut [T; N]
+///         s.get(0, &x, 0, &mut vec); // &mut Vec<T>
+///         let d = s.dest(&mut buf);
+///         s.get(0, &x, 0, d.at(3)); // DestPart
+///         s.get(0, &x, 0, d.range(..3)); // DestPart
+///     });
+///     (one, three, arr, vec, buf)
+/// })
+/// .unwrap();
+/// assert_eq!(got[1], (3, [1, 2, 3], [2, 3], vec![1], [1, 2, 3, 1]));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the destination of a get of `{T}`",
     label = "expected `&mut {T}`, `&mut [{T}]`, `&mut [{T}; N]`, `&mut Vec<{T}>`, or a part of a `Dest<{T}>`",

@@ -67,7 +67,7 @@
 mod barrier;
 mod bsmp;
 mod channel;
-mod collective;
+pub mod collective;
 mod ctx;
 mod dest;
 mod drma;
@@ -78,6 +78,7 @@ mod ext;
 pub mod gp;
 mod launch;
 mod reg;
+mod scoped;
 mod superstep;
 mod sync;
 mod value;
@@ -88,6 +89,7 @@ pub use dest::{Dest, DestPart, GetDest};
 pub use error::Error;
 pub use launch::{exit_on_error, run, Launch, NPROCS_VAR};
 pub use reg::{AsRemote, Reg, Remote};
+pub use scoped::{RegData, RegSet, Registered};
 pub use superstep::{OnlyInsideASuperstep, Superstep};
 pub use value::{Elems, ElemsMut, Value};
 

@@ -221,11 +221,33 @@ impl<T: Value> std::fmt::Debug for Remote<T> {
     }
 }
 
-/// A registration as communication calls take it: `&Reg<T>`, `Remote<T>` or `&Remote<T>`.
+/// A registration as communication calls take it: `&Reg<T>`, `&mut Reg<T>`, `Remote<T>`,
+/// `&Remote<T>`, or the handle of an in-place registration, `&Registered<T>` (or
+/// `&mut Registered<T>`).
+///
+/// ```
+/// let out = bsp_runtime::run(2, |ctx| {
+///     let mut x = ctx.push_reg([0u8; 4]);
+///     ctx.sync();
+///     let other = 1 - ctx.pid();
+///     ctx.put(other, &1, &x, 0); // &Reg
+///     ctx.put(other, &2, &mut x, 1); // &mut Reg
+///     ctx.put(other, &3, x.remote(), 2); // Remote
+///     let mut v = [0u8; 4];
+///     ctx.with_reg(&mut v, |ctx, mut r| {
+///         ctx.put(other, &4, &r, 3); // &Registered
+///         ctx.put(other, &5, &mut r, 0); // &mut Registered
+///         ctx.sync();
+///     });
+///     (x.local(ctx).to_vec(), v)
+/// })
+/// .unwrap();
+/// assert_eq!(out[0], (vec![1, 2, 3, 0], [5, 0, 0, 4]));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not name a registration of `{T}`",
-    label = "expected `&Reg<{T}>` or `Remote<{T}>`",
-    note = "register memory with `push_reg`; the element types of source and registration must agree"
+    label = "expected `&Reg<{T}>`, `&mut Reg<{T}>`, `&Registered<{T}>` or `Remote<{T}>`",
+    note = "register memory with `push_reg` (or in place with `with_reg`); the element types of source and registration must agree"
 )]
 pub trait AsRemote<T: Value> {
     /// The registration's name.
@@ -235,6 +257,21 @@ pub trait AsRemote<T: Value> {
 impl<T: Value> AsRemote<T> for &Reg<T> {
     fn as_remote(&self) -> Remote<T> {
         self.remote()
+    }
+}
+impl<T: Value> AsRemote<T> for &mut Reg<T> {
+    fn as_remote(&self) -> Remote<T> {
+        self.remote()
+    }
+}
+impl<T: Value> AsRemote<T> for &crate::Registered<'_, T> {
+    fn as_remote(&self) -> Remote<T> {
+        Remote { slot: self.slot, serial: self.serial, run_id: self.run_id, pid: self.pid, _t: PhantomData }
+    }
+}
+impl<T: Value> AsRemote<T> for &mut crate::Registered<'_, T> {
+    fn as_remote(&self) -> Remote<T> {
+        (&**self).as_remote()
     }
 }
 impl<T: Value> AsRemote<T> for Remote<T> {

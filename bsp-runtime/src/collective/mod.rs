@@ -1,10 +1,11 @@
 //! Collectives: broadcast, reduce, scan, gather, scatter and all-to-all, typed, in the fewest
 //! supersteps.
 //!
-//! Each collective is a method of [`Ctx`] that every process calls with the same arguments
-//! where the docs say so (root, operator, lengths), and that *ends the current superstep*: it
-//! queues its messages and syncs, so it takes `&mut Ctx`, and whatever else the process queued in
-//! that superstep (puts, gets, messages, registrations) is completed by the same sync. The data
+//! This module holds their documentation and their [`ops`]; the collectives themselves are
+//! methods of [`Ctx`]. Every process calls each with the same arguments where the docs say so
+//! (root, operator, lengths). Each *ends the current superstep*: it queues its messages and
+//! syncs, so it takes `&mut Ctx`, and whatever else the process queued in that superstep (puts,
+//! gets, messages, registrations) is completed by the same sync. The data
 //! travels on the runtime's own message channel, so collectives need no registration and leave
 //! the BSMP queue and tag size untouched; like any sync, they empty the BSMP receive queue.
 //!
@@ -338,7 +339,7 @@ impl Ctx {
     ///
     /// `data` is read on the root only; the others may pass anything (`&[]`).
     ///
-    /// **Cost:** 1 sync; h = `(p−1)·n`, sent by the root. See [`broadcast_large`] for large `n`.
+    /// **[Cost](crate::collective#cost):** 1 sync; h = `(p−1)·n`, sent by the root. See [`broadcast_large`] for large `n`.
     ///
     /// [`broadcast_large`]: Ctx::broadcast_large
     ///
@@ -392,7 +393,7 @@ impl Ctx {
     /// sends or receives much more than `n` elements in each superstep, where `broadcast` has the
     /// root send `(p−1)·n`. `data` is read on the root only.
     ///
-    /// **Cost:** 2 syncs; h = `(p−1)·n/p` in each, so `≈ 2n` in all.
+    /// **[Cost](crate::collective#cost):** 2 syncs; h = `(p−1)·n/p` in each, so `≈ 2n` in all.
     ///
     /// ```
     /// let got = bsp_runtime::run(4, |ctx| {
@@ -451,7 +452,7 @@ impl Ctx {
     /// Every process must pass the same length. The result on the root is
     /// `op(…op(op(x₀, x₁), x₂)…, x_{p−1})` for each element.
     ///
-    /// **Cost:** 1 sync; h = `(p−1)·n`, received by the root; `(p−1)·n` applications of `op` on
+    /// **[Cost](crate::collective#cost):** 1 sync; h = `(p−1)·n`, received by the root; `(p−1)·n` applications of `op` on
     /// the root.
     ///
     /// ```
@@ -484,7 +485,7 @@ impl Ctx {
     ///
     /// Every process must pass the same length.
     ///
-    /// **Cost:** 1 sync; h = `(p−1)·n`; `(p−1)·n` applications of `op` on every process.
+    /// **[Cost](crate::collective#cost):** 1 sync; h = `(p−1)·n`; `(p−1)·n` applications of `op` on every process.
     ///
     /// ```
     /// use bsp_runtime::ops;
@@ -532,7 +533,7 @@ impl Ctx {
     /// Every process must pass the same length. For an exclusive prefix (the offset of each
     /// process's block in a global array, say), subtract or shift: see the example.
     ///
-    /// **Cost:** 1 sync; h = `(p−1)·n` (process 0 sends it, process `p−1` receives it); `i·n`
+    /// **[Cost](crate::collective#cost):** 1 sync; h = `(p−1)·n` (process 0 sends it, process `p−1` receives it); `i·n`
     /// applications of `op` on process `i`.
     ///
     /// ```
@@ -577,7 +578,7 @@ impl Ctx {
     /// Collects every process's `data` on `root`, indexed by pid (`Some` there, `None`
     /// elsewhere). Lengths may differ, and may be zero.
     ///
-    /// **Cost:** 1 sync; h = `N − n_root` (all the others' data), received by the root.
+    /// **[Cost](crate::collective#cost):** 1 sync; h = `N − n_root` (all the others' data), received by the root.
     ///
     /// ```
     /// let got = bsp_runtime::run(3, |ctx| ctx.gather(0, &vec![ctx.pid() as u8; ctx.pid()])).unwrap();
@@ -611,7 +612,7 @@ impl Ctx {
     /// Collects every process's `data` on every process, indexed by pid. Lengths may differ, and
     /// may be zero.
     ///
-    /// **Cost:** 1 sync; h = `maxᵢ max((p−1)·nᵢ, N − nᵢ)`: each process sends its data to
+    /// **[Cost](crate::collective#cost):** 1 sync; h = `maxᵢ max((p−1)·nᵢ, N − nᵢ)`: each process sends its data to
     /// every other and receives all of theirs.
     ///
     /// ```
@@ -639,7 +640,7 @@ impl Ctx {
     /// `parts` is read on the root only (the others may pass `&[] as &[Vec<T>]`) and must hold
     /// one part per process there.
     ///
-    /// **Cost:** 1 sync; h = `N − n_root`, sent by the root.
+    /// **[Cost](crate::collective#cost):** 1 sync; h = `N − n_root`, sent by the root.
     ///
     /// ```
     /// let got = bsp_runtime::run(3, |ctx| {
@@ -689,7 +690,7 @@ impl Ctx {
     /// Every process must pass the same length, a multiple of `p`. For blocks of different sizes,
     /// see [`alltoallv`](Ctx::alltoallv).
     ///
-    /// **Cost:** 1 sync; h = `(p−1)·k`.
+    /// **[Cost](crate::collective#cost):** 1 sync; h = `(p−1)·k`.
     ///
     /// ```
     /// // Transpose a 3×3 matrix distributed by rows.
@@ -735,7 +736,7 @@ impl Ctx {
     /// Personalised all-to-all exchange of blocks of any size: `parts[q]` goes to process `q`,
     /// and element `q` of the result came from process `q`. Lengths may differ, and may be zero.
     ///
-    /// **Cost:** 1 sync; h = the largest number of elements a process sends to, or receives
+    /// **[Cost](crate::collective#cost):** 1 sync; h = the largest number of elements a process sends to, or receives
     /// from, the others.
     ///
     /// ```
