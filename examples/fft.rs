@@ -132,28 +132,26 @@ enum Direction {
     Inverse,
 }
 
-/// One butterfly stage of half-width `d` (a power of two) on the local elements `x`, where
-/// local index l holds global index `global(l)` and its partner `global(l) + d` sits at local
-/// index `l + stride`. `w` holds `ω^k` for the whole length `n`.
-fn stage(x: &mut [Complex], d: usize, stride: usize, global: impl Fn(usize) -> usize, w: &[Complex], dir: Direction) {
+/// One butterfly stage on the local elements `x`: in each group of `2h` consecutive local
+/// elements, element t < h pairs with element t + h. The global half-width is d = h·step, and
+/// element t of a group is element k = t·step + offset of its group of 2d global elements, so
+/// its twiddle factor is `ω_{2d}^k = ω_n^{k·n/2d}` (`w` holds `ω_n^i` for i < n/2).
+fn stage(x: &mut [Complex], h: usize, step: usize, offset: usize, w: &[Complex], dir: Direction) {
     let n = 2 * w.len();
-    for l in 0..x.len() {
-        let j = global(l) % (2 * d);
-        if j >= d {
-            continue; // the lower element of a pair: done with its partner
-        }
-        let twiddle = w[j * (n / (2 * d))];
-        let (a, b) = (x[l], x[l + stride]);
-        match dir {
-            Direction::Forward => {
-                x[l] = a + b;
-                x[l + stride] = (a - b) * twiddle;
-            }
-            Direction::Inverse => {
-                let t = b * twiddle.conj();
-                x[l] = a + t;
-                x[l + stride] = a - t;
-            }
+    let stride = n / (2 * h * step);
+    for base in (0..x.len()).step_by(2 * h) {
+        for t in 0..h {
+            let twiddle = w[(t * step + offset) * stride];
+            let (a, b) = (x[base + t], x[base + t + h]);
+            let (top, bottom) = match dir {
+                Direction::Forward => (a + b, (a - b) * twiddle),
+                Direction::Inverse => {
+                    let b = b * twiddle.conj();
+                    (a + b, a - b)
+                }
+            };
+            x[base + t] = top;
+            x[base + t + h] = bottom;
         }
     }
 }
@@ -165,7 +163,8 @@ pub fn fft(ctx: &mut Ctx, x: &mut [Complex], w: &[Complex]) -> Vec<Complex> {
     let n = x.len() * p;
     let mut d = n / 2;
     while d >= p {
-        stage(x, d, d / p, |l| l * p + s, w, Direction::Forward);
+        // In the cyclic distribution a group of 2d elements is 2d/p consecutive local ones.
+        stage(x, d / p, p, s, w, Direction::Forward);
         d /= 2;
     }
     // Cyclic to block: local elements [q·b/p, (q+1)·b/p) belong to block q; the k-th element
@@ -180,7 +179,7 @@ pub fn fft(ctx: &mut Ctx, x: &mut [Complex], w: &[Complex]) -> Vec<Complex> {
         }
     }
     while d >= 1 {
-        stage(&mut y, d, d, |l| s * b + l, w, Direction::Forward);
+        stage(&mut y, d, 1, 0, w, Direction::Forward);
         d /= 2;
     }
     y
@@ -194,7 +193,7 @@ pub fn ifft(ctx: &mut Ctx, y: &mut [Complex], w: &[Complex]) -> Vec<Complex> {
     let n = b * p;
     let mut d = 1;
     while d < p {
-        stage(y, d, d, |l| s * b + l, w, Direction::Inverse);
+        stage(y, d, 1, 0, w, Direction::Inverse);
         d *= 2;
     }
     // Block to cyclic: offset o of the block goes to process o mod p; what arrives from
@@ -202,7 +201,7 @@ pub fn ifft(ctx: &mut Ctx, y: &mut [Complex], w: &[Complex]) -> Vec<Complex> {
     let parts: Vec<Vec<Complex>> = (0..p).map(|q| y.iter().skip(q).step_by(p).copied().collect()).collect();
     let mut x = ctx.alltoallv(&parts).concat();
     while d < n {
-        stage(&mut x, d, d / p, |l| l * p + s, w, Direction::Inverse);
+        stage(&mut x, d / p, p, s, w, Direction::Inverse);
         d *= 2;
     }
     let scale = 1.0 / n as f64;
@@ -217,7 +216,7 @@ pub fn ifft(ctx: &mut Ctx, y: &mut [Complex], w: &[Complex]) -> Vec<Complex> {
 pub fn fft_sequential(x: &mut [Complex], w: &[Complex]) {
     let mut d = x.len() / 2;
     while d >= 1 {
-        stage(x, d, d, |l| l, w, Direction::Forward);
+        stage(x, d, 1, 0, w, Direction::Forward);
         d /= 2;
     }
 }

@@ -235,10 +235,29 @@ fn fft_refuses_a_process_count_that_is_not_a_power_of_two() {
 }
 
 #[test]
+fn lu_factors_the_permuted_matrix() {
+    assert_eq!(classic("lu", &[]), "lu ok, n = 64, max |PA - LU| / max |A| < 1e-12");
+    // An order that no p > 1 divides, and a matrix smaller than the process count.
+    assert_eq!(classic("lu", &["37"]), "lu ok, n = 37, max |PA - LU| / max |A| < 1e-12");
+    assert_eq!(classic("lu", &["3"]), "lu ok, n = 3, max |PA - LU| / max |A| < 1e-12");
+}
+
+#[test]
 fn sample_sort_sorts_and_keeps_every_key() {
     for (args, n) in [(vec![], 100_000), (vec!["1003"], 1003), (vec!["2"], 2), (vec!["0"], 0)] {
         let line = classic("sample_sort", &args);
         let want = format!("sort ok, n = {n}, sorted, count and checksum ");
         assert!(line.starts_with(&want) && line.ends_with(" match the input"), "{line}");
+    }
+}
+
+#[test]
+fn matvec_matches_the_sequential_products() {
+    for (args, n) in [(vec![], 10_000), (vec!["101"], 101)] {
+        let want = format!(
+            "matvec ok, n = {n}, {} nonzeros, 10 products, max error against the sequential products < 1e-12",
+            8 * n
+        );
+        assert_eq!(classic("matvec", &args), want);
     }
 }
