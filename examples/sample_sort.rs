@@ -31,6 +31,16 @@
 //!
 //! Time against the standard library's sort of all keys on one thread, at p = 2:
 //! `cargo bench --bench classic -- sort` (the figure is in the closing note of this file).
+//!
+//! ## Closing note
+//!
+//! - Lines of code: 116, without comments, blank lines and the sequential reference.
+//! - Syncs per run: 3 (2 for the sort, 1 for the check).
+//! - Time at p = 2 (n = 2^22 keys; threads engine, release build, medians of 9 runs,
+//!   `cargo bench --bench classic -- sort --runs 9`): 58.6 ms against 66.0 ms for `sort_unstable`
+//!   of all keys in the same run, ratio 0.89. The exchange and the merge of the received runs cost
+//!   about as much as the second core saves. Measured on a 2-core machine shared with other jobs:
+//!   under load the ratios of all five rose to 1–2, since p = 2 needs both cores at once.
 
 use bsp::Ctx;
 

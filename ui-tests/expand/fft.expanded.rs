@@ -39,6 +39,17 @@
 //!
 //! Syncs: 3 per run (two transforms, one check). Time against a sequential radix-2 FFT at
 //! p = 2: `cargo bench --bench classic -- fft` (the figure is in the closing note of this file).
+//!
+//! ## Closing note
+//!
+//! - Lines of code: 182 (35 of them the complex type), without comments, blank lines and the
+//!   sequential reference.
+//! - Syncs per run: 3 (one per transform, one for the check).
+//! - Time at p = 2 (n = 2^20, forward transform; threads engine, release build, medians of 9 runs,
+//!   `cargo bench --bench classic -- fft --runs 9`): 17.8 ms against 44.0 ms for the same stages on
+//!   one thread in the same run, ratio 0.40 (probably because each process's 8 MiB fit the caches
+//!   better than the whole 16 MiB). Measured on a 2-core machine shared with other jobs: under load
+//!   the ratios of all five rose to 1–2, since p = 2 needs both cores at once.
 use std::f64::consts::PI;
 use std::ops::{Add, Mul, Sub};
 use bsp::Ctx;

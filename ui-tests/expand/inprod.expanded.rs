@@ -26,6 +26,16 @@
 //! Cost: one sync (the allreduce), h = p - 1 words. Time against a plain sequential loop, at
 //! p = 2 in the same run: `cargo bench --bench classic -- inprod` (the figure is in the
 //! closing note of this file).
+//!
+//! ## Closing note
+//!
+//! - Lines of code: 36, without comments, blank lines and the sequential reference.
+//! - Syncs per run: 1.
+//! - Time at p = 2 (n = 4000000; threads engine, release build, medians of 9 runs,
+//!   `cargo bench --bench classic -- inprod --runs 9`): 6.3 ms against 7.2 ms for the sequential
+//!   loop in the same run, ratio 0.88. The loop is limited by memory bandwidth, which the two cores
+//!   share. Measured on a 2-core machine shared with other jobs: under load the ratios of all five
+//!   rose to 1–2, since p = 2 needs both cores at once.
 use bsp::{ops, Ctx};
 /// Length of the vectors unless given as the first argument.
 const DEFAULT_N: usize = 100_000;

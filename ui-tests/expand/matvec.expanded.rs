@@ -39,6 +39,16 @@
 //!
 //! Time of one product at p = 2 against the sequential product:
 //! `cargo bench --bench classic -- matvec` (the figure is in the closing note of this file).
+//!
+//! ## Closing note
+//!
+//! - Lines of code: 130, without comments, blank lines and the sequential reference.
+//! - Syncs per run: 42 (4 per power step: 3 for the product, 1 for the norm; 2 for the check).
+//! - Time at p = 2 (n = 400000, 3.2 million nonzeros, one product; threads engine, release build,
+//!   medians of 9 runs, `cargo bench --bench classic -- matvec --runs 9`): 6.0 ms against 9.3 ms
+//!   for the sequential product in the same run, ratio 0.65. Registering `v` on every call
+//!   (`with_reg`) costs 2 of the product's 3 syncs. Measured on a 2-core machine shared with other
+//!   jobs: under load the ratios of all five rose to 1–2, since p = 2 needs both cores at once.
 use bsp::{ops, Ctx};
 /// Order of the matrix unless given as the first argument.
 const DEFAULT_N: usize = 10_000;
