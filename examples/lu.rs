@@ -49,8 +49,9 @@
 //! - Time at p = 2 (n = 512; threads engine, release build, medians of 9 runs,
 //!   `cargo bench --bench classic -- lu --runs 9`): 6.0 ms against 10.2 ms for the same elimination
 //!   on one thread in the same run, ratio 0.59. Its 1026 syncs make it the most sensitive of the
-//!   five to other jobs on the machine. Measured on a 2-core machine shared with other jobs: under
-//!   load the ratios of all five rose to 1–2, since p = 2 needs both cores at once.
+//!   five to other jobs on the machine. These figures come from the run with the best ratios
+//!   overall among 8 runs of the benchmark on a 2-core machine shared with other jobs; over the 8,
+//!   the ratio ranged from 0.57 to 1.96 with the load (p = 2 needs both cores at once).
 
 use bsp::Ctx;
 

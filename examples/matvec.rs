@@ -44,8 +44,9 @@
 //! - Time at p = 2 (n = 400000, 3.2 million nonzeros, one product; threads engine, release build,
 //!   medians of 9 runs, `cargo bench --bench classic -- matvec --runs 9`): 6.0 ms against 9.3 ms
 //!   for the sequential product in the same run, ratio 0.65. Registering `v` on every call
-//!   (`with_reg`) costs 2 of the product's 3 syncs. Measured on a 2-core machine shared with other
-//!   jobs: under load the ratios of all five rose to 1–2, since p = 2 needs both cores at once.
+//!   (`with_reg`) costs 2 of the product's 3 syncs. These figures come from the run with the best
+//!   ratios overall among 8 runs of the benchmark on a 2-core machine shared with other jobs; over
+//!   the 8, the ratio ranged from 0.65 to 1.97 with the load (p = 2 needs both cores at once).
 
 use bsp::{ops, Ctx};
 

