@@ -101,7 +101,7 @@ use proc_macro::TokenStream;
 /// the operation that caused it:
 ///
 /// - a read or write of a `get` or `hpget` destination before the sync that completes it
-///   (including a second `get` into the same array, `&mut buf[i]` in a loop);
+///   (including a second `get` into the same destination, or `&mut buf[i]` in a loop);
 /// - a write to an `hpput` source before the sync;
 /// - a `get`/`hpget` destination or `hpput` source declared inside the superstep, gone before
 ///   the sync;
@@ -109,13 +109,20 @@ use proc_macro::TokenStream;
 ///   of (the source must then be named by `reg.remote()`);
 /// - `get`, `hpget` or `hpput` on the context outside every superstep (they exist only on the
 ///   superstep a `superstep!` block receives);
-/// - a registration used by `put`/`get`/`hpput`/`hpget` in the superstep that registers it;
-/// - an `hpmove` result used after the sync that invalidates it.
+/// - a registration used by `put`/`get`/`hpput`/`hpget` in the superstep that registers it
+///   (also when assigned late, by a block, or named through `&r`, an alias or `r.remote()`);
+/// - an `hpmove` result used after the sync that invalidates it, or leaving the superstep that
+///   took it (as the value of the block, or assigned to a variable declared before it);
+/// - `ctx.sync()` or another superstep inside a superstep.
 ///
-/// When a value escapes into a helper function or an alias, the macro stays silent and the
-/// runtime's types (borrows that last until the sync) reject the program instead. The errors
-/// are emitted inside the function's body, which makes rustc skip borrow-checking it: each
-/// mistake is reported once, by the macro, not a second time as a borrow error.
+/// The checks follow names: a copy (`let t = *tag;`, `let &t = tag;`), an assignment
+/// (`m = ctx.hpmove()`) or a `&mut` handed out (`mem::swap`) ends what they know of a name, and
+/// a sync they cannot see (a helper given `ctx`, a called closure that syncs) silences them.
+/// Where they cannot prove a mistake they stay silent, and the runtime's types (borrows that
+/// last until the sync) reject what they must; a registration used too early through a field,
+/// a helper or a collection is left to the runtime's check. The errors are emitted inside the
+/// function's body, which makes rustc skip borrow-checking it: each mistake is reported once,
+/// by the macro, not a second time as a borrow error.
 ///
 /// # Errors
 ///

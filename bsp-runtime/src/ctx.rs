@@ -9,11 +9,9 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossbeam_utils::sync::Parker;
-
 use crate::bsmp::{Recv, TagState};
 use crate::drma::GetRec;
-use crate::engine::threads::Group;
+use crate::engine::{AnyEngine, Fate, Outboxes};
 use crate::exchange::{Outbox, Pending};
 use crate::reg::Table;
 use crate::Error;
@@ -28,13 +26,15 @@ pub(crate) struct State {
     pub gets: Vec<GetRec>,
     pub get_stage: Vec<u8>,
     /// Requests to extension objects, answered in the get phase (`ext.rs`), their parts and
-    /// bytes, and scratch for the replies (threads engine).
+    /// bytes, and scratch for the replies (engines that answer requests in place).
     pub requests: Vec<crate::ext::ExtRequest>,
     pub req_parts: Vec<crate::ext::ReqPart>,
     pub req_data: Vec<u8>,
     pub req_reply: Vec<u8>,
     pub req_ranges: Vec<std::ops::Range<usize>>,
     pub tag: TagState,
+    /// Operators of combining puts, by number (`combine.rs`).
+    pub combiners: Vec<crate::combine::Op>,
     /// `exchange::flags` bits this process will arrive with.
     pub flags: u64,
     pub pending: Pending,
@@ -62,8 +62,12 @@ pub(crate) struct State {
 /// assert_eq!(out, vec![3, 0, 1, 2]);
 /// ```
 pub struct Ctx {
-    pub(crate) group: Arc<Group>,
-    pub(crate) parker: Parker,
+    /// How the run fails, shared with the other processes (of this OS process).
+    pub(crate) fate: Arc<Fate>,
+    /// This process's side of the engine; taken out while a sync drives it (`sync.rs`).
+    pub(crate) engine: Option<AnyEngine>,
+    /// Where the engine keeps this process's two outboxes.
+    outboxes: Outboxes,
     pub(crate) pid: usize,
     pub(crate) nprocs: usize,
     pub(crate) step: usize,
@@ -74,9 +78,6 @@ pub struct Ctx {
     pub(crate) sys_recv: crate::channel::SysRecv,
     /// Set when a `superstep` closure unwound: the process may not communicate any more.
     pub(crate) broken: Cell<bool>,
-    /// The MPI engine's state, when this process is an MPI rank.
-    #[cfg(feature = "mpi")]
-    pub(crate) mpi: Option<Box<crate::engine::mpi::Mpi>>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -87,11 +88,13 @@ impl std::fmt::Debug for Ctx {
 }
 
 impl Ctx {
-    pub(crate) fn new(group: Arc<Group>, parker: Parker, pid: usize) -> Self {
-        let nprocs = group.nprocs();
+    /// Process `pid` of `nprocs`, on `engine`, which keeps its outboxes at `outboxes` (valid, and
+    /// written only by this process outside its syncs, for as long as the engine lives).
+    pub(crate) fn new(fate: Arc<Fate>, engine: AnyEngine, outboxes: Outboxes, pid: usize, nprocs: usize) -> Self {
         Ctx {
-            group,
-            parker,
+            fate,
+            engine: Some(engine),
+            outboxes,
             pid,
             nprocs,
             step: 0,
@@ -106,14 +109,13 @@ impl Ctx {
                 req_reply: Vec::new(),
                 req_ranges: Vec::new(),
                 tag: TagState::default(),
+                combiners: Vec::new(),
                 flags: 0,
                 pending: Pending::default(),
             }),
             recv: Recv::default(),
             sys_recv: Default::default(),
             broken: Cell::new(false),
-            #[cfg(feature = "mpi")]
-            mpi: None,
             _not_send: PhantomData,
         }
     }
@@ -157,13 +159,13 @@ impl Ctx {
     /// assert_eq!(err.to_string(), "process 2 aborted: bad input 42");
     /// ```
     pub fn abort(&self, msg: impl Display) -> ! {
-        self.group.fail(Error::abort(self.pid, msg.to_string()));
+        self.fate.fail(Error::abort(self.pid, msg.to_string()));
         std::panic::resume_unwind(Box::new(Stop))
     }
 
     #[inline]
     pub(crate) fn run_id(&self) -> u64 {
-        self.group.run_id()
+        self.fate.run_id()
     }
 
     /// Parity of the current superstep: which of the two outboxes it writes.
@@ -176,10 +178,11 @@ impl Ctx {
     #[allow(clippy::mut_from_ref)]
     #[inline]
     pub(crate) fn outbox(&self) -> &mut Outbox {
-        // SAFETY: we are process `pid`, in a superstep of this parity (the sync code switches
-        // parity only after every reader is done); callers never hold two of these at once
-        // (each primitive takes it, appends, and drops it before returning).
-        unsafe { self.group.own_outbox(self.pid, self.parity()) }
+        // SAFETY: this process is the only writer of the outbox of the current parity, and nobody
+        // reads it outside the sync that ends the superstep (the engine's contract; the sync
+        // switches parity only after every reader is done); callers never hold two of these at
+        // once (each primitive takes it, appends, and drops it before returning).
+        unsafe { &mut *self.outboxes.0[self.parity()].as_ptr() }
     }
 
     /// Panics (in this process) with a misuse message; the launcher stops the others.
@@ -196,7 +199,7 @@ impl Ctx {
     /// Records a failure every process detects identically (a collective mismatch found at a
     /// sync) and stops this process.
     pub(crate) fn fail_collective(&self, msg: String) -> ! {
-        self.group.fail(Error::collective(self.pid, msg));
+        self.fate.fail(Error::collective(self.pid, msg));
         self.stop()
     }
 
@@ -205,7 +208,7 @@ impl Ctx {
     #[track_caller]
     #[inline]
     pub(crate) fn check_live(&self, op: &str) {
-        if self.group.is_failed() {
+        if self.fate.is_failed() {
             self.stop();
         }
         if self.broken.get() {

@@ -5,6 +5,8 @@
 //! is a pointer into another process's memory except [`PutSrc::Direct`], which only the threads
 //! engine creates (an engine without a shared address space copies those bytes instead).
 
+use std::collections::HashMap;
+
 /// Per-process flags combined by the sync barrier.
 pub(crate) mod flags {
     /// The process arrived from `sync`.
@@ -111,29 +113,32 @@ pub(crate) struct PutRec {
     /// `PutSrc`'s offset or address.
     src: usize,
     pub slot: u32,
-    /// Length in bytes, with `DIRECT` set for `PutSrc::Direct`.
+    /// Length in bytes, with `DIRECT` set for `PutSrc::Direct` and `COMBINE` for a combining put
+    /// (whose operator is the next entry of `DestQueue::combines`).
     len_kind: u32,
 }
 
 impl PutRec {
     const DIRECT: u32 = 1 << 31;
+    const COMBINE: u32 = 1 << 30;
     /// The longest put one record describes; [`DestQueue::push_put`] splits longer ones.
-    pub(crate) const MAX_LEN: usize = (1 << 31) - 1;
+    pub(crate) const MAX_LEN: usize = (1 << 30) - 1;
 
     #[inline]
-    fn new(slot: u32, byte_offset: usize, len: usize, src: PutSrc) -> Self {
+    fn new(slot: u32, byte_offset: usize, len: usize, src: PutSrc, combine: bool) -> Self {
         debug_assert!(len <= Self::MAX_LEN);
         let (src, kind) = match src {
             PutSrc::Buffered(at) => (at, 0),
             PutSrc::Direct(addr) => (addr, Self::DIRECT),
         };
+        let kind = kind | if combine { Self::COMBINE } else { 0 };
         PutRec { byte_offset, src, slot, len_kind: len as u32 | kind }
     }
 
     /// Length in bytes.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        (self.len_kind & !Self::DIRECT) as usize
+        (self.len_kind & !(Self::DIRECT | Self::COMBINE)) as usize
     }
 
     #[inline]
@@ -143,6 +148,12 @@ impl PutRec {
         } else {
             PutSrc::Buffered(self.src)
         }
+    }
+
+    /// Whether the put combines with the destination instead of overwriting it.
+    #[inline]
+    pub(crate) fn combines(&self) -> bool {
+        self.len_kind & Self::COMBINE != 0
     }
 }
 
@@ -167,6 +178,8 @@ pub(crate) struct DestQueue {
     /// Records for extension objects (`ext.rs`).
     pub ext: Vec<crate::ext::ExtRec>,
     pub ext_data: Vec<u8>,
+    /// The operators of the combining puts among `puts`, in order (`combine.rs`).
+    pub combines: Vec<u64>,
     /// Messages on the runtime's own channel (`channel.rs`); only `payload_len` and `at` are used.
     pub sys_msgs: Vec<MsgRec>,
     pub sys_data: Vec<u8>,
@@ -174,25 +187,88 @@ pub(crate) struct DestQueue {
 
 impl DestQueue {
     /// Records a put of `len` bytes, as records of at most [`PutRec::MAX_LEN`] bytes each.
+    ///
+    /// A put that continues the previous one (same registration, the next bytes of both the
+    /// destination and the source) extends its record instead: applying the two in order or as
+    /// one writes the same bytes, since they do not overlap. A loop of one-word puts to
+    /// consecutive elements then costs the receiver one copy, not one per word.
     #[inline]
     pub(crate) fn push_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
+        if let Some(last) = self.puts.last_mut() {
+            let continues = match (last.src(), src) {
+                (PutSrc::Buffered(a), PutSrc::Buffered(b)) | (PutSrc::Direct(a), PutSrc::Direct(b)) => {
+                    b == a + last.len()
+                }
+                _ => false,
+            };
+            if continues
+                && !last.combines()
+                && last.slot == slot
+                && byte_offset == last.byte_offset + last.len()
+                && last.len() + len <= PutRec::MAX_LEN
+            {
+                *last = PutRec::new(slot, last.byte_offset, last.len() + len, last.src(), false);
+                return;
+            }
+        }
         if len <= PutRec::MAX_LEN {
-            self.puts.push(PutRec::new(slot, byte_offset, len, src));
+            self.puts.push(PutRec::new(slot, byte_offset, len, src, false));
         } else {
-            self.push_long_put(slot, byte_offset, len, src);
+            self.push_long_put(slot, byte_offset, len, src, None);
         }
     }
 
+    /// Records a combining put with operator `op` (`combine.rs`); `elem` is the element size,
+    /// so that a long put is split at element boundaries.
+    pub(crate) fn push_combining_put(
+        &mut self,
+        slot: u32,
+        byte_offset: usize,
+        len: usize,
+        at: usize,
+        op: u64,
+        elem: usize,
+    ) {
+        if len <= PutRec::MAX_LEN {
+            self.puts.push(PutRec::new(slot, byte_offset, len, PutSrc::Buffered(at), true));
+            self.combines.push(op);
+        } else {
+            self.push_long_put(slot, byte_offset, len, PutSrc::Buffered(at), Some((op, elem)));
+        }
+    }
+
+    /// Records a put exactly as given, never merged with the previous one (for an engine that
+    /// rebuilds a sender's records, which were merged at the sender already, and refers to them
+    /// by index). `len` must be at most [`PutRec::MAX_LEN`].
+    pub(crate) fn push_put_record(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
+        self.puts.push(PutRec::new(slot, byte_offset, len, src, false));
+    }
+
+    /// Points put `i` (pushed by an engine as a placeholder) at `len` bytes at `src`; its kind
+    /// (plain or combining) stays.
+    pub(crate) fn replace_put(&mut self, i: usize, src: PutSrc, len: usize) {
+        let old = self.puts[i];
+        self.puts[i] = PutRec::new(old.slot, old.byte_offset, len, src, old.combines());
+    }
+
     #[cold]
-    fn push_long_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
+    fn push_long_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc, combine: Option<(u64, usize)>) {
+        // A combining put is split at element boundaries.
+        let max = match combine {
+            Some((_, elem)) => PutRec::MAX_LEN / elem * elem,
+            None => PutRec::MAX_LEN,
+        };
         let mut done = 0;
         while done < len {
-            let n = (len - done).min(PutRec::MAX_LEN);
+            let n = (len - done).min(max);
             let part = match src {
                 PutSrc::Buffered(at) => PutSrc::Buffered(at + done),
                 PutSrc::Direct(addr) => PutSrc::Direct(addr + done),
             };
-            self.puts.push(PutRec::new(slot, byte_offset + done, n, part));
+            self.puts.push(PutRec::new(slot, byte_offset + done, n, part, combine.is_some()));
+            if let Some((op, _)) = combine {
+                self.combines.push(op);
+            }
             done += n;
         }
     }
@@ -200,6 +276,7 @@ impl DestQueue {
     pub(crate) fn clear(&mut self) {
         self.puts.clear();
         self.put_data.clear();
+        self.combines.clear();
         self.msgs.clear();
         self.msg_data.clear();
         self.ext.clear();
@@ -207,48 +284,105 @@ impl DestQueue {
         self.sys_msgs.clear();
         self.sys_data.clear();
     }
-
-    /// Whether nothing is queued (the queue is not yet in the outbox's `touched` list).
-    #[inline]
-    fn is_empty(&self) -> bool {
-        self.puts.is_empty() && self.msgs.is_empty() && self.ext.is_empty() && self.sys_msgs.is_empty()
-    }
 }
 
+/// Destinations below this pid are found through a dense table, the others through a map, so
+/// that an outbox costs O(destinations touched) (plus at most this many words), not O(p).
+const DENSE: usize = 1024;
+
 /// One process's outbox for one superstep.
+///
+/// It holds a queue per destination touched in the superstep, in first-touch order; queues keep
+/// their buffers between supersteps (no allocation in steady state), and the memory is
+/// proportional to the destinations a process actually sends to.
 #[derive(Debug, Default)]
 pub(crate) struct Outbox {
     pub meta: Meta,
-    /// Indexed by destination pid.
-    pub to: Vec<DestQueue>,
-    /// Destinations with something queued, so a sync touches only those.
-    pub touched: Vec<usize>,
+    /// `queues[..used]` are this superstep's; those after keep buffers for later.
+    queues: Vec<DestQueue>,
+    used: usize,
+    /// The pid of `queues[i]`.
+    dests: Vec<usize>,
+    /// `dense[pid]` is 1 + the index of `pid`'s queue, or 0 (pids below [`DENSE`]).
+    dense: Vec<u32>,
+    sparse: HashMap<usize, u32>,
+    /// The last destination looked up and its queue index (consecutive puts mostly go to one).
+    last: Option<(usize, usize)>,
 }
 
 impl Outbox {
-    pub(crate) fn new(nprocs: usize) -> Self {
-        Outbox { meta: Meta::default(), to: (0..nprocs).map(|_| DestQueue::default()).collect(), touched: Vec::new() }
+    pub(crate) fn new() -> Self {
+        Self::default()
     }
 
     /// Empties the outbox, keeping every buffer's capacity (no allocation in steady state).
     pub(crate) fn clear(&mut self) {
-        for &d in &self.touched {
-            self.to[d].clear();
+        for (q, &d) in self.queues[..self.used].iter_mut().zip(&self.dests) {
+            q.clear();
+            if d < DENSE {
+                self.dense[d] = 0;
+            }
         }
-        self.touched.clear();
+        self.sparse.clear();
+        self.dests.clear();
+        self.used = 0;
+        self.last = None;
         self.meta.pushes.clear();
         self.meta.pops.clear();
         self.meta.pending = Pending::default();
         self.meta.arrival = Arrival::Sync;
     }
 
-    /// The queue for `pid`, remembering that it was touched.
+    fn index_of(&self, pid: usize) -> Option<usize> {
+        if pid < DENSE {
+            match self.dense.get(pid) {
+                Some(&i) if i > 0 => Some(i as usize - 1),
+                _ => None,
+            }
+        } else {
+            self.sparse.get(&pid).map(|&i| i as usize)
+        }
+    }
+
+    /// The queue for `pid`, made if this is the first thing queued for it in this superstep.
     #[inline]
     pub(crate) fn dest(&mut self, pid: usize) -> &mut DestQueue {
-        let q = &mut self.to[pid];
-        if q.is_empty() {
-            self.touched.push(pid);
-        }
-        &mut self.to[pid]
+        let i = match self.last {
+            Some((p, i)) if p == pid => i,
+            _ => self.touch(pid),
+        };
+        &mut self.queues[i]
+    }
+
+    fn touch(&mut self, pid: usize) -> usize {
+        let i = match self.index_of(pid) {
+            Some(i) => i,
+            None => {
+                let i = self.used;
+                if i == self.queues.len() {
+                    self.queues.push(DestQueue::default());
+                }
+                self.used += 1;
+                self.dests.push(pid);
+                let stored = u32::try_from(i).expect("fewer than 2^32 destinations");
+                if pid < DENSE {
+                    if self.dense.len() <= pid {
+                        self.dense.resize(pid + 1, 0);
+                    }
+                    self.dense[pid] = stored + 1;
+                } else {
+                    self.sparse.insert(pid, stored);
+                }
+                i
+            }
+        };
+        self.last = Some((pid, i));
+        i
+    }
+
+    /// What was queued for `pid` in this superstep, if anything.
+    #[inline]
+    pub(crate) fn queue(&self, pid: usize) -> Option<&DestQueue> {
+        self.index_of(pid).map(|i| &self.queues[i])
     }
 }

@@ -1,21 +1,17 @@
-//! SPMD launch: starting p processes (threads), catching their failures, joining them.
+//! SPMD launch: how many processes, running one, catching its failure.
 //!
-//! No global state: every run has its own group, so runs may follow each other and a process
-//! may start a nested run (D13). Process 0 runs on the calling thread (as BSPlib's `bsp_begin`
-//! continues the caller's thread of control on process 0); the others on scoped threads, so the
-//! SPMD function may borrow from the caller.
+//! No global state: every run has its own engine state, so runs may follow each other and a
+//! process may start a nested run (D13). The engine (`engine/`) starts the processes and joins
+//! them; each runs [`process`]: the SPMD function, then the collective end of the run.
 //!
-//! Failure (D14): the first panic or `abort` is recorded with its pid, the group is poisoned so
-//! that processes waiting in a sync wake up, and processes that are computing stop at their next
+//! Failure (D14): the first panic or `abort` is recorded with its pid in the run's `Fate`, which
+//! wakes the processes waiting in a sync, and processes that are computing stop at their next
 //! communication call. The launcher joins every process and returns the first failure.
 
+use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
-
-use crossbeam_utils::sync::Parker;
 
 use crate::ctx::Stop;
-use crate::engine::threads::Group;
 use crate::{Ctx, Error};
 
 /// The environment variable that sets the number of processes.
@@ -93,7 +89,6 @@ impl Launch {
     }
 
     /// The number of processes asked for by the call or by `BSP_NPROCS` (not a default).
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "the MPI engine asks this"))]
     pub(crate) fn requested_procs(&self) -> Result<Option<usize>, Error> {
         if let Some(p) = self.procs {
             return Ok(Some(p));
@@ -108,23 +103,31 @@ impl Launch {
 
     /// The number of processes this launch starts.
     ///
+    /// On threads: [`procs`](Launch::procs), else `BSP_NPROCS`, else
+    /// [`default_procs`](Launch::default_procs), else the number of cores. Under `mpirun` (with
+    /// the `mpi` feature): `procs` or `BSP_NPROCS` if given, else the number of ranks.
+    ///
+    /// ```
+    /// # std::env::remove_var("BSP_NPROCS");
+    /// use bsp_runtime::Launch;
+    /// assert_eq!(Launch::new().procs(3).nprocs().unwrap(), 3);
+    /// assert!(Launch::new().procs(0).nprocs().is_err());
+    /// ```
+    ///
     /// # Errors
-    /// If `BSP_NPROCS` is set but is not a positive integer, or the number is 0.
+    /// If `BSP_NPROCS` is set but is not a positive integer, if the number is 0, or under
+    /// `mpirun` if more processes are asked for than there are ranks.
     pub fn nprocs(&self) -> Result<usize, Error> {
-        let p = match self.procs {
-            Some(p) => p,
-            None => match std::env::var(NPROCS_VAR) {
-                Ok(v) => v.trim().parse::<usize>().map_err(|_| {
-                    Error::launch(format!(
-                        "{NPROCS_VAR}={v:?} is not a number of processes (expected a positive integer)"
-                    ))
-                })?,
-                Err(_) => match self.default_procs {
-                    Some(p) => p,
-                    None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-                },
-            },
-        };
+        crate::engine::nprocs(self)
+    }
+
+    /// The number of processes for an engine whose default is `default`: the one asked for,
+    /// else `default_procs`, else `default`.
+    ///
+    /// # Errors
+    /// As [`nprocs`](Launch::nprocs), for a bad `BSP_NPROCS` or 0.
+    pub(crate) fn procs_or(&self, default: impl FnOnce() -> usize) -> Result<usize, Error> {
+        let p = self.requested_procs()?.or(self.default_procs).unwrap_or_else(default);
         if p == 0 {
             return Err(Error::launch("cannot run an SPMD program on 0 processes".to_string()));
         }
@@ -140,63 +143,40 @@ impl Launch {
         R: Send,
         F: Fn(&mut Ctx) -> R + Sync,
     {
-        #[cfg(feature = "mpi")]
-        if crate::engine::mpi::wanted() {
-            return crate::engine::mpi::run(&self, f);
-        }
-        let p = self.nprocs()?;
-        let (group, parkers) = Group::new(p);
-        let group = Arc::new(group);
-        let mut results: Vec<Option<R>> = std::thread::scope(|scope| {
-            let mut parkers = parkers.into_iter();
-            let first = parkers.next().expect("p >= 1");
-            let mut handles = Vec::with_capacity(p - 1);
-            for (i, parker) in parkers.enumerate() {
-                let (g, f) = (group.clone(), &f);
-                let spawned = std::thread::Builder::new()
-                    .name(format!("bsp process {}", i + 1))
-                    .spawn_scoped(scope, move || process(g, parker, i + 1, f));
-                match spawned {
-                    Ok(h) => handles.push(h),
-                    Err(e) => {
-                        // Wakes the processes already started, which would wait for it forever.
-                        group.fail(Error::launch(format!("cannot start process {} of {p}: {e}", i + 1)));
-                        break;
-                    }
-                }
-            }
-            let mut results = vec![if group.is_failed() { None } else { process(group.clone(), first, 0, &f) }];
-            results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
-            results
-        });
-        if let Some(e) = group.take_failure() {
-            return Err(e);
-        }
-        Ok(results.iter_mut().map(|r| r.take().expect("every process finished without failure")).collect())
+        crate::engine::launch(&self, f)
     }
 }
 
-/// Runs one process: the SPMD function, then the collective end.
-fn process<R>(group: Arc<Group>, parker: Parker, pid: usize, f: &(impl Fn(&mut Ctx) -> R + Sync)) -> Option<R> {
-    let placed = crate::engine::placement::pin(pid, group.nprocs());
-    let mut ctx = Ctx::new(group.clone(), parker, pid);
+/// Runs one process on any engine: the SPMD function, then the collective end. Returns its
+/// result, or `None` after recording its failure (or finding the run failed).
+pub(crate) fn process<R>(mut ctx: Ctx, f: &impl Fn(&mut Ctx) -> R) -> Option<R> {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let r = f(&mut ctx);
         ctx.finish();
         r
     }));
-    crate::engine::placement::release(placed);
     match outcome {
         Ok(r) => Some(r),
         Err(payload) => {
-            if !payload.is::<Stop>() {
-                group.fail(Error::panic(pid, failure_message(&*payload, pid)));
+            let pid = ctx.pid();
+            let error = if payload.is::<Stop>() {
+                // Already recorded by whoever stopped the run; this makes sure everyone wakes.
+                Error::panic(pid, "stopped".to_string())
             } else {
-                // Already recorded by whoever stopped the run; make sure everyone wakes.
-                group.fail(Error::panic(pid, "stopped".to_string()));
-            }
+                Error::panic(pid, failure_message(&*payload, pid))
+            };
+            drop_payload(payload);
+            ctx.fate.fail(error);
             None
         }
+    }
+}
+
+/// Drops a panic payload; a payload whose own `Drop` panics is leaked instead of unwinding
+/// out of the launcher (it is user data: nothing else can be done with it).
+pub(crate) fn drop_payload(payload: Box<dyn Any + Send>) {
+    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+        std::mem::forget(again);
     }
 }
 

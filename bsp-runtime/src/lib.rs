@@ -68,6 +68,7 @@ mod barrier;
 mod bsmp;
 mod channel;
 pub mod collective;
+mod combine;
 mod ctx;
 mod dest;
 mod drma;
@@ -84,6 +85,7 @@ mod sync;
 mod value;
 
 pub use collective::ops;
+pub use combine::Combiner;
 pub use ctx::Ctx;
 pub use dest::{Dest, DestPart, GetDest};
 pub use error::Error;

@@ -1,33 +1,39 @@
 //! `sync`: the end of a superstep, and the end of the SPMD function.
 //!
-//! # Phases (SEMANTICS.md §1)
-//! 1. Every process publishes its outbox and arrives at the barrier with flags; the barrier
-//!    returns their OR. If nobody queued anything, that was the whole sync (one barrier).
-//! 2. Everyone checks the collective bookkeeping (push counts and types, popped registrations,
-//!    requested tag sizes) from the same published data, so everyone reaches the same verdict
-//!    and a mismatch fails the run identically on every process, naming the superstep.
-//! 3. Gets (if any process has one): each requester reads the sources in the owners' registered
-//!    memory — before any put of the superstep lands (D1) — and writes its destinations. Then a
-//!    barrier, so that no owner applies puts while someone still reads.
-//! 4. Each process applies the puts addressed to it (ascending source pid, then issue order;
-//!    the last write wins, D2), after its get results (the put wins, D1).
-//! 5. If any process has an `hpput`, a barrier keeps its source borrowed until every receiver
+//! The order of a sync's phases is written here once, for every engine; the engine
+//! (`engine/mod.rs`, the contract) only moves bytes and waits.
+//!
+//! # Phases
+//! 1. Every process finishes its outbox and arrives with flags at the engine's `combine`, which
+//!    returns their OR. If nobody queued anything, that was the whole sync (one barrier, or one
+//!    all-reduce).
+//! 2. The engine's `exchange` makes everyone's outbox visible. Everyone checks the collective
+//!    bookkeeping (push counts and types, popped registrations, requested tag sizes) from the
+//!    same data, so everyone reaches the same verdict and a mismatch fails the run identically on
+//!    every process, naming the superstep.
+//! 3. Gets (if any process has one): the engine's `read` reads the sources in the owners'
+//!    registered memory — before any put of the superstep lands (D1) — and writes the
+//!    destinations outside registered memory; `end_reads` waits until nobody reads any more.
+//! 4. Each process writes its staged get results (destinations in its own registered memory, in
+//!    issue order), then applies the puts addressed to it (ascending source pid, then issue
+//!    order; the last write wins, D2), so a put wins over a get (D1).
+//! 5. If any process has an `hpput`, `end_puts` keeps its source borrowed until every receiver
 //!    has copied from it.
-//! 6. Each process delivers extension records, builds its receive queue (ascending source pid,
+//! 6. Each process delivers extension records, builds its receive queues (ascending source pid,
 //!    then send order), applies pops, then pushes, and rotates the tag size.
 //!
 //! # Who touches registered memory, when
 //! Process X's registered memory is written only by X (its own code between syncs, puts and
 //! staged get results inside its sync). Others only read it, in phase 3 of a sync that X is in
-//! too, and X writes nothing registered until the barrier that ends phase 3. `hpput` sources
-//! that lie in registered memory are copied at the call (`drma.rs`), so phase 4 reads only
-//! unregistered, immutably borrowed memory of other processes; and X writes its other
-//! runtime-owned memory (receive buffer, extension objects), where such a source may also lie,
-//! only in phase 6, after the barrier of phase 5.
+//! too, and X writes nothing registered until `end_reads`. `hpput` sources that lie in
+//! registered memory are copied at the call (`drma.rs`), so phase 4 reads only unregistered,
+//! immutably borrowed memory of other processes; and X writes its other runtime-owned memory
+//! (receive buffers, extension objects), where such a source may also lie, only in phase 6,
+//! after `end_puts`.
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use crate::engine::threads::Group;
+use crate::engine::{AnyEngine, Engine, Poisoned};
 use crate::exchange::{flags, Arrival, DestQueue, Meta, Pending, PutSrc};
 use crate::reg::RegState;
 use crate::Ctx;
@@ -47,28 +53,23 @@ impl Ctx {
     /// launcher reports the first failure) if another process failed.
     pub fn sync(&mut self) {
         self.check_live("sync");
-        #[cfg(feature = "mpi")]
-        if self.mpi.is_some() {
-            self.sync_mpi();
-            return;
-        }
-        let parity = self.parity();
         let mine = {
-            let st = self.state.get_mut();
+            let (step, st) = (self.step, self.state.get_mut());
             let (requested, flags) = (st.tag.requested, st.flags);
             let out = self.outbox();
             out.meta.arrival = Arrival::Sync;
-            out.meta.step = self.step;
+            out.meta.step = step;
             out.meta.tag_request = requested;
             flags
         };
-        let all = self.barrier(flags::SYNC | mine);
+        let all = self.combine(flags::SYNC | mine);
         if all & flags::END != 0 {
-            let statuses = self.statuses(parity);
+            let status = Status { arrival: Arrival::Sync, step: self.step, pending: Pending::default() };
+            let statuses = self.with_engine(|ctx, e| e.statuses(ctx, status));
             self.fail_end(all, &statuses);
         }
         if all & (flags::WORK | flags::GET) != 0 {
-            self.exchange(all, parity);
+            self.exchange(all);
         } else {
             // Nobody sent anything: the receive queues of the next superstep are empty.
             self.recv.clear();
@@ -77,86 +78,84 @@ impl Ctx {
         self.next_superstep();
     }
 
-    fn barrier(&self, flags: u64) -> u64 {
-        match self.group.barrier(self.pid, &self.parker, flags) {
-            Ok(all) => all,
-            Err(_) => self.stop(),
+    /// The engine's `combine`: the OR of every process's flags (stops this process silently if
+    /// the run failed meanwhile).
+    #[inline]
+    fn combine(&mut self, flags: u64) -> u64 {
+        match self.engine.as_mut().map(|e| e.combine(flags)) {
+            Some(Ok(all)) => all,
+            Some(Err(Poisoned)) => self.stop(),
+            None => unreachable!("the engine is taken out only inside a sync"),
         }
     }
 
-    /// Process `q`'s bookkeeping for this superstep (threads engine).
-    fn peer_meta(&self, q: usize, parity: usize) -> &Meta {
-        // SAFETY: called only inside the sync of a superstep of `parity`, after its first
-        // barrier (`engine/threads.rs`).
-        unsafe { &self.group.outbox(q, parity).meta }
-    }
-
-    /// The other processes' outboxes for this superstep, as the threads engine sees them.
-    fn shared_peers(&self, parity: usize) -> SharedPeers<'static> {
-        // SAFETY: (lifetime only) `self.group` is an `Arc` that `self` keeps alive for the whole
-        // sync; the view is used only inside it and never stored.
-        let group: &'static Group = unsafe { &*std::ptr::from_ref::<Group>(&self.group) };
-        SharedPeers { group, parity, me: self.pid }
-    }
-
-    fn exchange(&mut self, all: u64, parity: usize) {
-        let peers = self.shared_peers(parity);
-        if all & flags::COLLECTIVE != 0 {
-            self.check_collectives(&peers);
+    /// Runs `f` with the engine taken out of the context (so that both can be borrowed), and
+    /// puts it back even if `f` unwinds. Stops this process silently if the run failed.
+    fn with_engine<R>(&mut self, f: impl FnOnce(&mut Ctx, &mut dyn Engine) -> Result<R, Poisoned>) -> R {
+        let mut engine: AnyEngine = self.engine.take().expect("the engine is taken out only inside a sync");
+        let outcome = catch_unwind(AssertUnwindSafe(|| f(self, engine.get())));
+        self.engine = Some(engine);
+        match outcome {
+            Ok(Ok(r)) => r,
+            Ok(Err(Poisoned)) => self.stop(),
+            Err(payload) => resume_unwind(payload),
         }
-        // A panic in a data phase (an extension object serving a request or applying a record, e.g. a GP checksize
-        // error) must not unwind yet: other processes may still be reading this process's
-        // memory (registered memory until the get-phase barrier, hpput sources until the
-        // closing barrier), and unwinding would free it. So it is caught, the sync's remaining
-        // barriers are kept, and it resumes only when nobody reads this process's memory.
+    }
+
+    /// The data phases of a sync in which some process queued something (module docs).
+    fn exchange(&mut self, all: u64) {
+        // A panic in a data phase (a collective mismatch, an extension object serving a request
+        // or applying a record, e.g. a GP checksize error) must not unwind yet: other processes
+        // may still be reading this process's memory (registered memory until `end_reads`,
+        // hpput sources until `end_puts`), and unwinding would free it. So it is caught, the
+        // sync's remaining phase ends are kept, and it resumes only when nobody reads this
+        // process's memory any more.
         let mut failure = None;
-        if all & flags::GET != 0 {
-            if let Err(p) = catch_unwind(AssertUnwindSafe(|| self.read_gets())) {
-                failure = Some(p);
+        self.with_engine(|ctx, engine| {
+            // 2. Everyone's bookkeeping and queues; the collective checks.
+            held(&mut failure, || {
+                engine.exchange(ctx)?;
+                if all & flags::COLLECTIVE != 0 {
+                    ctx.check_collectives(engine.peers());
+                }
+                Ok(())
+            })?;
+            // 3. Gets and extension requests read their sources before any put lands (D1).
+            if all & flags::GET != 0 {
+                held(&mut failure, || {
+                    engine.read(ctx);
+                    Ok(())
+                })?;
+                engine.end_reads()?;
             }
-            self.barrier(0);
-        }
-        if failure.is_none() {
-            let phase = catch_unwind(AssertUnwindSafe(|| {
-                self.deliver_replies();
-                self.write_staged_gets();
-                self.apply_puts(&peers);
-            }));
-            if let Err(p) = phase {
-                failure = Some(p);
+            // 4. Get results that land in registered memory, then puts (the put wins, D1).
+            held(&mut failure, || {
+                ctx.deliver_replies();
+                ctx.write_staged_gets();
+                engine.land_puts(ctx)?;
+                ctx.apply_puts(engine.peers());
+                Ok(())
+            })?;
+            if all & flags::HPPUT != 0 {
+                // Receivers read hpput sources in place until here, so nothing this process's
+                // sync writes besides registered memory (hpput sources there were copied at the
+                // call) may change before it: its receive buffer (which `hpmove` references point
+                // into) and its extension objects are written only after this.
+                engine.end_puts()?;
             }
-        }
-        if all & flags::HPPUT != 0 {
-            // Receivers read hpput sources in place until here, so nothing this process's sync
-            // writes besides registered memory (hpput sources there were copied at the call)
-            // may change before it: its receive buffer (which `hpmove` references point into)
-            // and its extension objects are written only after this barrier.
-            self.barrier(0);
-        }
-        if failure.is_none() {
-            let phase = catch_unwind(AssertUnwindSafe(|| {
-                self.apply_records(&peers);
-                self.receive_messages(&peers);
-                self.apply_registrations(&peers);
-            }));
-            if let Err(p) = phase {
-                failure = Some(p);
-            }
-        }
+            // 5. Extension records, messages, registration changes.
+            held(&mut failure, || {
+                let peers = engine.peers();
+                ctx.apply_records(peers);
+                ctx.receive_messages(peers);
+                ctx.apply_registrations(peers);
+                Ok(())
+            })
+        });
         if let Some(payload) = failure {
             self.broken.set(true);
             resume_unwind(payload);
         }
-    }
-
-    /// Everything a process does with what the others sent, in order: puts, extension records,
-    /// messages, registration changes. Engine-neutral.
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "used by the MPI engine"))]
-    pub(crate) fn apply_incoming(&mut self, peers: &dyn Peers) {
-        self.apply_puts(peers);
-        self.apply_records(peers);
-        self.receive_messages(peers);
-        self.apply_registrations(peers);
     }
 
     /// Compares the collective bookkeeping of every process; every process reaches the same
@@ -203,28 +202,8 @@ impl Ctx {
         }
     }
 
-    fn read_gets(&mut self) {
-        self.serve_requests_shared();
-        let st = self.state.get_mut();
-        st.get_stage.clear();
-        for g in &st.gets {
-            if g.staged {
-                // SAFETY: the source is registered memory of a process that is inside this sync
-                // and writes no registered memory before the barrier after this phase; it stays
-                // allocated (held by its table) at least until then. `g.bytes` is within its
-                // extent (checked at the call).
-                let src = unsafe { std::slice::from_raw_parts(g.src_addr as *const u8, g.bytes) };
-                st.get_stage.extend_from_slice(src);
-            } else {
-                // SAFETY: source as above. The destination is memory this process borrowed
-                // mutably until the end of this sync (`Superstep::get`), outside every
-                // registration, so nobody else reads or writes it; source and destination
-                // cannot overlap (one is registered, the other is not).
-                unsafe { std::ptr::copy_nonoverlapping(g.src_addr as *const u8, g.dst_addr as *mut u8, g.bytes) };
-            }
-        }
-    }
-
+    /// Writes the get results that were staged because they land in this process's registered
+    /// memory (after `end_reads`: nobody reads it any more in this sync), in issue order.
     fn write_staged_gets(&mut self) {
         let st = self.state.get_mut();
         let mut at = 0;
@@ -239,13 +218,13 @@ impl Ctx {
 
     fn apply_puts(&mut self, peers: &dyn Peers) {
         for src in 0..self.nprocs {
-            let q = peers.queue(src);
-            if q.puts.is_empty() {
+            let Some(q) = peers.queue(src).filter(|q| !q.puts.is_empty()) else {
                 continue;
-            }
+            };
             let st = self.state.borrow();
             // Consecutive puts mostly go to the same registration: look its address up once.
             let mut cached: (u32, usize) = (u32::MAX, 0);
+            let mut combines = q.combines.iter();
             for put in &q.puts {
                 if put.slot != cached.0 {
                     let entry = st.table.entries[put.slot as usize]
@@ -259,12 +238,25 @@ impl Ctx {
                     PutSrc::Buffered(at) => q.put_data[at..at + len].as_ptr(),
                     PutSrc::Direct(addr) => addr as *const u8,
                 };
+                if put.combines() {
+                    let tag = *combines.next().expect("one operator per combining put");
+                    let from = match put.src() {
+                        PutSrc::Buffered(at) => &q.put_data[at..at + len],
+                        // SAFETY: a combining put's bytes moved by the engine (`land_puts`) into
+                        // memory it keeps until the end of this sync.
+                        PutSrc::Direct(addr) => unsafe { std::slice::from_raw_parts(addr as *const u8, len) },
+                    };
+                    // SAFETY: as for a plain put below: `dst..dst+len` is inside this process's
+                    // registration, written only by this process now, and the source (the
+                    // sender's outbox) does not overlap it.
+                    unsafe { self.apply_combining_put(src, tag, dst, from) };
+                    continue;
+                }
                 // SAFETY: `dst..dst+len` is inside this process's registration (checked against
                 // its extent at the call); only this process writes it now (module docs). The
                 // source is the sender's outbox (read-only during this sync) or memory the
                 // sender borrowed immutably until it leaves this sync, which it cannot do before
-                // the closing barrier; it lies outside every registration, so it does not
-                // overlap `dst`.
+                // `end_puts`; it lies outside every registration, so it does not overlap `dst`.
                 unsafe { copy_bytes(from, dst as *mut u8, len) };
             }
         }
@@ -274,7 +266,9 @@ impl Ctx {
     /// order.
     fn apply_records(&mut self, peers: &dyn Peers) {
         for src in 0..self.nprocs {
-            let q = peers.queue(src);
+            let Some(q) = peers.queue(src) else {
+                continue;
+            };
             for rec in &q.ext {
                 let target = {
                     let st = self.state.borrow();
@@ -291,7 +285,9 @@ impl Ctx {
         self.recv.clear();
         self.sys_recv.clear();
         for src in 0..self.nprocs {
-            let q = peers.queue(src);
+            let Some(q) = peers.queue(src) else {
+                continue;
+            };
             for m in &q.sys_msgs {
                 self.sys_recv.push(src, &q.sys_data[m.at..m.at + m.payload_len]);
             }
@@ -346,28 +342,18 @@ impl Ctx {
     /// Called when the SPMD function returns: the last, collective, step.
     pub(crate) fn finish(&mut self) {
         self.check_live("the end of the SPMD function");
-        let parity = self.parity();
-        let pending = self.state.get_mut().pending;
+        let (step, pending) = (self.step, self.state.get_mut().pending);
         let out = self.outbox();
         out.meta.arrival = Arrival::End;
-        out.meta.step = self.step;
+        out.meta.step = step;
         out.meta.pending = pending;
         let mine = flags::END | if pending.total() > 0 { flags::PENDING } else { 0 };
-        let all = self.barrier(mine);
+        let all = self.combine(mine);
         if all & (flags::SYNC | flags::PENDING) != 0 {
-            let statuses = self.statuses(parity);
+            let status = Status { arrival: Arrival::End, step, pending };
+            let statuses = self.with_engine(|ctx, e| e.statuses(ctx, status));
             self.fail_end(all, &statuses);
         }
-    }
-
-    /// Every process's arrival, superstep and pending counts (threads engine; error paths only).
-    fn statuses(&self, parity: usize) -> Vec<Status> {
-        (0..self.nprocs)
-            .map(|q| {
-                let m = self.peer_meta(q, parity);
-                Status { arrival: m.arrival, step: m.step, pending: m.pending }
-            })
-            .collect()
     }
 
     /// Reports what is wrong at the end of the SPMD function (or at a sync some process ended
@@ -410,6 +396,24 @@ impl Ctx {
     }
 }
 
+/// Runs one data phase of a sync unless an earlier one panicked; a panic is held in `failure`
+/// (see `Ctx::exchange`).
+fn held(
+    failure: &mut Option<Box<dyn std::any::Any + Send>>,
+    f: impl FnOnce() -> Result<(), Poisoned>,
+) -> Result<(), Poisoned> {
+    if failure.is_some() {
+        return Ok(());
+    }
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            *failure = Some(payload);
+            Ok(())
+        }
+    }
+}
+
 /// How one process arrived at a sync or at the end (for the messages of `fail_end`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Status {
@@ -419,33 +423,13 @@ pub(crate) struct Status {
 }
 
 /// What a sync reads from the other processes: their bookkeeping, and what they queued for
-/// this process. The threads engine reads their outboxes in place; an engine without shared
+/// this process. An engine with one address space reads their outboxes in place; one without
 /// memory receives copies.
 pub(crate) trait Peers {
     /// Process `q`'s collective bookkeeping for this superstep.
     fn meta(&self, q: usize) -> &Meta;
-    /// What process `src` queued for this process in this superstep.
-    fn queue(&self, src: usize) -> &DestQueue;
-}
-
-/// The threads engine's view: the outboxes of the superstep's parity, read in place.
-pub(crate) struct SharedPeers<'a> {
-    group: &'a Group,
-    parity: usize,
-    me: usize,
-}
-
-impl Peers for SharedPeers<'_> {
-    fn meta(&self, q: usize) -> &Meta {
-        // SAFETY: only used inside the sync of a superstep of `parity`, after its first barrier
-        // (`engine/threads.rs`).
-        unsafe { &self.group.outbox(q, self.parity).meta }
-    }
-
-    fn queue(&self, src: usize) -> &DestQueue {
-        // SAFETY: as in `meta`.
-        unsafe { &self.group.outbox(src, self.parity).to[self.me] }
-    }
+    /// What process `src` queued for this process in this superstep, if anything.
+    fn queue(&self, src: usize) -> Option<&DestQueue>;
 }
 
 /// `copy_nonoverlapping` with the sizes of single-word puts done inline: for them a call to

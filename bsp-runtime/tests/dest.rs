@@ -3,8 +3,21 @@
 
 mod common;
 
+#[path = "suite/check.rs"]
+mod check;
+
 use bsp_runtime::Ctx;
 use common::{assert_mentions, run_err, run_ok, PS};
+
+/// The process counts of these tests: fewer under Miri, which runs them slowly (they are
+/// checked there for undefined behaviour: `cargo +nightly miri test --test NAME`).
+fn process_counts() -> &'static [usize] {
+    if cfg!(miri) {
+        &[1, 3]
+    } else {
+        &PS
+    }
+}
 
 /// Element `i` of process `q`'s registration in these tests.
 fn value(q: usize, i: usize) -> u64 {
@@ -20,7 +33,7 @@ fn register(ctx: &mut Ctx, n: usize) -> bsp_runtime::Reg<u64> {
 
 #[test]
 fn one_get_per_element_from_every_process() {
-    for p in PS {
+    for &p in process_counts() {
         let out = run_ok(p, |ctx| {
             let (pid, p) = (ctx.pid(), ctx.nprocs());
             let x = register(ctx, 3 * p);
@@ -43,7 +56,7 @@ fn one_get_per_element_from_every_process() {
 
 #[test]
 fn ranges_with_hpget_and_get() {
-    for p in PS {
+    for &p in process_counts() {
         let out = run_ok(p, |ctx| {
             let p = ctx.nprocs();
             let x = register(ctx, 4);
@@ -88,7 +101,7 @@ fn overlapping_gets<'s>(s: &bsp_runtime::Superstep<'s, '_>, x: &bsp_runtime::Reg
 
 #[test]
 fn overlapping_gets_the_later_wins() {
-    for p in PS {
+    for &p in process_counts() {
         let out = run_ok(p, |ctx| {
             let x = register(ctx, 4);
             let mut buf = [7u64; 6];
@@ -105,7 +118,7 @@ fn overlapping_gets_the_later_wins() {
 /// written after the get phase: also in issue order. A put into the same memory wins (D1).
 #[test]
 fn overlapping_gets_into_registered_memory() {
-    for p in PS {
+    for &p in process_counts() {
         let out = run_ok(p, |ctx| {
             let (pid, p) = (ctx.pid(), ctx.nprocs());
             let x = register(ctx, 4);

@@ -13,28 +13,42 @@
 //! `BSP_MODEL_MAX_STEPS` the largest programs (8 processes, 6 supersteps). A failure prints the
 //! smallest failing program found, the first differing observation, and the seed that regenerates
 //! the unshrunk program (`gen::generate(seed, p, steps)`).
+//!
+//! The same property also runs as a check of the engine-neutral suite (`suite/property.rs`:
+//! seeded programs inside one run, without shrinking), here on threads at every p of the suite
+//! and in `mpi.rs` on MPI ranks.
 
-/// The files of `tests/model/` (a crate root resolves `mod x;` beside itself, so they sit in an
-/// inline module named after the directory).
-mod model {
-    pub mod coverage;
-    pub mod gen;
-    pub mod interp;
-    pub mod program;
-    pub mod reference;
-    pub mod rng;
-    pub mod shrink;
-}
+mod common;
+
+// The files of `tests/model/` and the engine-neutral check, as modules of this crate (`#[path]`:
+// a crate root would look for `mod x;` beside itself).
+#[path = "suite/check.rs"]
+mod check;
+#[path = "model/coverage.rs"]
+mod coverage;
+#[path = "model/gen.rs"]
+mod gen;
+#[path = "model/interp.rs"]
+mod interp;
+#[path = "model/program.rs"]
+mod program;
+#[path = "suite/property.rs"]
+mod property;
+#[path = "model/reference.rs"]
+mod reference;
+#[path = "model/rng.rs"]
+mod rng;
+#[path = "model/shrink.rs"]
+mod shrink;
 
 use std::sync::mpsc;
 use std::time::Duration;
 
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
-use model::coverage::Coverage;
-use model::program::{Event, Program};
-use model::shrink::Programs;
-use model::{gen, interp, program, reference};
+use coverage::Coverage;
+use program::{Event, Program};
+use shrink::Programs;
 
 /// A run longer than this is a hang (a generated program runs in milliseconds).
 const HANG: Duration = Duration::from_secs(60);

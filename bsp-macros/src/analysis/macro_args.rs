@@ -1,6 +1,8 @@
 //! What the walker can see inside macro invocations: the arguments of the standard macros
 //! (`println!`, `format!`, `assert!`, `write!`, `vec!`, `dbg!`, ...) parsed as expressions, and
-//! the names a format string captures inline (`"{left}"`, `"{left:?}"`).
+//! the names a format string captures inline (`"{left}"`, `"{left:?}"`). Only the argument in
+//! a macro's format-string position is a format string (`assert_eq!(s, "{left}")` compares a
+//! plain string), and a name given as an argument (`"{left}", left = 5`) is not a capture.
 //!
 //! Other macros are opaque: their tokens are not analysed (no finding can come from them).
 
@@ -12,8 +14,9 @@ use syn::{Expr, Macro, Token};
 pub(crate) enum MacroKind {
     /// `superstep!`: analysed as a superstep.
     Superstep,
-    /// A standard macro whose arguments are expressions; `diverges` for `panic!` and friends.
-    Args { format: bool, diverges: bool },
+    /// A standard macro whose arguments are expressions; `format` is the position of its format
+    /// string (`println!` 0, `write!` 1, `assert_eq!` 2), `diverges` for `panic!` and friends.
+    Args { format: Option<usize>, diverges: bool },
     /// `vec![x; n]` or `vec![a, b]`.
     Vec,
     /// `matches!(expr, pattern)`: only the expression is a use.
@@ -29,11 +32,14 @@ pub(crate) fn classify(mac: &Macro) -> MacroKind {
     let name = last.ident.to_string();
     match name.as_str() {
         "superstep" => MacroKind::Superstep,
-        "print" | "println" | "eprint" | "eprintln" | "format" | "format_args" | "write" | "writeln" | "assert"
-        | "assert_eq" | "assert_ne" | "debug_assert" | "debug_assert_eq" | "debug_assert_ne" | "trace" | "debug"
-        | "info" | "warn" | "error" => MacroKind::Args { format: true, diverges: false },
-        "panic" | "unreachable" | "todo" | "unimplemented" => MacroKind::Args { format: true, diverges: true },
-        "dbg" => MacroKind::Args { format: false, diverges: false },
+        "print" | "println" | "eprint" | "eprintln" | "format" | "format_args" | "trace" | "debug" | "info"
+        | "warn" | "error" => MacroKind::Args { format: Some(0), diverges: false },
+        "write" | "writeln" | "assert" | "debug_assert" => MacroKind::Args { format: Some(1), diverges: false },
+        "assert_eq" | "assert_ne" | "debug_assert_eq" | "debug_assert_ne" => {
+            MacroKind::Args { format: Some(2), diverges: false }
+        }
+        "panic" | "unreachable" | "todo" | "unimplemented" => MacroKind::Args { format: Some(0), diverges: true },
+        "dbg" => MacroKind::Args { format: None, diverges: false },
         "vec" => MacroKind::Vec,
         "matches" => MacroKind::Matches,
         _ => MacroKind::Opaque,

@@ -3,8 +3,9 @@
 //! pending and why, and reports the uses that come too early or too late.
 //!
 //! - `state`: scopes, pending entries and the rules for joining branches (documented there);
-//! - `walker`: the walk itself, statement by statement, in evaluation order, and (in
-//!   `walker/ops.rs`) what each operation on the context does;
+//! - `walker`: the walk itself, statement by statement, in evaluation order, (in
+//!   `walker/ops.rs`) what each operation on the context does, and (in `walker/supersteps.rs`)
+//!   the supersteps: their scope and end, what cannot happen inside them or leave them;
 //! - `macro_args`: what the walk sees inside `println!`, `format!`, `assert!`, `vec!`, ...;
 //! - `syntax`: small helpers (roots of place expressions, names bound by patterns);
 //! - this file: the findings and their messages.
@@ -44,9 +45,9 @@ pub(crate) enum Access {
 pub(crate) enum Problem {
     /// A `get`/`hpget` destination is read or written before the sync.
     PendingDestination(Access),
-    /// A pending `get`/`hpget` destination is the destination of another one (`op`), typically
-    /// `&mut buf[i]` in a loop.
-    DestinationAgain(Op),
+    /// A pending `get`/`hpget` destination is the destination of another one (`again`):
+    /// `&mut buf[i]` in a loop (`element`), or the same variable twice.
+    DestinationAgain { again: Op, element: bool },
     /// An `hpput` source is modified before the sync.
     ModifiedSource,
     /// A `get`/`hpget` destination or an `hpput` source is a variable of the superstep itself,
@@ -58,6 +59,13 @@ pub(crate) enum Problem {
     RegistrationNotYetEffective,
     /// An `hpmove` result is used after the sync that invalidated it.
     StaleMessage,
+    /// An `hpmove` result of a superstep is its value, or is assigned to a variable declared
+    /// before it: it would outlive the sync that ends the superstep.
+    MessageLeavesSuperstep,
+    /// `ctx.sync()` inside a superstep.
+    SyncInSuperstep,
+    /// `superstep!` or `ctx.superstep(..)` inside a superstep.
+    NestedSuperstep,
 }
 
 /// One reported use.
@@ -87,7 +95,11 @@ pub(crate) fn check_superstep(input: &SuperstepInput, cx: &mut Ctxt) {
 fn report(findings: Vec<Finding>, ctx: &str, cx: &mut Ctxt) {
     for finding in findings {
         cx.error(finding.use_span, message(&finding, ctx));
-        cx.error(finding.op_span, note(&finding));
+        // An `hpmove` call that leaves its superstep is itself the use: no second span.
+        let at_the_use = matches!(finding.problem, Problem::MessageLeavesSuperstep) && finding.name.is_empty();
+        if !at_the_use {
+            cx.error(finding.op_span, note(&finding));
+        }
     }
 }
 
@@ -110,7 +122,7 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
              here\n\
              = help: move the write after {end}, or write to another variable"
         ),
-        Problem::DestinationAgain(again) => format!(
+        Problem::DestinationAgain { again, element: true } => format!(
             "`{name}` is the destination of a second `{again}` before the sync that completes \
              the `{op}` into it\n\
              = note: a `{op}` borrows its destination until the superstep ends, and a borrow \
@@ -118,6 +130,19 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
              = help: give each `{again}` its own element, e.g. `for (q, slot) in \
              {name}.iter_mut().enumerate() {{ {ctx}.{again}(q, src, offset, slot); }}`, or \
              fetch several elements with one `{again}` into `&mut {name}[a..b]`",
+            again = again.name(),
+        ),
+        Problem::DestinationAgain { again, element: false } => format!(
+            "`{name}` is the destination of a second `{again}` before the sync that completes \
+             the `{op}` into it\n\
+             = note: each `get` or `hpget` writes its destination at the sync that ends the \
+             superstep, and borrows it until then: one destination receives one value per \
+             superstep\n\
+             = help: give each `{again}` a destination of its own, e.g. an array with one \
+             element per `{again}`: `let mut got = [0; 2]; let [a, b] = &mut got;`, then \
+             `{ctx}.{op}(p, src, offset, a)` and `{ctx}.{again}(q, src, offset, b)`; values that \
+             are next to each other at the source come in with one `{again}` into a slice \
+             (`&mut got[..]`)",
             again = again.name(),
         ),
         Problem::ModifiedSource => format!(
@@ -161,6 +186,43 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
              (`{name}.to_vec()`, or `*{name}` for a tag), or receive with `move_message`, which \
              copies the message"
         ),
+        Problem::MessageLeavesSuperstep => {
+            let (error, what, copy) = if name.is_empty() {
+                (
+                    "this `hpmove` result cannot leave its superstep".to_owned(),
+                    "it".to_owned(),
+                    "`payload.to_vec()` for a payload, `*tag` for a tag".to_owned(),
+                )
+            } else {
+                (
+                    format!("`{name}` cannot leave the superstep in which `hpmove` took it"),
+                    format!("`{name}`"),
+                    format!("`{name}.to_vec()` for a payload, `*{name}` for a tag"),
+                )
+            };
+            format!(
+                "{error}\n\
+                 = note: {what} borrows a message, which is only valid until the sync that ends \
+                 the superstep, at the end of its block\n\
+                 = help: let a copy leave instead ({copy}), or receive with `move_message`, which \
+                 returns the message by value"
+            )
+        }
+        Problem::SyncInSuperstep => format!(
+            "`{name}.sync()` cannot be called inside a superstep\n\
+             = note: a superstep ends with exactly one sync, made when its block ends, after \
+             every `get`, `hpget` and `hpput` in it is recorded; nothing inside the block can \
+             end it earlier\n\
+             = help: end the block where the sync should be and start another superstep after \
+             it: `superstep!({name}, {{ ... }}); superstep!({name}, {{ ... }});`"
+        ),
+        Problem::NestedSuperstep => format!(
+            "a superstep cannot start inside another superstep\n\
+             = note: a superstep ends with exactly one sync, made when its block ends; the \
+             inner one would have to sync while the outer one is still in progress\n\
+             = help: put the supersteps one after the other: \
+             `superstep!({name}, {{ ... }}); superstep!({name}, {{ ... }});`"
+        ),
     }
 }
 
@@ -169,7 +231,7 @@ pub(crate) fn note(finding: &Finding) -> String {
     let Finding { name, op, .. } = finding;
     let op = op.name();
     match finding.problem {
-        Problem::PendingDestination(_) | Problem::DestinationAgain(_) | Problem::ModifiedSource => {
+        Problem::PendingDestination(_) | Problem::DestinationAgain { .. } | Problem::ModifiedSource => {
             format!("note: the `{op}` that makes `{name}` pending is here")
         }
         Problem::DeclaredInSuperstep => format!("note: `{name}` is declared here, inside the superstep"),
@@ -178,5 +240,7 @@ pub(crate) fn note(finding: &Finding) -> String {
             format!("note: `{name}` is registered here, by `{op}`")
         }
         Problem::StaleMessage => format!("note: `{name}` comes from the `{op}` here"),
+        Problem::MessageLeavesSuperstep => "note: the message is taken by `hpmove` here".to_owned(),
+        Problem::SyncInSuperstep | Problem::NestedSuperstep => "note: the superstep in progress starts here".to_owned(),
     }
 }

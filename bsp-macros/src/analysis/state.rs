@@ -8,7 +8,8 @@
 //!   the end of **every** branch that reaches the join: one path that syncs is enough to silence
 //!   the check. Entries created inside one branch are kept (a `get` on one path already borrows
 //!   its destination until the sync on that path, so the runtime's types reject the read anyway;
-//!   the check only gives a better message).
+//!   the check only gives a better message). A registration assigned (`r = ctx.push_reg(..)`)
+//!   on some paths only is not kept: the other paths may hold an effective one.
 //! - *After-sync* entries (`hpmove` results) are stale after the join if **some** path synced:
 //!   using the borrow after a possible sync is rejected by the borrow checker anyway. If some
 //!   path handed the context to code the macro cannot see, the entry becomes unknown and is
@@ -92,6 +93,8 @@ pub(crate) enum Op {
     HpPut,
     PushReg,
     HpMove,
+    /// Not a pending operation: a superstep in progress, for the findings about it.
+    Superstep,
 }
 
 impl Op {
@@ -102,6 +105,7 @@ impl Op {
             Op::HpPut => "hpput",
             Op::PushReg => "push_reg",
             Op::HpMove => "hpmove",
+            Op::Superstep => "superstep",
         }
     }
 }
@@ -205,8 +209,9 @@ impl State {
                 let mut joined = entry.clone();
                 if entry.op == Op::HpMove {
                     joined.validity = join_validity(&copies);
-                } else if existed && copies.len() < live.len() {
-                    // Some path synced: not reported any more.
+                } else if (existed || entry.op == Op::PushReg) && copies.len() < live.len() {
+                    // Some path synced, or (for a registration assigned in one branch) some path
+                    // did not register: not reported any more.
                     continue;
                 }
                 entries.push(joined);
@@ -216,7 +221,9 @@ impl State {
     }
 }
 
-fn join_validity(copies: &[&Entry]) -> Validity {
+/// The validity of an `hpmove` result known by several entries (one per branch or per
+/// assignment): unknown if one is, else stale if one is.
+pub(crate) fn join_validity(copies: &[&Entry]) -> Validity {
     let mut stale = None;
     for copy in copies {
         match copy.validity {

@@ -24,6 +24,17 @@ pub(super) fn strip(expr: &Expr) -> &Expr {
     }
 }
 
+/// Removes parentheses, invisible groups and `&`/`&mut`, but not `*`: `&(x)` is `x`, while
+/// `*x` stays, since it copies the value out (a tag copied by `*tag` is not a borrow).
+pub(super) fn strip_borrows(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(paren) => strip_borrows(&paren.expr),
+        Expr::Group(group) => strip_borrows(&group.expr),
+        Expr::Reference(reference) => strip_borrows(&reference.expr),
+        _ => expr,
+    }
+}
+
 /// The local a place expression is rooted at: `&mut buf[i].0` is rooted at `buf`.
 pub(super) fn root_ident(expr: &Expr) -> Option<&Ident> {
     match strip(expr) {
@@ -81,31 +92,43 @@ pub(super) fn single_ident(pat: &Pat) -> Option<&Ident> {
     }
 }
 
-/// Every name a pattern binds.
-pub(super) fn bound_names<'a>(pat: &'a Pat, out: &mut Vec<&'a Ident>) {
+/// Every name a pattern binds, each with whether it copies what it matches out of a reference:
+/// in `&t` or `Some((&t, _))`, `t` is a value (a copy), not a borrow of the matched data.
+/// (`ref` bindings always borrow.)
+pub(super) fn bound_names<'a>(pat: &'a Pat, copied: bool, out: &mut Vec<(&'a Ident, bool)>) {
     match pat {
         Pat::Ident(ident) => {
-            out.push(&ident.ident);
+            out.push((&ident.ident, copied && ident.by_ref.is_none()));
             if let Some((_, sub)) = &ident.subpat {
-                bound_names(sub, out);
+                bound_names(sub, copied, out);
             }
         }
-        Pat::Tuple(tuple) => tuple.elems.iter().for_each(|p| bound_names(p, out)),
-        Pat::TupleStruct(tuple) => tuple.elems.iter().for_each(|p| bound_names(p, out)),
-        Pat::Slice(slice) => slice.elems.iter().for_each(|p| bound_names(p, out)),
-        Pat::Struct(strukt) => strukt.fields.iter().for_each(|f| bound_names(&f.pat, out)),
+        Pat::Tuple(tuple) => tuple.elems.iter().for_each(|p| bound_names(p, copied, out)),
+        Pat::TupleStruct(tuple) => tuple.elems.iter().for_each(|p| bound_names(p, copied, out)),
+        Pat::Slice(slice) => slice.elems.iter().for_each(|p| bound_names(p, copied, out)),
+        Pat::Struct(strukt) => strukt.fields.iter().for_each(|f| bound_names(&f.pat, copied, out)),
         // Every alternative binds the same names.
         Pat::Or(or) => {
             if let Some(first) = or.cases.first() {
-                bound_names(first, out);
+                bound_names(first, copied, out);
             }
         }
-        Pat::Reference(reference) => bound_names(&reference.pat, out),
-        Pat::Paren(paren) => bound_names(&paren.pat, out),
-        Pat::Type(typed) => bound_names(&typed.pat, out),
-        Pat::Guard(guarded) => bound_names(&guarded.pat, out),
+        Pat::Reference(reference) => bound_names(&reference.pat, true, out),
+        Pat::Paren(paren) => bound_names(&paren.pat, copied, out),
+        Pat::Type(typed) => bound_names(&typed.pat, copied, out),
+        Pat::Guard(guarded) => bound_names(&guarded.pat, copied, out),
         _ => {}
     }
+}
+
+/// Whether `tokens` mention one of `names` as an identifier, at any depth (inside a closure's
+/// body or a macro's arguments).
+pub(super) fn mentions(tokens: proc_macro2::TokenStream, names: &[String]) -> bool {
+    tokens.into_iter().any(|tt| match tt {
+        proc_macro2::TokenTree::Ident(ident) => names.iter().any(|n| ident == n),
+        proc_macro2::TokenTree::Group(group) => mentions(group.stream(), names),
+        _ => false,
+    })
 }
 
 pub(super) fn is_compound_assign(op: &syn::BinOp) -> bool {

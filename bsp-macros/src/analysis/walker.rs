@@ -13,24 +13,37 @@
 //!   not be `&x` for a variable `x` of the superstep itself.
 //! - `ctx.put(pid, src, dst, off)`: copies at the call, so nothing is pending (only `dst` must
 //!   not be a registration of this superstep).
-//! - `let r = ctx.push_reg(..)`: `r` as the registration argument of a communication in the same
-//!   superstep is reported.
-//! - `let m = ctx.hpmove()` / `hpmove_bytes()` (and names bound from it by `let`, `if let`,
-//!   `while let` and `match`, through `.unwrap()` / `.expect(..)`): uses after a sync are
-//!   reported.
+//! - `let r = ctx.push_reg(..)` (also `r = ..`, a block whose value it is, and an alias
+//!   `let a = &r;`): `r` as the registration argument of a communication in the same superstep
+//!   (`&r`, `r`, `r.remote()`) is reported.
+//! - `let m = ctx.hpmove()` / `hpmove_bytes()` (also `m = ..`, and names bound from it by `let`,
+//!   `if let`, `while let` and `match`, through `.unwrap()` / `.expect(..)`): uses after a sync
+//!   are reported. Copies are values, not aliases: `*tag`, and names bound under a `&` pattern
+//!   (`let &t = tag;`, `Some((&t, _))`). An `hpmove` result of a superstep that is the value of
+//!   its block, or assigned to a variable declared before it, is reported as leaving it.
 //! - Syncs: `ctx.sync()`, the end of a `superstep!` block or of a `ctx.superstep(|s| ..)` call.
-//!   Handing the context to other code (`helper(ctx)`, an unknown method on it, an unknown macro
-//!   mentioning it) may sync: registrations and `hpmove` results are no longer reported.
+//!   Inside a superstep, `ctx.sync()` and another superstep are reported (only the end of the
+//!   block ends it). Handing the context to other code (`helper(ctx)`, an unknown method on it,
+//!   an unknown macro mentioning it, a closure whose body may sync, when called or handed over)
+//!   may sync: registrations and `hpmove` results are no longer reported.
+//!
+//! Tracking is by name, so it ends where the name may hold something else: an assignment
+//! `name = ..` (not a use of the old value) or a `&mut name` handed out (`mem::swap`). Where the
+//! walk cannot prove a mistake, it says nothing and leaves the case to the runtime's types.
 //!
 //! Loops are walked twice: the first pass starts from the state before the loop, the second from
 //! the state at the end of the first pass (what a later iteration sees). Closures are walked
-//! where they are written, with a copy of the state, and their syncs do not leak out.
+//! where they are written, with a copy of the state, and their syncs do not leak out; a closure
+//! whose parameter is named like the context starts from an unknown state.
 
 mod ops;
+mod supersteps;
 
 use super::macro_args::{self, MacroKind};
 use super::state::{BindingId, Entry, Op, Place, Scopes, State, Validity};
-use super::syntax::{bound_names, is_compound_assign, is_process_exit, place_of, single_ident, strip};
+use super::syntax::{
+    bound_names, is_compound_assign, is_process_exit, mentions, place_of, single_ident, strip, strip_parens,
+};
 use super::{Access, Finding, Problem};
 use crate::superstep::SuperstepInput;
 use proc_macro2::Span;
@@ -43,9 +56,16 @@ pub(crate) struct Walker {
     scopes: Scopes,
     state: State,
     ctx_names: Vec<String>,
-    /// For each superstep being walked, the depth of its block's scope: bindings declared at
-    /// that depth or deeper are variables of the superstep.
-    superstep_depths: Vec<usize>,
+    /// For each superstep being walked, the depth of its block's scope (bindings declared at
+    /// that depth or deeper are variables of the superstep) and where it starts.
+    superstep_depths: Vec<(usize, Span)>,
+    /// The bindings that are the context: the program's parameter and each superstep's.
+    ctx_bindings: Vec<BindingId>,
+    /// Closures that may sync (`let f = || ctx.sync();`): calling them may sync.
+    syncing_closures: HashSet<BindingId>,
+    /// How many syncs (definite or possible) the walk has met, to tell whether a closure's body
+    /// may sync.
+    syncs: usize,
     /// Where each binding declared by a pattern is declared, for notes.
     decl_spans: HashMap<BindingId, Span>,
     findings: Vec<Finding>,
@@ -60,11 +80,16 @@ pub(crate) struct Walker {
 
 impl Walker {
     pub(crate) fn new(ctx: &Ident) -> Self {
+        let mut scopes = Scopes::default();
+        let ctx_binding = scopes.lookup(&ctx.to_string());
         Walker {
-            scopes: Scopes::default(),
+            scopes,
             state: State::default(),
             ctx_names: vec![ctx.to_string()],
             superstep_depths: Vec::new(),
+            ctx_bindings: vec![ctx_binding],
+            syncing_closures: HashSet::new(),
+            syncs: 0,
             decl_spans: HashMap::new(),
             findings: Vec::new(),
             reported: HashSet::new(),
@@ -81,19 +106,6 @@ impl Walker {
         self.walk_block(body);
     }
 
-    /// One superstep: the block with `ctx` as a context name, then the sync that ends it.
-    pub(crate) fn walk_superstep(&mut self, ctx: &Ident, block: &Block, end: Span) {
-        self.scopes.push();
-        self.scopes.declare(&ctx.to_string());
-        self.ctx_names.push(ctx.to_string());
-        self.superstep_depths.push(self.scopes.depth());
-        self.walk_block(block);
-        self.superstep_depths.pop();
-        self.ctx_names.pop();
-        self.scopes.pop();
-        self.state.sync(end);
-    }
-
     // ---- names -------------------------------------------------------------------------------
 
     fn is_ctx(&self, expr: &Expr) -> bool {
@@ -103,18 +115,72 @@ impl Walker {
         }
     }
 
-    /// Declares every name bound by `pat`; with `origin`, they are `hpmove` results.
+    /// Declares every name bound by `pat`; with `origin`, those that borrow what they match
+    /// are `hpmove` results (not those that copy it out, such as `t` in `Some((&t, _))`).
     fn declare_pat(&mut self, pat: &Pat, origin: Option<(Span, Validity)>) {
         let mut names = Vec::new();
-        bound_names(pat, &mut names);
-        for ident in names {
+        bound_names(pat, false, &mut names);
+        for (ident, copied) in names {
             let name = ident.to_string();
             let binding = self.scopes.declare(&name);
             self.decl_spans.insert(binding, ident.span());
-            if let Some((op_span, validity)) = origin {
+            if let (Some((op_span, validity)), false) = (origin, copied) {
                 self.add_entry(binding, name, Place::default(), Op::HpMove, op_span, validity);
             }
         }
+    }
+
+    /// What a binding holds after `let name = init` or `name = init`: an `hpmove` result, a
+    /// fresh registration, or an alias of one (`&r`); nothing for anything else (a copy such as
+    /// `*tag`, a method's result, ...).
+    fn tracked_value(&mut self, init: &Expr) -> Vec<(Op, Span, Validity)> {
+        if let Some((span, validity)) = self.hpmove_origin(init) {
+            return vec![(Op::HpMove, span, validity)];
+        }
+        if let Some(span) = self.push_reg_call(init) {
+            return vec![(Op::PushReg, span, Validity::Live)];
+        }
+        let Expr::Path(path) = super::syntax::strip_borrows(init) else {
+            return Vec::new();
+        };
+        let Some(ident) = path.path.get_ident() else {
+            return Vec::new();
+        };
+        let binding = self.scopes.lookup(&ident.to_string());
+        self.state
+            .entries
+            .iter()
+            .filter(|e| e.binding == binding && e.op == Op::PushReg)
+            .map(|e| (e.op, e.op_span, e.validity))
+            .collect()
+    }
+
+    /// The binding `ident` now holds a new value, described by `tracked` (see
+    /// [`Self::tracked_value`]).
+    fn track(&mut self, ident: &Ident, tracked: Vec<(Op, Span, Validity)>) {
+        let name = ident.to_string();
+        let binding = self.scopes.lookup(&name);
+        for (op, span, validity) in tracked {
+            self.add_entry(binding, name.clone(), Place::default(), op, span, validity);
+        }
+    }
+
+    /// The binding was given a new value, or lent out mutably (`mem::swap(&mut a, &mut b)`):
+    /// what it held as an `hpmove` result or a registration is no longer known.
+    fn end_tracking(&mut self, binding: BindingId) {
+        self.state.entries.retain(|e| !(e.binding == binding && matches!(e.op, Op::HpMove | Op::PushReg)));
+    }
+
+    /// A definite sync at `at`.
+    pub(super) fn sync_at(&mut self, at: Span) {
+        self.syncs += 1;
+        self.state.sync(at);
+    }
+
+    /// A possible sync (see [`State::maybe_sync`]).
+    pub(super) fn maybe_sync(&mut self) {
+        self.syncs += 1;
+        self.state.maybe_sync();
     }
 
     fn add_entry(&mut self, binding: BindingId, name: String, place: Place, op: Op, op_span: Span, v: Validity) {
@@ -134,12 +200,19 @@ impl Walker {
             return;
         }
         let binding = self.scopes.lookup(name);
+        if self.syncing_closures.contains(&binding) {
+            // Calling (or handing over) a closure whose body may sync.
+            self.maybe_sync();
+        }
         let entries: Vec<Entry> = self.state.entries.iter().filter(|e| e.binding == binding).cloned().collect();
         for entry in entries {
             let overlaps = entry.place.overlaps(place);
             let problem = match (entry.op, entry.validity) {
                 (Op::Get | Op::HpGet, _) if overlaps => match destination {
-                    Some(again) => Problem::DestinationAgain(again),
+                    Some(again) => {
+                        let element = entry.place.0.iter().chain(&place.0).any(|p| p == "[]");
+                        Problem::DestinationAgain { again, element }
+                    }
                     None => Problem::PendingDestination(access),
                 },
                 (Op::HpPut, _) if overlaps && access == Access::Write => Problem::ModifiedSource,
@@ -278,6 +351,27 @@ impl Walker {
         self.walk_branches(&before, ends.into_iter());
     }
 
+    /// A closure, walked where it is written (see [`Self::walk_detached`]). A parameter named
+    /// like the context is a context handed in later, whose syncs are unknown. Returns whether
+    /// the body may sync (then calling the closure may).
+    fn walk_closure(&mut self, closure: &syn::ExprClosure) -> bool {
+        let before = self.syncs;
+        self.walk_detached(|this| {
+            let mut fresh_ctx = false;
+            for input in &closure.inputs {
+                let mut names = Vec::new();
+                bound_names(input, false, &mut names);
+                fresh_ctx |= names.iter().any(|(ident, _)| this.ctx_names.iter().any(|n| *ident == n));
+                this.declare_pat(input, None);
+            }
+            if fresh_ctx {
+                this.state.maybe_sync();
+            }
+            this.visit_expr(&closure.body);
+        });
+        self.syncs > before
+    }
+
     /// Code that runs later or elsewhere (closures, async blocks): walked here with a copy of the
     /// state, whose changes are dropped.
     fn walk_detached(&mut self, f: impl FnOnce(&mut Self)) {
@@ -292,10 +386,17 @@ impl Walker {
 
     fn walk_arg(&mut self, arg: &Expr) {
         match arg {
-            Expr::Reference(reference) if reference.mutability.is_some() => {
-                self.walk_place(&reference.expr, Access::Write, None);
-            }
+            Expr::Reference(reference) if reference.mutability.is_some() => self.walk_mut_borrow(&reference.expr),
             _ => self.visit_expr(arg),
+        }
+    }
+
+    /// `&mut place`: a write, after which the binding may hold anything.
+    fn walk_mut_borrow(&mut self, place: &Expr) {
+        self.walk_place(place, Access::Write, None);
+        if let Some((ident, _)) = place_of(place) {
+            let binding = self.scopes.lookup(&ident.to_string());
+            self.end_tracking(binding);
         }
     }
 
@@ -305,9 +406,14 @@ impl Walker {
         }
     }
 
-    /// `ctx`, `&mut *ctx`, `&mut ctx`: the context itself, which the callee could sync.
+    /// `ctx`, `&mut *ctx`, `&mut ctx`: the context itself, which the callee could sync. (`&*ctx`
+    /// and `&ctx` lend it shared: no sync through them. A closure that may sync is a possible
+    /// sync where it is written, see `visit_expr`.)
     fn is_ctx_handle(&self, expr: &Expr) -> bool {
-        self.is_ctx(expr)
+        match strip_parens(expr) {
+            Expr::Reference(reference) if reference.mutability.is_none() => false,
+            expr => self.is_ctx(expr),
+        }
     }
 
     // ---- macros ------------------------------------------------------------------------------
@@ -315,9 +421,12 @@ impl Walker {
     fn walk_macro(&mut self, mac: &syn::Macro) {
         match macro_args::classify(mac) {
             MacroKind::Superstep => match mac.parse_body::<SuperstepInput>() {
-                Ok(input) => self.walk_superstep(&input.ctx, &input.block, mac.bang_token.span),
+                Ok(input) => {
+                    let start = mac.path.segments.last().map_or(mac.bang_token.span, |s| s.ident.span());
+                    self.walk_superstep(&input.ctx, &input.block, start);
+                }
                 // `superstep!` reports its own syntax errors.
-                Err(_) => self.state.maybe_sync(),
+                Err(_) => self.maybe_sync(),
             },
             MacroKind::Args { format, diverges } => {
                 if let Some(args) = macro_args::comma_args(mac) {
@@ -329,7 +438,7 @@ impl Walker {
             }
             MacroKind::Vec => {
                 if let Some(args) = macro_args::vec_args(mac) {
-                    self.walk_macro_args(&args, false);
+                    self.walk_macro_args(&args, None);
                 }
             }
             MacroKind::Matches => {
@@ -338,29 +447,38 @@ impl Walker {
                 }
             }
             MacroKind::Opaque => {
-                let mentions_ctx = mac.tokens.clone().into_iter().any(|tt| {
-                    matches!(&tt, proc_macro2::TokenTree::Ident(i)
-                        if self.ctx_names.iter().any(|n| i == n))
-                });
-                if mentions_ctx {
-                    self.state.maybe_sync();
+                if mentions(mac.tokens.clone(), &self.ctx_names) {
+                    self.maybe_sync();
                 }
             }
         }
     }
 
-    fn walk_macro_args(&mut self, args: &[Expr], format: bool) {
-        let mut format_seen = !format;
-        for arg in args {
+    /// The arguments of a standard macro; `format` is the position of its format string, if it
+    /// has one: only that argument is read as a format string, and only the arguments after it
+    /// can be named (`name = value`).
+    fn walk_macro_args(&mut self, args: &[Expr], format: Option<usize>) {
+        let named = |arg: &Expr| match arg {
+            Expr::Assign(assign) => match &*assign.left {
+                Expr::Path(path) => path.path.get_ident().map(ToString::to_string),
+                _ => None,
+            },
+            _ => None,
+        };
+        let names: Vec<String> = match format {
+            Some(at) => args.iter().skip(at + 1).filter_map(named).collect(),
+            None => Vec::new(),
+        };
+        for (i, arg) in args.iter().enumerate() {
+            let after_format = format.is_some_and(|at| i > at);
             match arg {
-                // `name = value` in a format macro: only `value` is a use.
-                Expr::Assign(assign) if matches!(&*assign.left, Expr::Path(_)) => {
-                    self.visit_expr(&assign.right);
-                }
-                Expr::Lit(syn::ExprLit { lit: Lit::Str(lit), .. }) if !format_seen => {
-                    format_seen = true;
+                // `name = value` after the format string: only `value` is a use.
+                Expr::Assign(assign) if after_format && named(arg).is_some() => self.visit_expr(&assign.right),
+                Expr::Lit(syn::ExprLit { lit: Lit::Str(lit), .. }) if format == Some(i) => {
                     for name in macro_args::inline_captures(&lit.value()) {
-                        self.use_name(&name, &Place::default(), lit.span(), Access::Read, None);
+                        if !names.contains(&name) {
+                            self.use_name(&name, &Place::default(), lit.span(), Access::Read, None);
+                        }
                     }
                 }
                 _ => self.visit_expr(arg),
@@ -377,21 +495,31 @@ impl<'ast> Visit<'ast> for Walker {
     fn visit_stmt(&mut self, stmt: &'ast Stmt) {
         match stmt {
             Stmt::Local(local) => {
-                if let Some(init) = &local.init {
-                    self.visit_expr(&init.expr);
-                    if let Some((_, diverge)) = &init.diverge {
-                        self.walk_detached(|this| this.visit_expr(diverge));
-                    }
-                }
                 let init = local.init.as_ref().map(|init| &*init.expr);
-                let origin = init.and_then(|init| self.hpmove_origin(init));
-                self.declare_pat(&local.pat, origin);
-                if let (Some(Expr::MethodCall(call)), Some(ident)) = (init.map(strip), single_ident(&local.pat)) {
-                    if call.method == "push_reg" && self.is_ctx(&call.receiver) {
-                        let name = ident.to_string();
-                        let binding = self.scopes.lookup(&name);
-                        let span = call.method.span();
-                        self.add_entry(binding, name, Place::default(), Op::PushReg, span, Validity::Live);
+                let single = single_ident(&local.pat);
+                let mut syncing_closure = false;
+                match init.map(strip_parens) {
+                    // `let f = || ctx.sync();`: calling `f` may sync.
+                    Some(Expr::Closure(closure)) if single.is_some() => syncing_closure = self.walk_closure(closure),
+                    Some(init) => self.visit_expr(init),
+                    None => {}
+                }
+                if let Some((_, diverge)) = local.init.as_ref().and_then(|init| init.diverge.as_ref()) {
+                    self.walk_detached(|this| this.visit_expr(diverge));
+                }
+                match (single, init) {
+                    (Some(ident), Some(init)) => {
+                        let tracked = self.tracked_value(init);
+                        self.declare_pat(&local.pat, None);
+                        self.track(ident, tracked);
+                        if syncing_closure {
+                            let binding = self.scopes.lookup(&ident.to_string());
+                            self.syncing_closures.insert(binding);
+                        }
+                    }
+                    _ => {
+                        let origin = init.and_then(|init| self.hpmove_origin(init));
+                        self.declare_pat(&local.pat, origin);
                     }
                 }
             }
@@ -406,15 +534,28 @@ impl<'ast> Visit<'ast> for Walker {
             Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => self.walk_place(expr, Access::Read, None),
             Expr::Assign(assign) => {
                 self.visit_expr(&assign.right);
-                self.walk_place(&assign.left, Access::Write, None);
+                // A leak is reported once, not again at each later use of `name`.
+                let leaks = self.check_leak_by_assignment(&assign.left, &assign.right);
+                match strip_parens(&assign.left) {
+                    // `name = value`: what `name` held before is gone (not a use of it).
+                    Expr::Path(path) if path.path.get_ident().is_some() => {
+                        let ident = path.path.get_ident().cloned();
+                        let tracked = if leaks { Vec::new() } else { self.tracked_value(&assign.right) };
+                        if let Some(ident) = ident {
+                            let binding = self.scopes.lookup(&ident.to_string());
+                            self.end_tracking(binding);
+                            self.walk_place(&assign.left, Access::Write, None);
+                            self.track(&ident, tracked);
+                        }
+                    }
+                    _ => self.walk_place(&assign.left, Access::Write, None),
+                }
             }
             Expr::Binary(binary) if is_compound_assign(&binary.op) => {
                 self.visit_expr(&binary.right);
                 self.walk_place(&binary.left, Access::Write, None);
             }
-            Expr::Reference(reference) if reference.mutability.is_some() => {
-                self.walk_place(&reference.expr, Access::Write, None);
-            }
+            Expr::Reference(reference) if reference.mutability.is_some() => self.walk_mut_borrow(&reference.expr),
             Expr::MethodCall(call) => self.walk_method_call(call),
             Expr::Call(call) => {
                 self.visit_expr(&call.func);
@@ -422,16 +563,16 @@ impl<'ast> Visit<'ast> for Walker {
                 if is_process_exit(&call.func) {
                     self.state.reachable = false;
                 } else if call.args.iter().any(|a| self.is_ctx_handle(a)) {
-                    self.state.maybe_sync();
+                    self.maybe_sync();
                 }
             }
             Expr::Macro(mac) => self.walk_macro(&mac.mac),
-            Expr::Closure(closure) => self.walk_detached(|this| {
-                for input in &closure.inputs {
-                    this.declare_pat(input, None);
+            Expr::Closure(closure) => {
+                // Not bound to a name: if it may sync, it may be called anywhere from here on.
+                if self.walk_closure(closure) {
+                    self.maybe_sync();
                 }
-                this.visit_expr(&closure.body);
-            }),
+            }
             Expr::Async(block) => self.walk_detached(|this| this.walk_block(&block.block)),
             Expr::If(node) => self.walk_if(node),
             Expr::Match(node) => self.walk_match(node),

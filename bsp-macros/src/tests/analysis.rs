@@ -1,26 +1,9 @@
 //! The analysis on function bodies: every check with its variants (exactly the expected finding)
 //! and the cases that must compile (no finding).
 
-use crate::analysis::{message, Walker};
-use syn::{parse_quote, Block, Ident};
+use syn::{parse_quote, Ident};
 
-/// The first line of each finding's message, in order.
-fn findings(body: Block) -> Vec<String> {
-    let ctx: Ident = parse_quote!(ctx);
-    let mut walker = Walker::new(&ctx);
-    walker.walk_program(&body);
-    walker.into_findings().iter().map(|f| message(f, "ctx").lines().next().unwrap_or_default().to_owned()).collect()
-}
-
-macro_rules! assert_findings {
-    ({ $($body:tt)* } => [$($expected:expr),* $(,)?]) => {{
-        let body: Block = parse_quote!({ $($body)* });
-        let expected: Vec<&str> = vec![$($expected),*];
-        assert_eq!(findings(body), expected);
-    }};
-}
-
-const GET_READ: &str = "`left` is read before the sync that completes the `get` writing it";
+pub(super) const GET_READ: &str = "`left` is read before the sync that completes the `get` writing it";
 const GET_WRITTEN: &str = "`left` is written before the sync that completes the `get` writing it";
 
 // ---- get / hpget ------------------------------------------------------------------------------
@@ -411,7 +394,7 @@ fn hpput_source_read_or_modified_after_the_sync_is_fine() {
 
 // ---- registrations ----------------------------------------------------------------------------
 
-const REG_EARLY: &str = "`r` is used for communication in the superstep that registers it";
+pub(super) const REG_EARLY: &str = "`r` is used for communication in the superstep that registers it";
 
 #[test]
 fn registration_used_in_the_superstep_that_registers_it() {

@@ -282,8 +282,9 @@ impl Ctx {
 
     /// Every process's call, indexed by pid, as received at the sync that ends the collective.
     ///
-    /// Fails the run (on every process alike: each received the same headers) unless every
-    /// process made the same call.
+    /// Fails the run unless every process made the same call: on every process alike if each
+    /// called a collective (each received the same headers), else as a panic of the callers,
+    /// which stops the processes that synced without one.
     fn coll_parts(&self, call: &Call) -> Vec<Part<'_>> {
         let p = self.nprocs;
         let mut parts: Vec<Option<Part<'_>>> = (0..p).map(|_| None).collect();
@@ -301,11 +302,20 @@ impl Ctx {
                 None => format!("process {q} called no collective"),
             })
             .collect();
-        self.fail_collective(format!(
+        let msg = format!(
             "collective mismatch at the sync ending superstep {}: every process must call the same collective, with the same root and element type, but {}",
             call.step,
             calls.join(", ")
-        ))
+        );
+        if parts.iter().all(Option::is_some) {
+            // Every process called a collective and received every header: all reach this
+            // verdict alike.
+            self.fail_collective(msg)
+        } else {
+            // A process that called plain `sync` checks nothing and would go on (and wait for the
+            // others forever on MPI): stop every process as a panic does.
+            self.fail_misuse(msg)
+        }
     }
 
     /// Fails the run (on every process alike) unless every process passed the same length.

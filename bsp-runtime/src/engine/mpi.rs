@@ -28,7 +28,6 @@
 //! (`report_once`), and each returns it quieted.
 
 use std::borrow::Cow;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -38,9 +37,11 @@ use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use mpi::Count;
 
-use crate::ctx::Stop;
-use crate::engine::threads::Group;
-use crate::exchange::{flags, Arrival, DestQueue, Meta, Pending, PushInfo, PutSrc};
+use std::cell::UnsafeCell;
+
+use super::mpi_direct::{is_large, Transfers, GET_TAG, PUT_TAG};
+use super::{Engine, Fate, Outboxes, Poisoned};
+use crate::exchange::{Arrival, DestQueue, Meta, Outbox, Pending, PushInfo, PutSrc};
 use crate::ext::ExtRec;
 use crate::sync::{Peers, Status};
 use crate::{Ctx, Error, Launch};
@@ -62,9 +63,13 @@ pub(crate) fn wanted() -> bool {
     started_by_mpirun() && !ACTIVE.load(Ordering::Relaxed)
 }
 
-/// One rank's MPI state: the communicator and the buffers reused by every sync.
+/// One rank's side of the MPI engine: the communicator, the rank's outboxes and the buffers
+/// reused by every sync.
 pub(crate) struct Mpi {
     comm: SimpleCommunicator,
+    /// The rank's two outboxes (by superstep parity), written by the rank's own calls and read
+    /// by `serialize` in the sync: one thread, never at the same time.
+    outboxes: Box<[UnsafeCell<Outbox>; 2]>,
     send: Vec<u64>,
     send_counts: Vec<Count>,
     send_displs: Vec<Count>,
@@ -77,6 +82,29 @@ pub(crate) struct Mpi {
     scratch: Vec<u8>,
     asked: Vec<usize>,
     cursor: Vec<usize>,
+    /// Large transfers moving point to point in this sync (`mpi_direct.rs`).
+    transfers: Transfers,
+    /// This rank's large puts, in the order sent: (destination, address, length).
+    large_out: Vec<(usize, usize, usize)>,
+    /// Large puts coming to this rank, in the order received.
+    large_in: Vec<LargeIn>,
+    /// Where large puts that cannot land in place wait for the put phase.
+    bounce: Vec<u8>,
+}
+
+/// A large put coming to this rank: its record in `peers.queues[src].puts[index]`.
+#[derive(Clone, Copy, Debug)]
+struct LargeIn {
+    src: usize,
+    index: usize,
+    slot: u32,
+    byte_offset: usize,
+    len: usize,
+    combines: bool,
+    /// Lands straight in registered memory (no other put of the superstep touches its bytes).
+    in_place: bool,
+    /// Offset in `bounce` otherwise.
+    at: usize,
 }
 
 /// One get request received from another rank.
@@ -110,9 +138,19 @@ impl Peers for MpiPeers {
         &self.metas[q]
     }
 
-    fn queue(&self, src: usize) -> &DestQueue {
-        &self.queues[src]
+    fn queue(&self, src: usize) -> Option<&DestQueue> {
+        Some(&self.queues[src])
     }
+}
+
+/// Set in a serialised put's first word for a combining put, whose operator word follows.
+const COMBINING: u64 = 1 << 63;
+/// Set in a serialised put's first word for a large put, whose bytes move point to point.
+const LARGE_PUT: u64 = 1 << 62;
+/// A serialised put's first word: slot (low 32 bits), length (30 bits), flags.
+fn put_word(slot: u32, len: usize) -> u64 {
+    debug_assert!(len <= crate::exchange::PutRec::MAX_LEN);
+    u64::from(slot) | (len as u64) << 32
 }
 
 /// Appends `bytes` as whole words (zero padded).
@@ -146,20 +184,21 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// `counts` as MPI displacements (exclusive prefix sums).
-fn displacements(counts: &[Count], displs: &mut Vec<Count>) {
+/// `counts` as MPI displacements (exclusive prefix sums), checked: MPI displacements are `int`.
+fn displacements(counts: &[Count], displs: &mut Vec<Count>, what: &str) {
     displs.clear();
-    let mut at: Count = 0;
+    let mut at: usize = 0;
     for &c in counts {
-        displs.push(at);
-        at += c;
+        displs.push(count(at, what));
+        at += usize::try_from(c).expect("MPI counts are not negative");
     }
+    count(at, what);
 }
 
 fn count(words: usize, what: &str) -> Count {
     Count::try_from(words).unwrap_or_else(|_| {
         panic!(
-            "the MPI engine moves at most 2^31 - 1 words from one rank to another per superstep; {what} needs {words}"
+            "the MPI engine moves at most 2^31 - 1 words (16 GiB) to or from one rank per superstep; {what} needs {words}"
         )
     })
 }
@@ -168,6 +207,7 @@ impl Mpi {
     fn new(comm: SimpleCommunicator, nprocs: usize) -> Self {
         Mpi {
             comm,
+            outboxes: Box::new([UnsafeCell::new(Outbox::new()), UnsafeCell::new(Outbox::new())]),
             send: Vec::new(),
             send_counts: Vec::with_capacity(nprocs),
             send_displs: Vec::with_capacity(nprocs),
@@ -184,17 +224,21 @@ impl Mpi {
             scratch: Vec::new(),
             asked: vec![0; nprocs],
             cursor: vec![0; nprocs],
+            transfers: Transfers::default(),
+            large_out: Vec::new(),
+            large_in: Vec::new(),
+            bounce: Vec::new(),
         }
     }
 
-    fn or_reduce(&self, flags: u64) -> u64 {
-        let mut all = 0u64;
-        self.comm.all_reduce_into(&flags, &mut all, SystemOperation::bitwise_or());
-        all
+    /// Where the rank's `Ctx` finds its outboxes.
+    fn outboxes(&self) -> Outboxes {
+        let ptr = |cell: &UnsafeCell<Outbox>| std::ptr::NonNull::new(cell.get()).expect("an UnsafeCell is never null");
+        Outboxes([ptr(&self.outboxes[0]), ptr(&self.outboxes[1])])
     }
 
     /// Every rank's arrival, superstep and pending counts (error paths only).
-    fn statuses(&self, mine: Status) -> Vec<Status> {
+    fn all_statuses(&self, mine: Status) -> Vec<Status> {
         let words = [
             u64::from(mine.arrival == Arrival::End),
             mine.step as u64,
@@ -220,10 +264,12 @@ impl Mpi {
         let st = ctx.state.borrow();
         self.send.clear();
         self.send_counts.clear();
+        self.large_out.clear();
+        let none = DestQueue::default();
         for q in 0..p {
             let start = self.send.len();
             let meta = &out.meta;
-            let dest = &out.to[q];
+            let dest = out.queue(q).unwrap_or(&none);
             let reqs = st.gets.iter().filter(|g| g.pid == q);
             self.send.extend_from_slice(&[
                 u64::from(meta.arrival == Arrival::End),
@@ -251,16 +297,30 @@ impl Mpi {
                 put_bytes(&mut self.send, push.type_name.as_bytes());
             }
             self.send.extend_from_slice(&meta.pops);
+            let mut combines = dest.combines.iter();
             for put in &dest.puts {
                 let len = put.len();
-                self.send.extend_from_slice(&[u64::from(put.slot), put.byte_offset as u64, len as u64]);
-                let data: &[u8] = match put.src() {
-                    PutSrc::Buffered(at) => &dest.put_data[at..at + len],
-                    // SAFETY: an hpput source, borrowed immutably by this process until the end
-                    // of this sync (`Superstep::hpput`); this rank is the only thread touching it.
-                    PutSrc::Direct(addr) => unsafe { std::slice::from_raw_parts(addr as *const u8, len) },
+                let large = is_large(len);
+                let word = put_word(put.slot, len)
+                    | if put.combines() { COMBINING } else { 0 }
+                    | if large { LARGE_PUT } else { 0 };
+                self.send.extend_from_slice(&[word, put.byte_offset as u64]);
+                if put.combines() {
+                    self.send.push(*combines.next().expect("one operator per combining put"));
+                }
+                let addr = match put.src() {
+                    PutSrc::Buffered(at) => dest.put_data[at..at + len].as_ptr() as usize,
+                    PutSrc::Direct(addr) => addr,
                 };
-                put_bytes(&mut self.send, data);
+                if large {
+                    // Its bytes go point to point, from where they are (`exchange`).
+                    self.large_out.push((q, addr, len));
+                } else {
+                    // SAFETY: the bytes of a buffered put in this rank's outbox, or an hpput
+                    // source, borrowed immutably by this process until the end of this sync
+                    // (`Superstep::hpput`); this rank is the only thread touching either.
+                    put_bytes(&mut self.send, unsafe { std::slice::from_raw_parts(addr as *const u8, len) });
+                }
             }
             for m in &dest.msgs {
                 self.send.extend_from_slice(&[m.align as u64, m.tag_len as u64, m.payload_len as u64]);
@@ -286,16 +346,10 @@ impl Mpi {
         }
     }
 
-    /// Moves every rank's serialised blocks to their destinations.
-    fn exchange(&mut self) {
-        self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
-        self.all_to_all_v();
-    }
-
     /// One `MPI_Alltoallv` of `send` (by `send_counts`) into `recv` (by `recv_counts`).
     fn all_to_all_v(&mut self) {
-        displacements(&self.send_counts, &mut self.send_displs);
-        displacements(&self.recv_counts, &mut self.recv_displs);
+        displacements(&self.send_counts, &mut self.send_displs, "everything this rank sends");
+        displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
         let total: usize = self.recv_counts.iter().map(|&c| c as usize).sum();
         self.recv.clear();
         self.recv.resize(total, 0);
@@ -306,6 +360,7 @@ impl Mpi {
 
     /// Turns the received blocks into `peers`, reusing its buffers.
     fn deserialize(&mut self) {
+        self.large_in.clear();
         for (src, &displ) in self.recv_displs.iter().enumerate() {
             let mut r = Reader { words: &self.recv[..], at: displ as usize };
             let meta = &mut self.peers.metas[src];
@@ -335,9 +390,34 @@ impl Mpi {
             let q = &mut self.peers.queues[src];
             q.clear();
             for _ in 0..n_put {
-                let (slot, byte_offset, len) = (r.word() as u32, r.usize(), r.usize());
-                q.push_put(slot, byte_offset, len, PutSrc::Buffered(q.put_data.len()));
-                q.put_data.extend_from_slice(r.bytes(len));
+                let (word, byte_offset) = (r.word(), r.usize());
+                let (slot, len) = (word as u32, ((word >> 32) & ((1 << 30) - 1)) as usize);
+                let (combines, large) = (word & COMBINING != 0, word & LARGE_PUT != 0);
+                // A large put's bytes come point to point: an empty placeholder until then.
+                let (at, bytes) = if large { (0, 0) } else { (q.put_data.len(), len) };
+                if large {
+                    let index = q.puts.len();
+                    self.large_in.push(LargeIn {
+                        src,
+                        index,
+                        slot,
+                        byte_offset,
+                        len,
+                        combines,
+                        in_place: false,
+                        at: 0,
+                    });
+                }
+                if combines {
+                    let op = r.word();
+                    let elem = ((op >> 32) as usize).max(1);
+                    q.push_combining_put(slot, byte_offset, bytes, at, op, elem);
+                } else {
+                    q.push_put_record(slot, byte_offset, bytes, PutSrc::Buffered(at));
+                }
+                if !large {
+                    q.put_data.extend_from_slice(r.bytes(len));
+                }
             }
             for _ in 0..n_msg {
                 let (align, tag_len, payload_len) = (r.usize(), r.usize(), r.usize());
@@ -375,6 +455,33 @@ impl Mpi {
         }
     }
 
+    /// Decides where each large put coming to this rank lands: in place, when it does not
+    /// combine and no other put of the superstep (from any process) writes any of its bytes, so
+    /// that D2's order cannot matter; otherwise in `bounce`, applied in order by the put phase.
+    fn plan_large_puts(&mut self) {
+        let mut bounced = 0;
+        for i in 0..self.large_in.len() {
+            let l = self.large_in[i];
+            let (start, end) = (l.byte_offset, l.byte_offset + l.len);
+            let touched = self.peers.queues.iter().enumerate().any(|(src, q)| {
+                q.puts.iter().enumerate().any(|(j, put)| {
+                    let this = src == l.src && j == l.index;
+                    // Placeholders of other large puts have length 0: use their real length.
+                    let len = self.large_in.iter().find(|o| o.src == src && o.index == j).map_or(put.len(), |o| o.len);
+                    !this && put.slot == l.slot && put.byte_offset < end && start < put.byte_offset + len
+                })
+            });
+            let in_place = !l.combines && !touched;
+            self.large_in[i].in_place = in_place;
+            if !in_place {
+                self.large_in[i].at = bounced;
+                bounced += l.len;
+            }
+        }
+        self.bounce.clear();
+        self.bounce.resize(bounced, 0);
+    }
+
     /// Answers the get requests (from this rank's registered memory, before any put of the
     /// superstep lands) and the requests to this rank's extension objects, then hands the
     /// answers to this rank's own gets and requests, in issue order.
@@ -392,11 +499,16 @@ impl Mpi {
                 bytes.clear();
                 for req in &self.peers.reqs[src] {
                     let entry = st.table.entries[req.slot as usize].as_ref().expect("a get checked at the call");
-                    // SAFETY: inside this rank's registration (checked against its extent by the
-                    // requester at the call); nothing writes it during this phase of the sync.
-                    let data = unsafe {
-                        std::slice::from_raw_parts((entry.local_addr + req.byte_offset) as *const u8, req.len)
-                    };
+                    let addr = entry.local_addr + req.byte_offset;
+                    if is_large(req.len) {
+                        // SAFETY: inside this rank's registration (checked against its extent by
+                        // the requester at the call); nothing writes it until this phase's
+                        // transfers complete, at the end of `serve_gets`.
+                        unsafe { self.transfers.send(&self.comm, src, GET_TAG, addr, req.len) };
+                        continue;
+                    }
+                    // SAFETY: as above; read now.
+                    let data = unsafe { std::slice::from_raw_parts(addr as *const u8, req.len) };
                     bytes.extend_from_slice(data);
                 }
                 let start = self.send.len();
@@ -415,24 +527,42 @@ impl Mpi {
         self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
         self.all_to_all_v();
         let st = ctx.state.get_mut();
-        // DRMA gets, in issue order, from the front of each owner's block.
+        // DRMA gets, in issue order, from the front of each owner's block (large ones arrive
+        // point to point).
         self.asked.fill(0);
-        for g in &st.gets {
+        for g in st.gets.iter().filter(|g| !is_large(g.bytes)) {
             self.asked[g.pid] += g.bytes;
         }
         let replies: &[u8] = bytemuck::cast_slice(&self.recv[..]);
         for (c, &d) in self.cursor.iter_mut().zip(&self.recv_displs) {
             *c = d as usize * 8;
         }
+        // Staged results (destinations in registered memory) go to `get_stage` in issue order,
+        // for `sync.rs` to write after the read phase.
+        st.get_stage.clear();
+        st.get_stage.resize(st.gets.iter().filter(|g| g.staged).map(|g| g.bytes).sum(), 0);
+        let mut staged_at = 0;
         for g in &st.gets {
+            let dst = if g.staged { st.get_stage[staged_at..].as_mut_ptr() as usize } else { g.dst_addr };
+            if g.staged {
+                staged_at += g.bytes;
+            }
+            if is_large(g.bytes) {
+                // SAFETY: `dst` is this process's get destination, borrowed mutably until the end
+                // of this sync (`Superstep::get`) and outside every registration, or its place in
+                // `get_stage`, which is not touched (nor reallocated) until the transfers
+                // complete below.
+                unsafe { self.transfers.receive(&self.comm, g.pid, GET_TAG, dst, g.bytes) };
+                continue;
+            }
             let at = self.cursor[g.pid];
-            // SAFETY: the destination was borrowed mutably by this process until the end of
-            // this sync (`Superstep::get`); this rank is the only thread touching it.
-            unsafe {
-                std::ptr::copy_nonoverlapping(replies[at..at + g.bytes].as_ptr(), g.dst_addr as *mut u8, g.bytes)
-            };
+            let reply = &replies[at..at + g.bytes];
+            // SAFETY: as above, for a destination written now; the reply does not overlap it.
+            unsafe { std::ptr::copy_nonoverlapping(reply.as_ptr(), dst as *mut u8, g.bytes) };
             self.cursor[g.pid] += g.bytes;
         }
+        // Owners' memory may be written (puts) only once their large replies have left.
+        self.transfers.wait();
         // Extension replies follow, word aligned, in request order.
         for (c, (&d, &a)) in self.cursor.iter_mut().zip(self.recv_displs.iter().zip(&self.asked)) {
             *c = d as usize + a.div_ceil(8);
@@ -455,64 +585,119 @@ impl Mpi {
     }
 }
 
-impl Ctx {
-    /// `sync` on the MPI engine.
-    pub(crate) fn sync_mpi(&mut self) {
-        let mut mpi = self.mpi.take().expect("an MPI rank has its MPI state");
-        let mine = flags::SYNC | self.state.get_mut().flags;
-        let all = mpi.or_reduce(mine);
-        if all & flags::END != 0 {
-            let statuses =
-                mpi.statuses(Status { arrival: Arrival::Sync, step: self.step, pending: Pending::default() });
-            self.mpi = Some(mpi);
-            self.fail_end(all, &statuses);
-        }
-        if all & (flags::WORK | flags::GET) == 0 {
-            self.recv.clear();
-            self.sys_recv.clear();
-        } else {
-            let (step, requested) = (self.step, self.state.get_mut().tag.requested);
-            let out = self.outbox();
-            out.meta.arrival = Arrival::Sync;
-            out.meta.step = step;
-            out.meta.tag_request = requested;
-            // A panic in here (a collective mismatch, misuse found while applying a record)
-            // leaves queued addresses behind: the process must not communicate again.
-            let phases = catch_unwind(AssertUnwindSafe(|| {
-                mpi.serialize(self);
-                mpi.exchange();
-                mpi.deserialize();
-                self.check_collectives(&mpi.peers);
-                if all & flags::GET != 0 {
-                    mpi.serve_gets(self);
-                }
-                self.apply_incoming(&mpi.peers);
-            }));
-            if let Err(payload) = phases {
-                self.broken.set(true);
-                self.mpi = Some(mpi);
-                std::panic::resume_unwind(payload);
-            }
-        }
-        self.mpi = Some(mpi);
-        self.next_superstep();
+impl Engine for Mpi {
+    fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
+        let mut all = 0u64;
+        self.comm.all_reduce_into(&flags, &mut all, SystemOperation::bitwise_or());
+        Ok(all)
     }
 
-    /// The end of the SPMD function on the MPI engine.
-    pub(crate) fn finish_mpi(&mut self) {
-        let pending = self.state.get_mut().pending;
-        let mpi = self.mpi.as_deref().expect("an MPI rank has its MPI state");
-        let mine = flags::END | if pending.total() > 0 { flags::PENDING } else { 0 };
-        let all = mpi.or_reduce(mine);
-        if all & (flags::SYNC | flags::PENDING) != 0 {
-            let statuses = mpi.statuses(Status { arrival: Arrival::End, step: self.step, pending });
-            self.fail_end(all, &statuses);
+    fn statuses(&mut self, _ctx: &Ctx, mine: Status) -> Result<Vec<Status>, Poisoned> {
+        Ok(self.all_statuses(mine))
+    }
+
+    fn exchange(&mut self, ctx: &Ctx) -> Result<(), Poisoned> {
+        self.serialize(ctx);
+        self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
+        self.all_to_all_v();
+        self.deserialize();
+        for &(dest, addr, len) in &self.large_out {
+            // SAFETY: the bytes of a buffered put in this rank's outbox (cleared only after this
+            // sync) or an hpput source (borrowed until the end of this sync); the transfers
+            // complete in `land_puts`, inside this sync.
+            unsafe { self.transfers.send(&self.comm, dest, PUT_TAG, addr, len) };
         }
+        self.plan_large_puts();
+        Ok(())
+    }
+
+    fn peers(&self) -> &dyn Peers {
+        &self.peers
+    }
+
+    fn read(&mut self, ctx: &mut Ctx) {
+        self.serve_gets(ctx);
+    }
+
+    fn end_reads(&mut self) -> Result<(), Poisoned> {
+        // Owners read their memory for others in `read`, before its reply exchange returned.
+        Ok(())
+    }
+
+    fn land_puts(&mut self, ctx: &mut Ctx) -> Result<(), Poisoned> {
+        if self.large_in.is_empty() && self.large_out.is_empty() {
+            return Ok(());
+        }
+        let st = ctx.state.borrow();
+        let bounce = self.bounce.as_mut_ptr() as usize;
+        for large in &self.large_in {
+            let dst = if large.in_place {
+                let entry = st.table.entries[large.slot as usize].as_ref().expect("a put checked at the call");
+                entry.local_addr + large.byte_offset
+            } else {
+                bounce + large.at
+            };
+            // SAFETY: in place: this rank's registered memory, inside the registration (checked
+            // by the sender against this rank's extent), which no other put of this superstep
+            // writes, nobody reads any more in this sync (gets were served), and this rank does
+            // not touch until the transfers complete below. Otherwise: this put's place in
+            // `bounce`, which is sized for every bounced put and untouched until the put phase.
+            unsafe { self.transfers.receive(&self.comm, large.src, PUT_TAG, dst, large.len) };
+        }
+        drop(st);
+        self.transfers.wait();
+        for large in self.large_in.iter().filter(|l| !l.in_place) {
+            self.peers.queues[large.src].replace_put(large.index, PutSrc::Direct(bounce + large.at), large.len);
+        }
+        Ok(())
+    }
+
+    fn end_puts(&mut self) -> Result<(), Poisoned> {
+        // hpput sources were copied into the send buffer by `exchange`.
+        Ok(())
+    }
+}
+
+/// The number of ranks `mpirun` started, from the environment it gives every rank (before MPI
+/// is initialised).
+fn ranks_from_env() -> Option<usize> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.trim().parse::<usize>().ok())
+}
+
+/// The number of processes a launch runs on MPI: the one asked for, else the number of ranks.
+fn procs(launch: &Launch, size: usize) -> Result<usize, Error> {
+    // `default_procs` (what `#[bsp::program(procs = N)]` sets) gives way to the number of ranks.
+    let p = launch.requested_procs()?.unwrap_or(size);
+    if p == 0 {
+        return Err(Error::launch("cannot run an SPMD program on 0 processes".to_string()));
+    }
+    if p > size {
+        return Err(Error::launch(format!(
+            "{p} processes were requested but mpirun started only {size} MPI ranks: start more ranks (`mpirun -n {p}`) or ask for fewer"
+        )));
+    }
+    Ok(p)
+}
+
+/// `Launch::nprocs` under `mpirun`.
+pub(crate) fn nprocs(launch: &Launch) -> Result<usize, Error> {
+    match ranks_from_env() {
+        Some(size) => procs(launch, size),
+        None => Err(Error::launch(
+            "started by mpirun, but the number of ranks is not in the environment (OMPI_COMM_WORLD_SIZE, PMI_SIZE)"
+                .to_string(),
+        )),
     }
 }
 
 /// Runs `f` with this OS process as one MPI rank.
-pub(crate) fn run<R, F>(launch: &Launch, f: F) -> Result<Vec<R>, Error>
+///
+/// As with BSPlib's `bsp_begin`/`bsp_end`, the code after the run continues on process 0 only:
+/// every other rank finalises MPI and exits here (status 0, or 1 if the run failed), so a
+/// program's output after the run appears once, as on threads. Process 0 gets its own result.
+pub(crate) fn launch<R, F>(launch: &Launch, f: F) -> Result<Vec<R>, Error>
 where
     F: Fn(&mut Ctx) -> R,
 {
@@ -526,9 +711,14 @@ where
         return Err(Error::launch("MPI was already initialised by someone else".to_string()));
     };
     ACTIVE.store(true, Ordering::Relaxed);
-    let result = run_on(universe.world(), launch, f);
+    let world = universe.world();
+    let rank = world.rank();
+    let result = run_on(world, launch, f);
     ACTIVE.store(false, Ordering::Relaxed);
     drop(universe); // MPI_Finalize, after every communicator of the run is gone
+    if rank != 0 {
+        std::process::exit(i32::from(result.is_err()));
+    }
     result
 }
 
@@ -537,45 +727,30 @@ where
     F: Fn(&mut Ctx) -> R,
 {
     let (rank, size) = (world.rank() as usize, world.size() as usize);
-    let p = launch.requested_procs()?.unwrap_or(size);
-    if p > size {
-        let e = Error::launch(format!(
-            "{p} processes were requested but mpirun started only {size} MPI ranks: start more ranks (`mpirun -n {p}`) or ask for fewer"
-        ));
-        return Err(report_once(&world, e));
-    }
+    let p = match procs(launch, size) {
+        Ok(p) => p,
+        Err(e) => return Err(report_once(&world, e)),
+    };
     let color = if rank < p { Color::with_value(0) } else { Color::undefined() };
     let Some(comm) = world.split_by_color(color) else {
         return Ok(Vec::new()); // a surplus rank takes no part
     };
     // For reporting a collective failure (the run's own communicator may be gone by then).
     let fence = comm.duplicate();
-    let (group, parker) = Group::new_rank(p);
-    let group = Arc::new(group);
-    let mut ctx = Ctx::new(group.clone(), parker, rank);
-    ctx.mpi = Some(Box::new(Mpi::new(comm, p)));
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let r = f(&mut ctx);
-        ctx.check_live("the end of the SPMD function");
-        ctx.finish_mpi();
-        r
-    }));
-    match outcome {
-        Ok(r) => Ok(vec![r]),
-        Err(payload) => {
-            let error = match group.take_failure() {
-                Some(e) => e,
-                None if payload.is::<Stop>() => Error::panic(rank, "stopped".to_string()),
-                None => Error::panic(rank, crate::launch::failure_message(&*payload, rank)),
-            };
-            if error.is_collective() {
-                return Err(report_once(&fence, error));
-            }
-            // Only this rank failed; the others may wait in a collective forever: stop them all.
-            eprintln!("error: {error}");
-            world.abort(1)
-        }
+    let fate = Arc::new(Fate::new(Box::new(|| {})));
+    let engine = Box::new(Mpi::new(comm, p));
+    let outboxes = engine.outboxes();
+    let ctx = Ctx::new(fate.clone(), super::AnyEngine::Mpi(engine), outboxes, rank, p);
+    if let Some(r) = crate::launch::process(ctx, &f) {
+        return Ok(vec![r]);
     }
+    let error = fate.take_failure().unwrap_or_else(|| Error::panic(rank, "stopped".to_string()));
+    if error.is_collective() {
+        return Err(report_once(&fence, error));
+    }
+    // Only this rank failed; the others may wait in a collective forever: stop them all.
+    eprintln!("error: {error}");
+    world.abort(1)
 }
 
 /// An error that every rank of `comm` found identically: rank 0 prints it now, and no rank

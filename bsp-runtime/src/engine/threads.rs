@@ -6,31 +6,32 @@
 //! may read any outbox `s % 2`, until it leaves sync `s`. The owner clears outbox `s % 2` again
 //! only at the start of superstep `s + 2`, i.e. after the first barrier of sync `s + 1`, which
 //! every reader reaches only after it left sync `s`. So reads and writes of an outbox never
-//! overlap, with no lock. Registered memory follows the rule in `sync.rs`.
+//! overlap, with no lock. Registered memory follows the rule in `sync.rs`: gets read the owners'
+//! registered memory between the first barrier and the get-phase barrier ([`Engine::end_reads`]),
+//! before which no process writes its own; hpput sources are read until the closing barrier
+//! ([`Engine::end_puts`]).
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::Arc;
 
 use crossbeam_utils::sync::Parker;
 use crossbeam_utils::CachePadded;
 
-use crate::barrier::{Barrier, Poisoned};
-use crate::exchange::Outbox;
-use crate::Error;
+use super::{Engine, Fate, Outboxes, Poisoned};
+use crate::barrier::Barrier;
+use crate::exchange::{DestQueue, Meta, Outbox};
+use crate::sync::{Peers, Status};
+use crate::{Ctx, Error, Launch};
 
 /// Outboxes of one process, by superstep parity.
 struct Slot {
     out: [UnsafeCell<Outbox>; 2],
 }
 
-/// The shared state of one SPMD run.
+/// The shared state of one SPMD run on threads.
 pub(crate) struct Group {
-    nprocs: usize,
-    run_id: u64,
     barrier: Barrier,
     slots: Box<[CachePadded<Slot>]>,
-    failure: Mutex<Option<Error>>,
 }
 
 // SAFETY: the only non-Sync parts are the outboxes in `UnsafeCell`s; their accesses follow the
@@ -38,112 +39,178 @@ pub(crate) struct Group {
 // the barrier providing the happens-before edges.
 unsafe impl Sync for Group {}
 
-/// Numbers runs, so that a registration cannot be used in a run it does not belong to.
-static NEXT_RUN: AtomicU64 = AtomicU64::new(1);
-
 impl Group {
-    pub(crate) fn new(nprocs: usize) -> (Self, Vec<Parker>) {
+    fn new(nprocs: usize) -> (Self, Vec<Parker>) {
         let (barrier, parkers) = Barrier::new(nprocs);
         let slots = (0..nprocs)
-            .map(|_| {
-                CachePadded::new(Slot {
-                    out: [UnsafeCell::new(Outbox::new(nprocs)), UnsafeCell::new(Outbox::new(nprocs))],
-                })
-            })
+            .map(|_| CachePadded::new(Slot { out: [UnsafeCell::new(Outbox::new()), UnsafeCell::new(Outbox::new())] }))
             .collect();
-        let group = Group {
-            nprocs,
-            // Relaxed: only uniqueness matters.
-            run_id: NEXT_RUN.fetch_add(1, Ordering::Relaxed),
-            barrier,
-            slots,
-            failure: Mutex::new(None),
-        };
-        (group, parkers)
+        (Group { barrier, slots }, parkers)
     }
 
-    /// The group of one MPI rank: `nprocs` processes in all, but only this one's outbox here
-    /// (the others live in other OS processes).
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the MPI engine uses it"))]
-    pub(crate) fn new_rank(nprocs: usize) -> (Self, Parker) {
-        let (barrier, mut parkers) = Barrier::new(1);
-        let slot = CachePadded::new(Slot {
-            out: [UnsafeCell::new(Outbox::new(nprocs)), UnsafeCell::new(Outbox::new(nprocs))],
-        });
-        let group = Group {
-            nprocs,
-            // Relaxed: only uniqueness matters.
-            run_id: NEXT_RUN.fetch_add(1, Ordering::Relaxed),
-            barrier,
-            slots: vec![slot].into_boxed_slice(),
-            failure: Mutex::new(None),
-        };
-        (group, parkers.pop().expect("one parker"))
-    }
-
-    /// Index of `pid`'s slot: a rank's group holds only its own.
-    fn slot(&self, pid: usize) -> usize {
-        if self.slots.len() == 1 {
-            0
-        } else {
-            pid
-        }
-    }
-
-    pub(crate) fn nprocs(&self) -> usize {
-        self.nprocs
-    }
-
-    #[inline]
-    pub(crate) fn run_id(&self) -> u64 {
-        self.run_id
-    }
-
-    /// The combining barrier (see `barrier.rs`).
-    pub(crate) fn barrier(&self, pid: usize, parker: &Parker, flags: u64) -> Result<u64, Poisoned> {
-        self.barrier.wait(pid, parker, flags)
-    }
-
-    #[inline]
-    pub(crate) fn is_failed(&self) -> bool {
-        self.barrier.is_poisoned()
-    }
-
-    /// Records `error` if it is the first failure, and wakes every waiting process.
-    pub(crate) fn fail(&self, error: Error) {
-        {
-            let mut first = self.failure.lock().unwrap_or_else(|e| e.into_inner());
-            if first.is_none() {
-                *first = Some(error);
-            }
-        }
-        self.barrier.poison();
-    }
-
-    pub(crate) fn take_failure(&self) -> Option<Error> {
-        self.failure.lock().unwrap_or_else(|e| e.into_inner()).take()
-    }
-
-    /// The outbox `pid` writes in a superstep of `parity`.
-    ///
-    /// # Safety
-    /// Only process `pid` may call this, during a superstep of that parity (or in its sync
-    /// before the first barrier), and it must not hold two of these references at once.
-    #[allow(clippy::mut_from_ref)]
-    #[inline]
-    pub(crate) unsafe fn own_outbox(&self, pid: usize, parity: usize) -> &mut Outbox {
-        // SAFETY: the caller is the only writer of this outbox now, and no reader reads it
-        // (module docs).
-        unsafe { &mut *self.slots[self.slot(pid)].out[parity].get() }
+    /// The outboxes of `pid`, for its `Ctx`.
+    fn outboxes(&self, pid: usize) -> Outboxes {
+        let out = &self.slots[pid].out;
+        let ptr = |cell: &UnsafeCell<Outbox>| std::ptr::NonNull::new(cell.get()).expect("an UnsafeCell is never null");
+        Outboxes([ptr(&out[0]), ptr(&out[1])])
     }
 
     /// The outbox of `pid` for the superstep of `parity`, to read during that superstep's sync.
     ///
     /// # Safety
     /// The caller must be inside the sync of a superstep of that parity, after its first barrier.
-    pub(crate) unsafe fn outbox(&self, pid: usize, parity: usize) -> &Outbox {
+    unsafe fn outbox(&self, pid: usize, parity: usize) -> &Outbox {
         // SAFETY: the owner finished writing before the first barrier and does not write again
         // until every process has left this sync (module docs).
-        unsafe { &*self.slots[self.slot(pid)].out[parity].get() }
+        unsafe { &*self.slots[pid].out[parity].get() }
     }
+}
+
+/// One process's side of the threads engine.
+pub(crate) struct Threads {
+    group: Arc<Group>,
+    parker: Parker,
+    pid: usize,
+    /// The parity of the superstep whose sync is in progress (set by `exchange`).
+    parity: usize,
+}
+
+impl Engine for Threads {
+    #[inline]
+    fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
+        self.group.barrier.wait(self.pid, &self.parker, flags)
+    }
+
+    fn statuses(&mut self, ctx: &Ctx, _mine: Status) -> Result<Vec<Status>, Poisoned> {
+        let parity = ctx.step() & 1;
+        Ok((0..ctx.nprocs())
+            .map(|q| {
+                // SAFETY: called inside the sync (or the end) of a superstep of `parity`, after
+                // its first barrier.
+                let m = unsafe { &self.group.outbox(q, parity).meta };
+                Status { arrival: m.arrival, step: m.step, pending: m.pending }
+            })
+            .collect())
+    }
+
+    fn exchange(&mut self, ctx: &Ctx) -> Result<(), Poisoned> {
+        // Nothing moves: after the first barrier every outbox of this parity is complete.
+        self.parity = ctx.step() & 1;
+        Ok(())
+    }
+
+    fn peers(&self) -> &dyn Peers {
+        self
+    }
+
+    fn read(&mut self, ctx: &mut Ctx) {
+        ctx.serve_requests_shared();
+        let st = ctx.state.get_mut();
+        st.get_stage.clear();
+        for g in &st.gets {
+            if g.staged {
+                // SAFETY: the source is registered memory of a process that is inside this sync
+                // and writes no registered memory before `end_reads`; it stays allocated (held
+                // by its table) at least until then. `g.bytes` is within its extent (checked at
+                // the call).
+                let src = unsafe { std::slice::from_raw_parts(g.src_addr as *const u8, g.bytes) };
+                st.get_stage.extend_from_slice(src);
+            } else {
+                // SAFETY: source as above. The destination is memory this process borrowed
+                // mutably until the end of this sync (`Superstep::get`), outside every
+                // registration, so nobody else reads or writes it; source and destination
+                // cannot overlap (one is registered, the other is not).
+                unsafe { std::ptr::copy_nonoverlapping(g.src_addr as *const u8, g.dst_addr as *mut u8, g.bytes) };
+            }
+        }
+    }
+
+    fn end_reads(&mut self) -> Result<(), Poisoned> {
+        self.combine(0).map(drop)
+    }
+
+    fn land_puts(&mut self, _ctx: &mut Ctx) -> Result<(), Poisoned> {
+        // Receivers copy every put themselves, in `sync.rs`.
+        Ok(())
+    }
+
+    fn end_puts(&mut self) -> Result<(), Poisoned> {
+        self.combine(0).map(drop)
+    }
+}
+
+impl Peers for Threads {
+    fn meta(&self, q: usize) -> &Meta {
+        // SAFETY: the view is used only inside the sync of a superstep of `parity`, after its
+        // first barrier (`exchange` is called after `combine`).
+        unsafe { &self.group.outbox(q, self.parity).meta }
+    }
+
+    fn queue(&self, src: usize) -> Option<&DestQueue> {
+        // SAFETY: as in `meta`.
+        unsafe { self.group.outbox(src, self.parity).queue(self.pid) }
+    }
+}
+
+/// The number of processes of a launch on threads: by default one per core.
+pub(crate) fn nprocs(launch: &Launch) -> Result<usize, Error> {
+    launch.procs_or(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Runs `f` on the processes of `launch`, one thread each; process 0 on the calling thread.
+pub(crate) fn launch<R, F>(launch: &Launch, f: F) -> Result<Vec<R>, Error>
+where
+    R: Send,
+    F: Fn(&mut Ctx) -> R + Sync,
+{
+    let p = nprocs(launch)?;
+    let (group, parkers) = Group::new(p);
+    let group = Arc::new(group);
+    let fate = {
+        let group = group.clone();
+        Arc::new(Fate::new(Box::new(move || group.barrier.poison())))
+    };
+    let start = |pid: usize, parker: Parker| {
+        let placed = super::placement::pin(pid, p);
+        let engine = Threads { group: group.clone(), parker, pid, parity: 0 };
+        let ctx = Ctx::new(fate.clone(), super::AnyEngine::Threads(engine), group.outboxes(pid), pid, p);
+        let result = crate::launch::process(ctx, &f);
+        super::placement::release(placed);
+        result
+    };
+    let mut results: Vec<Option<R>> = std::thread::scope(|scope| {
+        let mut parkers = parkers.into_iter();
+        let first = parkers.next().expect("p >= 1");
+        let mut handles = Vec::with_capacity(p - 1);
+        for (i, parker) in parkers.enumerate() {
+            let start = &start;
+            let spawned = std::thread::Builder::new()
+                .name(format!("bsp process {}", i + 1))
+                .spawn_scoped(scope, move || start(i + 1, parker));
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    // Wakes the processes already started, which would wait for it forever.
+                    fate.fail(Error::launch(format!("cannot start process {} of {p}: {e}", i + 1)));
+                    break;
+                }
+            }
+        }
+        let mut results = vec![if fate.is_failed() { None } else { start(0, first) }];
+        // A process thread cannot panic (`process` catches everything, and a failure to catch
+        // is recorded as the run's failure); a join error still must not lose the others.
+        results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
+        results
+    });
+    if let Some(e) = fate.take_failure() {
+        return Err(e);
+    }
+    // Without a recorded failure every process returned its result.
+    results
+        .iter_mut()
+        .enumerate()
+        .map(|(pid, r)| {
+            r.take().ok_or_else(|| Error::launch(format!("process {pid} ended without a result or an error")))
+        })
+        .collect()
 }

@@ -4,9 +4,12 @@
 #![allow(dead_code)]
 
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bsp_runtime::{Ctx, Error};
+
+use crate::check::{Case, Check, Failure, Probe};
 
 /// The process counts most tests run at.
 pub const PS: [usize; 5] = [1, 2, 3, 4, 8];
@@ -81,4 +84,42 @@ pub fn assert_mentions(err: &Error, parts: &[&str]) {
 /// The left and right neighbours of `pid` on a ring of `p` processes.
 pub fn ring(pid: usize, p: usize) -> (usize, usize) {
     ((pid + p - 1) % p, (pid + 1) % p)
+}
+
+/// Runs a check of the suite (`suite/check.rs`) at each of its process counts on threads and
+/// fails with every process's complaint if any process's outcome is `Err`.
+pub fn run_check(check: &'static Check) {
+    let name = check.name;
+    for &p in check.procs.threads {
+        let outcomes = run_ok(p, check.run);
+        let failed: Vec<String> = outcomes
+            .iter()
+            .enumerate()
+            .filter_map(|(pid, o)| o.as_ref().err().map(|why| format!("  process {pid}: {why}")))
+            .collect();
+        assert!(failed.is_empty(), "{name} on {p} processes:\n{}", failed.join("\n"));
+    }
+}
+
+/// How long a failing run may take on threads (a failure must stop every process promptly).
+pub const PROMPTLY: Duration = Duration::from_secs(5);
+
+/// Runs a failure case of the suite at each of its process counts on threads: the run must
+/// fail promptly, the case's judge must accept the error, and no process may reach a probe.
+pub fn run_case(case: &'static Case) {
+    for &p in case.ps {
+        let probe = Arc::new(Probe::default());
+        let seen = probe.clone();
+        let start = Instant::now();
+        let err = run_err(p, move |ctx| (case.run)(ctx, &seen));
+        let elapsed = start.elapsed();
+        let failure = Failure::parse(p, &err.to_string());
+        // The parsed form agrees with the error's own accessors (MPI has only the text).
+        assert_eq!((failure.pid, failure.abort, failure.message.as_str()), (err.pid(), err.is_abort(), err.message()));
+        if let Err(why) = (case.judge)(&failure) {
+            panic!("{} on {p} processes: {why}", case.name);
+        }
+        assert_eq!(probe.hits(), 0, "{} on {p} processes: a process got past the failing point: {err}", case.name);
+        assert!(elapsed < PROMPTLY, "{} on {p} processes: the failure took {elapsed:?}", case.name);
+    }
 }

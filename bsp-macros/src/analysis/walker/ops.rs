@@ -1,11 +1,12 @@
 //! What each operation on the context does to the flow state: `get`/`hpget` and `hpput` make
 //! a place pending (after checking their arguments), every communication checks its
-//! registration, `sync` and the end of a superstep complete what is pending, and any other
-//! method handed the context may sync. Also: which expressions are `hpmove` results.
+//! registration, `sync` completes what is pending, and any other method handed the context may
+//! sync. Also: which expressions are `hpmove` results or fresh registrations. (The supersteps
+//! themselves are in `supersteps.rs`.)
 
 use super::Walker;
-use crate::analysis::state::{Entry, Op, Validity};
-use crate::analysis::syntax::{local_part_of, place_of, root_ident, single_ident, strip, strip_parens};
+use crate::analysis::state::{join_validity, Entry, Op, Validity};
+use crate::analysis::syntax::{local_part_of, place_of, root_ident, strip_borrows, strip_parens};
 use crate::analysis::{Access, Finding, Problem};
 use proc_macro2::Span;
 use syn::visit::Visit as _;
@@ -52,7 +53,7 @@ impl Walker {
     fn check_lifetime(&mut self, expr: &Expr, op: Op, op_span: Span) {
         let key = self.next_use;
         self.next_use += 1;
-        let Some(&depth) = self.superstep_depths.last() else {
+        let Some(&(depth, _)) = self.superstep_depths.last() else {
             return;
         };
         let Expr::Reference(reference) = strip_parens(expr) else {
@@ -94,9 +95,10 @@ impl Walker {
         self.push_finding(key, finding);
     }
 
-    /// The `hpmove` call or tracked result that `expr` evaluates to, if any.
+    /// The `hpmove` call or tracked result that `expr` evaluates to (or borrows), if any. A
+    /// copy (`*tag`, `payload.to_vec()`) is a value of its own: `None`.
     pub(super) fn hpmove_origin(&mut self, expr: &Expr) -> Option<(Span, Validity)> {
-        match strip(expr) {
+        match strip_borrows(expr) {
             Expr::MethodCall(call)
                 if (call.method == "unwrap" && call.args.is_empty())
                     || (call.method == "expect" && call.args.len() == 1) =>
@@ -111,19 +113,36 @@ impl Walker {
             Expr::Path(path) => {
                 let ident = path.path.get_ident()?;
                 let binding = self.scopes.lookup(&ident.to_string());
-                self.state
-                    .entries
-                    .iter()
-                    .find(|e| e.binding == binding && e.op == Op::HpMove)
-                    .map(|e| (e.op_span, e.validity))
+                let entries: Vec<&Entry> =
+                    self.state.entries.iter().filter(|e| e.binding == binding && e.op == Op::HpMove).collect();
+                Some((entries.first()?.op_span, join_validity(&entries)))
             }
             _ => None,
         }
     }
 
-    /// `expr` is the registration argument of a communication.
+    /// `ctx.push_reg(..)`, possibly as the value of a block (`{ ...; ctx.push_reg(..) }`): the
+    /// span of `push_reg`.
+    pub(super) fn push_reg_call(&self, expr: &Expr) -> Option<Span> {
+        match strip_parens(expr) {
+            Expr::MethodCall(call) if call.method == "push_reg" && self.is_ctx(&call.receiver) => {
+                Some(call.method.span())
+            }
+            Expr::Block(block) if block.label.is_none() => match block.block.stmts.last()? {
+                syn::Stmt::Expr(tail, None) => self.push_reg_call(tail),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `expr` is the registration argument of a communication (`&r`, `r`, `r.remote()`).
     fn use_registration(&mut self, expr: &Expr) {
-        let Some(ident) = root_ident(expr) else {
+        let remote = match strip_parens(expr) {
+            Expr::MethodCall(call) if call.method == "remote" && call.args.is_empty() => Some(&*call.receiver),
+            _ => None,
+        };
+        let Some(ident) = root_ident(remote.unwrap_or(expr)) else {
             return;
         };
         let key = self.next_use;
@@ -144,15 +163,23 @@ impl Walker {
             self.visit_expr(&call.receiver);
             self.walk_args(call.args.iter());
             if call.args.iter().any(|a| self.is_ctx_handle(a)) {
-                self.state.maybe_sync();
+                self.maybe_sync();
             }
             return;
         }
         let method = call.method.to_string();
         let args: Vec<&Expr> = call.args.iter().collect();
         match (method.as_str(), args.as_slice()) {
-            ("sync", []) => self.state.sync(call.method.span()),
+            ("sync", []) => {
+                if let Some(ctx) = root_ident(&call.receiver) {
+                    self.check_not_in_superstep(ctx, call.method.span(), Problem::SyncInSuperstep);
+                }
+                self.sync_at(call.method.span());
+            }
             ("superstep", [Expr::Closure(closure)]) if closure.inputs.len() == 1 => {
+                if let Some(ctx) = root_ident(&call.receiver) {
+                    self.check_not_in_superstep(ctx, call.method.span(), Problem::NestedSuperstep);
+                }
                 self.walk_superstep_closure(closure, call.method.span());
             }
             ("get" | "hpget", [pid, src, offset, dst]) => {
@@ -186,25 +213,9 @@ impl Walker {
             (name, _) => {
                 self.walk_args(args.into_iter());
                 if !NON_SYNCING.contains(&name) {
-                    self.state.maybe_sync();
+                    self.maybe_sync();
                 }
             }
         }
-    }
-
-    fn walk_superstep_closure(&mut self, closure: &syn::ExprClosure, end: Span) {
-        let Some(ident) = closure.inputs.first().and_then(single_ident) else {
-            self.state.maybe_sync();
-            return;
-        };
-        self.scopes.push();
-        self.scopes.declare(&ident.to_string());
-        self.ctx_names.push(ident.to_string());
-        self.superstep_depths.push(self.scopes.depth());
-        self.visit_expr(&closure.body);
-        self.superstep_depths.pop();
-        self.ctx_names.pop();
-        self.scopes.pop();
-        self.state.sync(end);
     }
 }

@@ -1,15 +1,10 @@
-//! The SPMD framework, registration and DRMA on the MPI engine: the tests of `semantics.rs`
-//! (§2, §3, §5, D1–D7, D13), each rewritten as a check that makes all of its syncs, then compares
-//! what this process saw with what it must see for its pid. A check must not return early before
-//! its last sync (the others would be out of step), hence `?` only at the end.
-//!
-//! Differences from the threads tests: registration ids and superstep numbers are compared
-//! relative to the check's start (one long run serves every check), and tests that need a
-//! number of processes run with whatever number `mpirun` started.
+//! Registration and DRMA (§3, §5, D1–D7) as engine-neutral checks: when
+//! registrations take effect, extents, pops, puts and gets and their order at the sync, hp
+//! variants, large transfers, and the examples of the bsp_get(3) page.
 
 use bsp_runtime::Ctx;
 
-use super::{expect, ring, Outcome};
+use super::check::{checks, expect, ring, Outcome, Procs};
 
 /// Index of the first element where `got` and `want` differ, with both values.
 fn first_mismatch<T: PartialEq + Copy>(got: &[T], want: &[T]) -> Option<(usize, T, T)> {
@@ -17,168 +12,6 @@ fn first_mismatch<T: PartialEq + Copy>(got: &[T], want: &[T]) -> Option<(usize, 
         return None;
     }
     got.iter().zip(want).position(|(g, w)| g != w).map(|i| (i, got[i], want[i]))
-}
-
-// ---------------------------------------------------------------------------------------------
-// §2 SPMD framework, D13
-// ---------------------------------------------------------------------------------------------
-
-/// The run is really on MPI: `nprocs` and `pid` are mpirun's size and rank, and every process is
-/// an OS process of its own (else every other check could pass on threads).
-pub fn processes_are_mpi_ranks(ctx: &mut Ctx) -> Outcome {
-    let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<usize>().ok());
-    let (size, rank) = (env("OMPI_COMM_WORLD_SIZE"), env("OMPI_COMM_WORLD_RANK"));
-    let me = std::process::id();
-    for q in 0..p {
-        ctx.send(q, &(), &[me][..]);
-    }
-    ctx.sync();
-    let mut ids = Vec::new();
-    while let Some(((), v)) = ctx.move_message::<(), u32>() {
-        ids.extend(v);
-    }
-    ids.sort_unstable();
-    ids.dedup();
-    expect("(nprocs, pid) vs mpirun's (size, rank)", (Some(p), Some(pid)), (size, rank))?;
-    expect("distinct OS processes among the processes", ids.len(), p)
-}
-
-/// `step` counts the syncs done so far (a `superstep` is one sync).
-pub fn step_counts_the_syncs(ctx: &mut Ctx) -> Outcome {
-    let s0 = ctx.step();
-    let mut seen = vec![ctx.step() - s0];
-    ctx.sync();
-    seen.push(ctx.step() - s0);
-    let inside = ctx.superstep(|s| s.step());
-    seen.push(inside - s0);
-    seen.push(ctx.step() - s0);
-    let x = ctx.push_reg([0u8]);
-    ctx.sync();
-    seen.push(ctx.step() - s0);
-    ctx.pop_reg(&x);
-    ctx.sync();
-    seen.push(ctx.step() - s0);
-    expect("steps since the start of the check", seen, vec![0, 1, 1, 2, 3, 4])
-}
-
-/// `superstep` returns what its closure returns, after the sync.
-pub fn superstep_returns_what_its_closure_returns(ctx: &mut Ctx) -> Outcome {
-    let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg([pid as u32 * 3]);
-    ctx.sync();
-    let s0 = ctx.step();
-    let mut v = 0;
-    let (inner_pid, step) = ctx.superstep(|s| {
-        s.get(s.nprocs() - 1, &x, 0, &mut v);
-        (s.pid(), s.step())
-    });
-    expect(
-        "(pid, step inside, value, step after)",
-        (inner_pid, step - s0, v, ctx.step() - s0),
-        (pid, 0, 3 * (p as u32 - 1), 1),
-    )
-}
-
-/// §1: many supersteps in a row, alternating empty ones, puts, gets, hpputs and messages, stay
-/// in step.
-pub fn many_supersteps_of_every_kind_stay_in_step(ctx: &mut Ctx) -> Outcome {
-    let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let (left, right) = ring(pid, p);
-    let s0 = ctx.step();
-    let mut x = ctx.push_reg([pid as u64]);
-    ctx.sync();
-    let mut errors = Vec::new();
-    for round in 0..200u64 {
-        let want_left = 1000 * round + left as u64;
-        *x.value_mut(ctx) = 1000 * round + pid as u64;
-        let got = match round % 5 {
-            0 => {
-                ctx.sync();
-                want_left
-            }
-            1 => {
-                let mut v = 0;
-                ctx.superstep(|s| s.get(left, &x, 0, &mut v));
-                v
-            }
-            2 => {
-                let v = *x.value(ctx);
-                ctx.put(right, &v, &x, 0);
-                ctx.sync();
-                *x.value(ctx)
-            }
-            3 => {
-                let v = [*x.value(ctx)];
-                ctx.superstep(|s| s.hpput(right, &v, &x, 0));
-                *x.value(ctx)
-            }
-            _ => {
-                ctx.send(right, &(), &[*x.value(ctx)][..]);
-                ctx.sync();
-                ctx.move_message::<(), u64>().map_or(u64::MAX, |m| m.1.first().copied().unwrap_or(u64::MAX))
-            }
-        };
-        if got != want_left {
-            errors.push((round, got, want_left));
-        }
-    }
-    expect("rounds that went wrong (round, got, expected)", errors, vec![])?;
-    expect("syncs", ctx.step() - s0, 201)
-}
-
-/// §2.6: `time` is positive, strictly increasing between two calls, and measures seconds.
-pub fn time_is_positive_strictly_increasing_and_in_seconds(ctx: &mut Ctx) -> Outcome {
-    let t0 = ctx.time();
-    let t1 = ctx.time();
-    ctx.sync();
-    let t2 = ctx.time();
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    let t3 = ctx.time();
-    let ok = 0.0 < t0 && t0 < t1 && t1 < t2 && t3 - t2 >= 0.019 && t3 - t2 < 10.0;
-    expect(&format!("times {t0}, {t1}, (sync) {t2}, (20 ms sleep) {t3} are sane"), ok, true)
-}
-
-/// D13: a process may start a nested SPMD run (on threads, inside an MPI run), an independent
-/// group with its own pids, and carry on with its own run afterwards.
-pub fn a_process_can_start_a_nested_run(ctx: &mut Ctx) -> Outcome {
-    let (outer, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg([outer as u32]);
-    ctx.sync();
-    let inner = bsp_runtime::run(2, move |ictx| {
-        let y = ictx.push_reg([100 * outer as u32 + ictx.pid() as u32]);
-        ictx.sync();
-        let mut other = 0;
-        ictx.superstep(|s| s.get(1 - s.pid(), &y, 0, &mut other));
-        (ictx.pid(), ictx.nprocs(), other)
-    })
-    .map_err(|e| e.to_string());
-    let mut left = 0;
-    ctx.superstep(|s| s.get(ring(outer, p).0, &x, 0, &mut left));
-    let base = 100 * outer as u32;
-    expect("the nested run", inner, Ok(vec![(0, 2, base + 1), (1, 2, base)]))?;
-    expect("the outer run's get afterwards", left as usize, ring(outer, p).0)
-}
-
-/// A panic caught by user code outside a `superstep` leaves the process able to communicate (on
-/// MPI: no `MPI_Abort`).
-pub fn a_caught_panic_outside_a_superstep_does_not_break_the_process(ctx: &mut Ctx) -> Outcome {
-    let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let culprit = 1 % p;
-    // The panic is expected: keep it off stderr, which the launcher shows when something fails.
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        if pid == culprit {
-            panic!("handled by the program");
-        }
-    }));
-    std::panic::set_hook(hook);
-    let x = ctx.push_reg([pid as u8]);
-    ctx.sync();
-    let mut other = u8::MAX;
-    ctx.superstep(|s| s.get(ring(pid, p).0, &x, 0, &mut other));
-    expect("(caught, left's value)", (caught.is_err(), other), (pid == culprit, ring(pid, p).0 as u8))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -704,4 +537,33 @@ pub fn bsp_get_example_5_allsums(ctx: &mut Ctx) -> Outcome {
     let sum = *right.value(ctx);
     ctx.sync();
     expect("prefix sum", sum, x * (x + 1) / 2)
+}
+
+checks! {
+    registration_takes_effect_at_the_next_sync,
+    registration_extents_may_differ_per_process,
+    bsp_push_reg_example_2 => Procs::ALL.on(&[2, 3, 4]),
+    zero_size_registrations_allow_half_duplex_communication,
+    a_popped_registration_is_usable_until_the_sync_then_into_vec_returns_its_data,
+    registration_slots_are_reused_after_pops,
+    pops_need_not_follow_stack_order,
+    put_copies_its_source_at_the_call,
+    put_to_self_is_deferred_to_the_sync,
+    get_reads_its_source_at_the_sync_after_local_writes,
+    get_source_is_read_before_any_put_lands,
+    a_put_wins_over_a_get_on_the_same_local_destination,
+    overlapping_puts_from_different_sources_highest_pid_wins,
+    overlapping_puts_from_one_source_last_issued_wins,
+    zero_length_transfers_move_nothing,
+    hpput_from_unregistered_memory_behaves_like_put,
+    hpput_from_registered_memory_behaves_like_put,
+    // five times on threads, where the race it guards against may show only sometimes
+    hpput_from_an_hpmove_payload_behaves_like_put => Procs::ALL.on(&[3, 3, 3, 3, 3]),
+    gets_into_the_registration_they_read_see_pre_superstep_values,
+    transfers_of_8_mib_arrive_intact => Procs::ALL.on(&[2, 3]),
+    bsp_get_example_1_get_array,
+    bsp_get_example_2_bsp_sum_with_hpget,
+    bsp_get_example_3_cyclic_shift_with_get,
+    bsp_get_example_4_cyclic_shift_with_hpget,
+    bsp_get_example_5_allsums,
 }

@@ -1,11 +1,11 @@
-//! BSMP on the MPI engine: the tests of `semantics.rs` §4 (D8–D11), each rewritten as a check
-//! that makes all of its syncs, then compares what this process saw with what it must see.
-//! Messages cross OS processes here, so these also check that tags, payloads, lengths and the
+//! BSMP (§4, D8–D11) as engine-neutral checks: tag sizes, queue sizes, the
+//! reception calls, alignment of `hpmove`, when messages are readable and in which order. On MPI
+//! messages cross OS processes, so these also check that tags, payloads, lengths and the
 //! alignment the sender's types need survive the trip.
 
 use bsp_runtime::{Ctx, Value};
 
-use super::{expect, ring, Outcome};
+use super::check::{checks, expect, ring, Outcome, Procs};
 
 /// D8, §4.1: `set_tagsize` returns the size in force (B of the (A, B, C) model); the last request
 /// of a superstep is the one that takes effect.
@@ -407,4 +407,22 @@ pub fn a_process_can_send_to_itself(ctx: &mut Ctx) -> Outcome {
         (len, got_tag, t, body, ctx.qsize(), tag[0]),
         (Some(4), [me, 1, 2], vec![me, 1, 2], vec![me; 4], (0, 0), 0xFF),
     )
+}
+
+checks! {
+    set_tagsize_returns_the_size_in_force,
+    only_the_last_tagsize_request_of_a_superstep_counts,
+    queued_messages_keep_the_tag_size_they_were_sent_with,
+    qsize_counts_messages_and_payload_bytes_not_tags,
+    qsize_shrinks_after_each_move,
+    get_tag_does_not_dequeue,
+    an_empty_queue_reports_none_and_leaves_buffers_untouched,
+    move_into_and_move_bytes_truncate_and_return_the_full_length,
+    empty_messages_still_count,
+    hpmove_references_are_aligned_for_any_value => Procs::ALL.on(&[1, 2, 3]),
+    hpmove_and_move_message_accept_32_byte_aligned_values => Procs::ALL.on(&[1, 2, 3]),
+    messages_are_readable_only_in_the_next_superstep,
+    unread_messages_are_discarded_at_the_next_sync_even_if_nobody_communicates,
+    dequeue_order_is_ascending_source_pid_then_send_order,
+    a_process_can_send_to_itself,
 }

@@ -1,17 +1,17 @@
-//! The collectives' semantics, as SPMD checks: each makes all of its syncs (every collective is
-//! one or two), then compares what this process got with what it must get for its pid, so a
-//! failed comparison never leaves the processes out of step. They run at any process count, on
-//! either engine (`collectives.rs` runs them on threads at p = 1..8).
+//! The collectives (`bsp_runtime::collective`) as engine-neutral checks and failure cases:
+//! every check makes all of its syncs (each collective is one or two), then compares what this
+//! process got with what it must get for its pid. They run at any process count on either
+//! engine (`collectives.rs` runs them on threads at p = 1..8). The cases are the misuse each
+//! collective must reject and the mismatches between processes, with their messages.
 
 use std::fmt::Debug;
 
 use bsp_runtime::{ops, Ctx};
 
-/// What a check found on this process: `Err` says what differs.
-pub type Outcome = Result<(), String>;
+use super::check::{cases, checks, Outcome, Probe, Procs};
 
-/// A check: an SPMD function.
-pub type Check = fn(&mut Ctx) -> Outcome;
+/// Every count from 1 to 8 on threads (and every rank count on MPI).
+const ONE_TO_EIGHT: Procs = Procs::ALL.on(&[1, 2, 3, 4, 5, 6, 7, 8]);
 
 /// Collects the differences found by one check.
 #[derive(Default)]
@@ -271,16 +271,182 @@ pub fn collective_ends_the_superstep(ctx: &mut Ctx) -> Outcome {
     f.outcome(ctx)
 }
 
-/// Every check, with its name.
-pub const ALL: &[(&str, Check)] = &[
-    ("broadcast_from_every_root", broadcast_from_every_root),
-    ("broadcast_large_from_every_root", broadcast_large_from_every_root),
-    ("reductions_fold_in_pid_order", reductions_fold_in_pid_order),
-    ("allreduce_is_bit_identical", allreduce_is_bit_identical),
-    ("scan_is_inclusive_prefix", scan_is_inclusive_prefix),
-    ("gathers_keep_sizes", gathers_keep_sizes),
-    ("scatter_from_every_root", scatter_from_every_root),
-    ("alltoall_transposes", alltoall_transposes),
-    ("element_types", element_types),
-    ("collective_ends_the_superstep", collective_ends_the_superstep),
-];
+checks! {
+    broadcast_from_every_root => ONE_TO_EIGHT,
+    broadcast_large_from_every_root => ONE_TO_EIGHT,
+    reductions_fold_in_pid_order => ONE_TO_EIGHT,
+    allreduce_is_bit_identical => ONE_TO_EIGHT,
+    scan_is_inclusive_prefix => ONE_TO_EIGHT,
+    gathers_keep_sizes => ONE_TO_EIGHT,
+    scatter_from_every_root => ONE_TO_EIGHT,
+    alltoall_transposes => ONE_TO_EIGHT,
+    element_types => ONE_TO_EIGHT,
+    collective_ends_the_superstep => ONE_TO_EIGHT,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failure cases
+// ---------------------------------------------------------------------------------------------
+
+/// Every process passes a root out of range.
+fn broadcast_root_out_of_range(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.broadcast(p + 2, &[1u8]);
+    probe.reached("past a broadcast with a root out of range");
+}
+
+fn reduce_root_out_of_range(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.reduce(p, &[1u8], ops::sum);
+    probe.reached("past a reduce with a root out of range");
+}
+
+fn gather_root_out_of_range(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.gather(p, &[1u8]);
+    probe.reached("past a gather with a root out of range");
+}
+
+fn broadcast_large_root_out_of_range(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.broadcast_large(p, &[1u8]);
+    probe.reached("past a broadcast_large with a root out of range");
+}
+
+fn scatter_root_out_of_range(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.scatter(p, &vec![[1u8]; p]);
+    probe.reached("past a scatter with a root out of range");
+}
+
+/// The root of a scatter (process 1) passes p - 1 parts.
+fn scatter_needs_one_part_per_process(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    let parts = if ctx.pid() == 1 { vec![vec![1u8]; p - 1] } else { Vec::new() };
+    ctx.scatter(1, &parts);
+    probe.reached("past a scatter with too few parts");
+}
+
+/// Every process passes one part too many.
+fn alltoallv_needs_one_part_per_process(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.alltoallv(&vec![[1u8]; p + 1]);
+    probe.reached("past an alltoallv with too many parts");
+}
+
+/// Every process passes p + 1 elements.
+fn alltoall_needs_a_multiple_of_p(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.alltoall(&vec![1u8; p + 1]);
+    probe.reached("past an alltoall of p + 1 elements");
+}
+
+/// Process 1 passes 3 elements, the others 2.
+fn allreduce_with_different_lengths(ctx: &mut Ctx, probe: &Probe) {
+    let n = if ctx.pid() == 1 { 3 } else { 2 };
+    ctx.allreduce(&vec![1.0f64; n], ops::sum);
+    probe.reached("past an allreduce with different lengths");
+}
+
+/// Process q passes q elements.
+fn reduce_with_different_lengths(ctx: &mut Ctx, probe: &Probe) {
+    ctx.reduce(0, &vec![1u32; ctx.pid()], ops::sum);
+    probe.reached("past a reduce with different lengths");
+}
+
+fn scan_with_different_lengths(ctx: &mut Ctx, probe: &Probe) {
+    ctx.scan(&vec![1u32; ctx.pid()], ops::sum);
+    probe.reached("past a scan with different lengths");
+}
+
+/// Process q passes blocks of q + 1 elements.
+fn alltoall_with_different_lengths(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.alltoall(&vec![1u32; p * (ctx.pid() + 1)]);
+    probe.reached("past an alltoall with different lengths");
+}
+
+/// The last process calls `allreduce`, the others `broadcast`.
+fn different_collectives(ctx: &mut Ctx, probe: &Probe) {
+    if ctx.pid() == ctx.nprocs() - 1 {
+        ctx.allreduce(&[1u64], ops::sum);
+    } else {
+        ctx.broadcast(0, &[1u64]);
+    }
+    probe.reached("past different collectives");
+}
+
+/// Each process names itself the root.
+fn different_roots(ctx: &mut Ctx, probe: &Probe) {
+    ctx.broadcast(ctx.pid(), &[1u8]);
+    probe.reached("past a broadcast with different roots");
+}
+
+/// Process 0 gathers `u32`, the others `i32`.
+fn different_element_types(ctx: &mut Ctx, probe: &Probe) {
+    if ctx.pid() == 0 {
+        ctx.allgather(&[1u32]);
+    } else {
+        ctx.allgather(&[1i32]);
+    }
+    probe.reached("past an allgather of different element types");
+}
+
+/// Process 1 calls plain `sync` where the others call `allreduce`: it checks nothing itself, so
+/// the others must stop it.
+fn a_plain_sync_beside_a_collective(ctx: &mut Ctx, probe: &Probe) {
+    if ctx.pid() == 1 {
+        ctx.sync();
+    } else {
+        ctx.allreduce_one(1u8, ops::sum);
+    }
+    ctx.sync();
+    ctx.sync();
+    probe.reached("past a plain sync beside an allreduce");
+}
+
+/// Lengths `n` everywhere except `m` on process 1, as the mismatch message lists them.
+fn lengths(p: usize, n: usize, m: usize) -> String {
+    let mut lens = vec![n; p];
+    lens[1] = m;
+    format!("per process: {lens:?}")
+}
+
+cases! {
+    broadcast_root_out_of_range: [1, 3] => |f| {
+        f.not_an_abort()?;
+        f.mentions(&[&format!("broadcast: root {} is out of range (nprocs = {})", f.p + 2, f.p)])
+    },
+    reduce_root_out_of_range: [2] => |f| f.mentions(&["reduce: root 2 is out of range (nprocs = 2)"]),
+    gather_root_out_of_range: [2] => |f| f.mentions(&["gather: root 2 is out of range"]),
+    broadcast_large_root_out_of_range: [2] => |f| f.mentions(&["broadcast_large: root 2 is out of range"]),
+    scatter_root_out_of_range: [2] => |f| f.mentions(&["scatter: root 2 is out of range"]),
+    scatter_needs_one_part_per_process: [2, 4] => |f| {
+        f.failed_on(1)?;
+        f.mentions(&[&format!("scatter: the root must pass one part per process, but it passed {} parts (nprocs = {})", f.p - 1, f.p)])
+    },
+    alltoallv_needs_one_part_per_process: [1, 3] => |f| {
+        f.mentions(&[&format!("alltoallv: pass one part per process, but there are {} parts (nprocs = {})", f.p + 1, f.p)])
+    },
+    alltoall_needs_a_multiple_of_p: [2, 3] => |f| {
+        f.mentions(&[&format!("alltoall: the length {} is not a multiple of nprocs = {}", f.p + 1, f.p), "alltoallv"])
+    },
+    allreduce_with_different_lengths: [2, 3, 5] => |f| {
+        f.not_an_abort()?;
+        f.mentions(&["`allreduce` at the sync ending superstep", "of the same length", &lengths(f.p, 2, 3)])
+    },
+    reduce_with_different_lengths: [2] => |f| f.mentions(&["`reduce`", "per process: [0, 1]"]),
+    scan_with_different_lengths: [3] => |f| f.mentions(&["`scan`", "per process: [0, 1, 2]"]),
+    alltoall_with_different_lengths: [2] => |f| f.mentions(&["`alltoall`", "per process: [2, 4]"]),
+    different_collectives: [3] => |f| f.mentions(&[
+        "collective mismatch at the sync ending superstep",
+        "process 0 called `broadcast` with root 0 on `u64`",
+        "process 2 called `allreduce` on `u64`",
+    ]),
+    different_roots: [2] => |f| f.mentions(&[
+        "process 0 called `broadcast` with root 0",
+        "process 1 called `broadcast` with root 1",
+    ]),
+    different_element_types: [2] => |f| f.mentions(&["`allgather` on `u32`", "`allgather` on `i32`"]),
+    a_plain_sync_beside_a_collective: [2, 3] => |f| f.mentions(&["collective mismatch", "process 1 called no collective"]),
+}

@@ -1,23 +1,27 @@
-//! The model-based property test of `model.rs` on the MPI engine, inside the one run.
+//! The model-based property test as an engine-neutral check, inside one run: every process
+//! generates the same random programs from the same seeds (`model/gen.rs`, on as many processes
+//! as the run has), runs its own part of each on the runtime (`model/interp.rs`), computes the
+//! whole reference model sequentially (`model/reference.rs`) and compares its own log with the
+//! model's log for its pid. Programs run one after the other; between two of them `reset` brings
+//! back what a fresh run starts with (tag size 0, empty queue).
 //!
-//! Every rank generates the same random programs from the same seeds (`model/gen.rs`, on as many
-//! processes as `mpirun` started), runs its own part of each on the runtime (`model/interp.rs`),
-//! computes the whole reference model sequentially (`model/reference.rs`) and compares its own
-//! log with the model's log for its pid. Programs run one after the other; between two of them
-//! `reset` brings back what a fresh run starts with (tag size 0, empty queue).
+//! There is no shrinking here (proptest's runner cannot drive an SPMD run; `model.rs` runs
+//! proptest with shrinking on threads); a failure prints the seed, and
+//! `gen::generate(seed, p, steps)` rebuilds the program for `model.rs` or a debugger, where
+//! `interp::run` runs it on threads.
 //!
-//! There is no shrinking here (proptest's runner cannot drive an SPMD run); a failure prints the
-//! seed, and `gen::generate(seed, p, steps)` rebuilds the program for `model.rs` or a debugger,
-//! where `interp::run` runs it on threads.
+//! `BSP_MODEL_CASES` sets the number of programs per run (64 by default), `BSP_MODEL_SEED` the
+//! base seed.
 
 use bsp_runtime::Ctx;
 
-use super::program::Event;
-use super::{gen, interp, reference, reset, Outcome};
+use super::check::{checks, reset, Outcome};
+use crate::program::Event;
+use crate::{gen, interp, reference};
 
-/// Random programs per rank count (`BSP_MPI_MODEL_CASES`).
+/// Random programs per rank count (`BSP_MODEL_CASES`).
 const CASES: u64 = 64;
-/// Base seed (`BSP_MPI_MODEL_SEED`): the programs on p processes use `seed(base, p, i)`.
+/// Base seed (`BSP_MODEL_SEED`): the programs on p processes use `seed(base, p, i)`.
 const SEED: u64 = 0x6d70_695f_6d6f_6465; // "mpi_mode"
 /// Longest program, in supersteps (as `model.rs`'s default).
 const MAX_STEPS: usize = 6;
@@ -53,12 +57,12 @@ fn first_difference(want: &[Event], got: &[Event]) -> Option<String> {
     ))
 }
 
-/// `model.rs`'s property, with `BSP_MPI_MODEL_CASES` programs (64 by default) of 1 to 6
+/// `model.rs`'s property, with `BSP_MODEL_CASES` programs (64 by default) of 1 to 6
 /// supersteps on every rank count.
 pub fn random_programs_match_the_model(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let cases = env_u64("BSP_MPI_MODEL_CASES", CASES);
-    let base = env_u64("BSP_MPI_MODEL_SEED", SEED);
+    let cases = env_u64("BSP_MODEL_CASES", CASES);
+    let base = env_u64("BSP_MODEL_SEED", SEED);
     let mut failed = Vec::new();
     for i in 0..cases {
         let seed = seed(base, p, i);
@@ -79,4 +83,8 @@ pub fn random_programs_match_the_model(ctx: &mut Ctx) -> Outcome {
          `gen::generate({seed:#x}, {p}, {steps})`, at {diff}\n{prog}",
         failed.len()
     ))
+}
+
+checks! {
+    random_programs_match_the_model,
 }

@@ -1,0 +1,168 @@
+//! Launch rules that only the MPI engine has (how `mpirun`'s ranks become BSP processes, D12),
+//! each a job of its own: `mpirun -n N <this> --case NAME` runs [`run_case`] on every rank, and
+//! the launcher hands the finished job to the case's `judge`, which looks at the exit status,
+//! the time, stdout and stderr. The failure cases of the suite (`suite/failures.rs`,
+//! `suite/gp.rs`) are judged by the launcher itself.
+//!
+//! [`KNOWN_DEFECTS`] lists cases that fail now because of defects of the MPI engine that are
+//! being fixed; the launcher runs them, reports them apart, and does not count them as failures
+//! (when one starts to pass it says so, and it should leave the list).
+
+use std::process::ExitCode;
+
+use bsp_runtime::{exit_on_error, Launch};
+
+use super::launcher::{fails_promptly, mentions_once, succeeds, Job};
+
+/// What a judge found: `Err` says what is wrong.
+pub type Outcome = Result<(), String>;
+
+/// One launch case: how to start it and how to judge the job.
+#[derive(Debug)]
+pub struct Case {
+    pub name: &'static str,
+    pub ranks: usize,
+    /// Added to the job's environment.
+    pub env: &'static [(&'static str, &'static str)],
+    /// What a pass shows, for the launcher's report.
+    pub summary: &'static str,
+    pub judge: fn(&Job) -> Outcome,
+}
+
+/// Cases that fail now because of known defects of the MPI engine (issue 11); enable them by
+/// removing them from this list once fixed.
+pub const KNOWN_DEFECTS: &[&str] = &["nprocs-is-the-rank-count", "nprocs-with-a-default", "zero-processes"];
+
+pub const CASES: &[Case] = &[
+    Case {
+        name: "too-many-processes",
+        ranks: 2,
+        env: &[("BSP_NPROCS", "4")],
+        summary: "BSP_NPROCS=4 on 2 ranks is a clear launch error (D12), printed once",
+        judge: |job| {
+            fails_promptly(job)?;
+            mentions_once(
+                job,
+                "error: 4 processes were requested but mpirun started only 2 MPI ranks: start more ranks (`mpirun -n 4`) or ask for fewer",
+            )
+        },
+    },
+    Case {
+        name: "fewer-processes",
+        ranks: 4,
+        env: &[("BSP_NPROCS", "2")],
+        summary: "BSP_NPROCS=2 on 4 ranks runs on ranks 0 and 1; ranks 2 and 3 take no part",
+        judge: |job| {
+            succeeds(job)?;
+            has_lines(job, &["rank 0: Ok([(0, 2)])", "rank 1: Ok([(1, 2)])", "rank 2: Ok([])", "rank 3: Ok([])"])
+        },
+    },
+    Case {
+        name: "second-run",
+        ranks: 2,
+        env: &[],
+        summary: "a second `Launch::run` under mpirun is refused with a launch error, not a hang",
+        judge: |job| {
+            succeeds(job)?;
+            let lines: Vec<String> = (0..2)
+                .map(|rank| {
+                    format!(
+                        "rank {rank}: first Ok([{rank}]), second Err(\"MPI can be started only once per program, and an earlier SPMD run already used it\")"
+                    )
+                })
+                .collect();
+            has_lines(job, &lines.iter().map(String::as_str).collect::<Vec<_>>())
+        },
+    },
+    Case {
+        name: "nprocs-is-the-rank-count",
+        ranks: 3,
+        env: &[],
+        summary: "`Launch::nprocs()` under `mpirun -n 3` is 3 on every rank, before and during the run",
+        judge: |job| {
+            succeeds(job)?;
+            has_lines(
+                job,
+                &[
+                    "rank 0: nprocs Ok(3), run Ok([3])",
+                    "rank 1: nprocs Ok(3), run Ok([3])",
+                    "rank 2: nprocs Ok(3), run Ok([3])",
+                ],
+            )
+        },
+    },
+    Case {
+        name: "nprocs-with-a-default",
+        ranks: 2,
+        env: &[],
+        summary: "`Launch::new().default_procs(4).nprocs()` under `mpirun -n 2` is 2, the count the run uses",
+        judge: |job| {
+            succeeds(job)?;
+            has_lines(job, &["rank 0: nprocs Ok(2), run Ok([2])", "rank 1: nprocs Ok(2), run Ok([2])"])
+        },
+    },
+    Case {
+        name: "zero-processes",
+        ranks: 2,
+        env: &[],
+        summary: "`bsp::run(0, f)` under mpirun is the launch error it is on threads, and never runs `f`",
+        judge: |job| {
+            let line =
+                |rank: usize| format!("rank {rank}: Err(\"cannot run an SPMD program on 0 processes\"), f ran 0 times");
+            has_lines(job, &[&line(0), &line(1)])
+        },
+    },
+];
+
+fn has_lines(job: &Job, lines: &[&str]) -> Outcome {
+    match lines.iter().find(|line| !job.stdout.lines().any(|l| l == **line)) {
+        None => Ok(()),
+        Some(line) => {
+            Err(format!("stdout lacks the line {line:?}; it has {:?}", job.stdout.lines().collect::<Vec<_>>()))
+        }
+    }
+}
+
+/// This rank's number in the job (for cases that print per rank).
+fn world_rank() -> usize {
+    std::env::var("OMPI_COMM_WORLD_RANK").ok().and_then(|v| v.parse().ok()).unwrap_or(usize::MAX)
+}
+
+/// A rank's part of launch case `name`.
+pub fn run_case(name: &str) -> ExitCode {
+    match name {
+        "too-many-processes" => {
+            exit_on_error(Launch::new().run(|ctx| ctx.sync()));
+        }
+        "fewer-processes" => {
+            let results = Launch::new().run(|ctx| (ctx.pid(), ctx.nprocs()));
+            println!("rank {}: {results:?}", world_rank());
+            exit_on_error(results);
+        }
+        "second-run" => {
+            let first = Launch::new().run(|ctx| ctx.pid());
+            let second = Launch::new().run(|ctx| ctx.pid()).map_err(|e| e.to_string());
+            println!("rank {}: first {first:?}, second {second:?}", world_rank());
+        }
+        "nprocs-is-the-rank-count" | "nprocs-with-a-default" => {
+            let launch = if name == "nprocs-with-a-default" { Launch::new().default_procs(4) } else { Launch::new() };
+            let nprocs = launch.nprocs().map_err(|e| e.to_string());
+            let run = launch.run(|ctx| ctx.nprocs()).map_err(|e| e.to_string());
+            println!("rank {}: nprocs {nprocs:?}, run {run:?}", world_rank());
+        }
+        "zero-processes" => {
+            let ran = std::sync::atomic::AtomicUsize::new(0);
+            let result = bsp_runtime::run(0, |_| {
+                // Relaxed: read after the run returned.
+                ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            })
+            .map_err(|e| e.to_string());
+            println!("rank {}: {result:?}, f ran {} times", world_rank(), ran.into_inner());
+        }
+        other => {
+            eprintln!("error: no failure case named {other:?}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
