@@ -225,7 +225,7 @@ fn main(ctx: &mut Ctx) {
 
     // Process 0 puts the rows back together (row i is local row i / p of process i mod p).
     if let Some(parts) = ctx.gather(0, &a) {
-        let factors: Vec<f64> = (0..n).flat_map(|i| parts[i % p][(i / p) * n..][..n].to_vec()).collect();
+        let factors: Vec<f64> = (0..n).flat_map(|i| parts[i % p][(i / p) * n..][..n].iter().copied()).collect();
         let error = residual(&factors, &perm, n);
         let ok = error < 1e-12; // false for NaN too
         if !ok {

@@ -238,7 +238,7 @@ fn main() {
             let perm = lu(ctx, &mut a, n);
             if let Some(parts) = ctx.gather(0, &a) {
                 let factors: Vec<f64> = (0..n)
-                    .flat_map(|i| parts[i % p][(i / p) * n..][..n].to_vec())
+                    .flat_map(|i| parts[i % p][(i / p) * n..][..n].iter().copied())
                     .collect();
                 let error = residual(&factors, &perm, n);
                 let ok = error < 1e-12;
