@@ -174,3 +174,90 @@ fn gp_irregular_matches_the_sequential_computation() {
         assert!(out.contains("match the sequential computation"), "p = {p}:\n{out}");
     }
 }
+
+// The five classic BSP programs. Each checks its own result and exits with status 1 if it is
+// wrong (`run` fails the test then); process 0 prints one line that must not depend on p.
+
+/// The classic programs run at these process counts (the FFT needs powers of two).
+const CLASSIC_PROCS: [usize; 3] = [1, 2, 4];
+
+/// Runs `name` with `args` on `p` processes; returns its stdout and its exit status.
+fn run_with_args(name: &str, p: usize, args: &[&str]) -> (String, std::process::ExitStatus, String) {
+    let out = Command::new(example(name))
+        .args(args)
+        .env("BSP_NPROCS", p.to_string())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run example `{name}` ({}): {e}", example(name).display()));
+    (
+        String::from_utf8(out.stdout).expect("utf-8 output"),
+        out.status,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs `name` with `args` at every p of `CLASSIC_PROCS`; checks that each run succeeds and
+/// prints the same single line, and returns that line.
+fn classic(name: &str, args: &[&str]) -> String {
+    let mut first: Option<String> = None;
+    for p in CLASSIC_PROCS {
+        let (out, status, err) = run_with_args(name, p, args);
+        assert!(status.success(), "example `{name}` {args:?} on {p} processes failed: {status}\n{err}");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 1, "`{name}` {args:?} on {p} processes: one line expected from process 0:\n{out}");
+        match &first {
+            None => first = Some(lines[0].to_string()),
+            Some(line) => assert_eq!(lines[0], line, "`{name}` {args:?}: the output differs between p = 1 and p = {p}"),
+        }
+    }
+    first.expect("at least one process count")
+}
+
+#[test]
+fn inprod_matches_the_closed_form() {
+    for (args, n) in [(vec![], 100_000u128), (vec!["1001"], 1001)] {
+        let closed_form = n * (n + 1) * (n + 2) / 6;
+        let want = format!("inprod ok, n = {n}, x·y = {closed_form} (closed form), relative error < 1e-12");
+        assert_eq!(classic("inprod", &args), want);
+    }
+}
+
+#[test]
+fn fft_inverts_and_keeps_the_energy() {
+    assert_eq!(classic("fft", &[]), "fft ok, n = 4096, inverse error < 1e-12, parseval error < 1e-12");
+    assert_eq!(classic("fft", &["16"]), "fft ok, n = 16, inverse error < 1e-12, parseval error < 1e-12");
+}
+
+#[test]
+fn fft_refuses_a_process_count_that_is_not_a_power_of_two() {
+    let (out, status, err) = run_with_args("fft", 3, &[]);
+    assert!(!status.success() && out.is_empty(), "fft on 3 processes should fail:\n{out}");
+    assert!(err.contains("must be powers of two with p² ≤ n"), "{err}");
+}
+
+#[test]
+fn lu_factors_the_permuted_matrix() {
+    assert_eq!(classic("lu", &[]), "lu ok, n = 64, max |PA - LU| / max |A| < 1e-12");
+    // An order that no p > 1 divides, and a matrix smaller than the process count.
+    assert_eq!(classic("lu", &["37"]), "lu ok, n = 37, max |PA - LU| / max |A| < 1e-12");
+    assert_eq!(classic("lu", &["3"]), "lu ok, n = 3, max |PA - LU| / max |A| < 1e-12");
+}
+
+#[test]
+fn sample_sort_sorts_and_keeps_every_key() {
+    for (args, n) in [(vec![], 100_000), (vec!["1003"], 1003), (vec!["2"], 2), (vec!["0"], 0)] {
+        let line = classic("sample_sort", &args);
+        let want = format!("sort ok, n = {n}, sorted, count and checksum ");
+        assert!(line.starts_with(&want) && line.ends_with(" match the input"), "{line}");
+    }
+}
+
+#[test]
+fn matvec_matches_the_sequential_products() {
+    for (args, n) in [(vec![], 10_000), (vec!["101"], 101)] {
+        let want = format!(
+            "matvec ok, n = {n}, {} nonzeros, 10 products, max error against the sequential products < 1e-12",
+            8 * n
+        );
+        assert_eq!(classic("matvec", &args), want);
+    }
+}
