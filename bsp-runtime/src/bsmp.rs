@@ -4,8 +4,10 @@
 //! any length. Sends are copied into the outbox at the call; at the sync every receiver pulls
 //! the messages addressed to it, in ascending source pid and then send order (deterministic,
 //! D10), into one receive buffer whose tags and payloads start at 16-byte boundaries, or at the
-//! alignment of the types a typed `send` was given if that is larger, so that `hpmove` can hand
-//! out `&T` for any plain-data `T` (D11). Unread messages are discarded at the next sync.
+//! alignment of the types a typed `send` was given if that is larger (up to 64 bytes), so that
+//! `hpmove` can hand out `&T` in place (D11). A type that needs more than 64-byte alignment is
+//! always refused by `hpmove` (never only when the buffer happens to land well); `move_message`
+//! copies, so it takes any type. Unread messages are discarded at the next sync.
 //!
 //! Tag sizes follow the (A, B, C) model of §4.1: A is the tag size of the messages in the
 //! receive queue, B the size `send` uses now, C the last request; `set_tagsize` returns B (D8);
@@ -32,8 +34,8 @@ const ALIGN: usize = 16;
 #[repr(C, align(64))]
 struct Chunk([u8; 64]);
 
-/// The largest alignment the receive buffer can give.
-const MAX_ALIGN: usize = std::mem::align_of::<Chunk>();
+/// The largest alignment the receive buffer can give: `hpmove` refuses types that need more.
+pub(crate) const MAX_ALIGN: usize = std::mem::align_of::<Chunk>();
 
 /// One received message's place in the buffer.
 #[derive(Clone, Copy, Debug)]
@@ -42,6 +44,8 @@ struct RecvRec {
     tag_len: usize,
     payload_at: usize,
     payload_len: usize,
+    /// The alignment the tag and payload were placed at (from `ALIGN` to `MAX_ALIGN`).
+    align: usize,
 }
 
 /// The receive queue: written only by `sync` (which has `&mut Ctx`), read through `&Ctx`.
@@ -79,7 +83,7 @@ impl Recv {
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.buf);
         bytes[tag_at..tag_at + tag.len()].copy_from_slice(tag);
         bytes[payload_at..payload_at + payload.len()].copy_from_slice(payload);
-        self.msgs.push(RecvRec { tag_at, tag_len: tag.len(), payload_at, payload_len: payload.len() });
+        self.msgs.push(RecvRec { tag_at, tag_len: tag.len(), payload_at, payload_len: payload.len(), align });
         self.bytes_left.set(self.bytes_left.get() + payload.len());
     }
 
@@ -92,6 +96,11 @@ impl Recv {
 
     fn bytes(&self) -> &[u8] {
         bytemuck::cast_slice(&self.buf)
+    }
+
+    /// The alignment the first unread message was placed at.
+    fn peek_align(&self) -> Option<usize> {
+        self.msgs.get(self.next.get()).map(|m| m.align)
     }
 
     /// The first unread message: (tag, payload).
@@ -265,7 +274,13 @@ impl Ctx {
 
     /// Removes the first unread message and returns references to its tag and payload in the
     /// receive buffer, without copying (`bsp_hpmove`). They are valid until the next sync
-    /// (which needs `&mut Ctx`), and aligned for any plain-data type (D11). `None` if empty.
+    /// (which needs `&mut Ctx`). `None` if empty.
+    ///
+    /// A message is placed at the alignment of the types its `send` was given, at least 16
+    /// and at most 64 bytes (`send_bytes`: 16), so `hpmove` works for every `Tg` and `T` whose
+    /// alignment is at most that (D11): always for the types it was sent with. It refuses,
+    /// every time, a type that needs more than 64-byte alignment, and one that needs more than
+    /// the message was sent with.
     ///
     /// ```
     /// let total = bsp_runtime::run(2, |ctx| {
@@ -279,21 +294,37 @@ impl Ctx {
     /// ```
     ///
     /// # Panics
-    /// As [`move_message`](Ctx::move_message).
+    /// As [`move_message`](Ctx::move_message), and if `Tg` or `T` needs more alignment than
+    /// the message has (see above).
     #[track_caller]
     pub fn hpmove<Tg: Value, T: Value>(&self) -> Option<(&Tg, &[T])> {
         let (tag, payload) = self.recv.peek()?;
+        let sent = self.recv.peek_align().expect("a message was peeked");
         self.check_tag_len("hpmove", std::mem::size_of::<Tg>());
-        let payload = self.typed_payload::<T>("hpmove", payload);
-        let tag: &Tg = bytemuck::try_from_bytes(tag).unwrap_or_else(|_| {
-            self.fail_misuse(format!(
-                "hpmove: the tag type `{}` needs {}-byte alignment, but this message was sent untyped (aligned to {ALIGN} bytes); use `get_tag` or `move_message`, which copy",
-                std::any::type_name::<Tg>(),
-                std::mem::align_of::<Tg>()
-            ))
-        });
+        self.check_payload_len::<T>("hpmove", payload.len());
+        self.check_align::<Tg>("hpmove", "tag", sent);
+        self.check_align::<T>("hpmove", "payload", sent);
+        let tag: &Tg = bytemuck::from_bytes(tag);
+        let payload: &[T] = bytemuck::cast_slice(payload);
         self.recv.pop();
         Some((tag, payload))
+    }
+
+    /// Checks that a message placed at `sent`-byte alignment can be read in place as `U`.
+    #[track_caller]
+    fn check_align<U: Value>(&self, op: &str, what: &str, sent: usize) {
+        let need = std::mem::align_of::<U>();
+        let ty = std::any::type_name::<U>();
+        if need > MAX_ALIGN {
+            self.fail_misuse(format!(
+                "{op}: the {what} type `{ty}` needs {need}-byte alignment, more than the receive buffer gives any message ({MAX_ALIGN} bytes); receive it with `move_message` (or the tag with `get_tag`), which copy"
+            ));
+        }
+        if need > sent {
+            self.fail_misuse(format!(
+                "{op}: the {what} type `{ty}` needs {need}-byte alignment, but this message was placed at {sent}-byte alignment, as its `send` asked (`send_bytes`, or `send` with types of smaller alignment); send it with `{ty}`, or receive it with `move_message` (or the tag with `get_tag`), which copy"
+            ));
+        }
     }
 
     /// [`hpmove`](Ctx::hpmove) at the byte level: (tag, payload) as bytes.
@@ -328,19 +359,6 @@ impl Ctx {
                 "{op}: a payload of {len} bytes is not a whole number of `{}` ({size} bytes)",
                 std::any::type_name::<T>()
             ));
-        }
-    }
-
-    #[track_caller]
-    fn typed_payload<'a, T: Value>(&self, op: &str, payload: &'a [u8]) -> &'a [T] {
-        self.check_payload_len::<T>(op, payload.len());
-        match bytemuck::try_cast_slice(payload) {
-            Ok(elems) => elems,
-            Err(_) => self.fail_misuse(format!(
-                "{op}: `{}` needs {}-byte alignment, but this message was sent untyped (aligned to {ALIGN} bytes); receive it with `move_message`, which copies",
-                std::any::type_name::<T>(),
-                std::mem::align_of::<T>()
-            )),
         }
     }
 }

@@ -31,6 +31,42 @@ pub struct Error {
     quiet: bool,
 }
 
+/// What kind of failure ended a run: see [`Error::kind`].
+///
+/// More kinds may be added, so a `match` needs a `_` arm.
+///
+/// ```
+/// use bsp_runtime::ErrorKind;
+/// let err = bsp_runtime::run(2, |ctx| {
+///     if ctx.pid() == 0 {
+///         ctx.set_tagsize(4); // collective: every process must ask for the same size
+///     }
+///     ctx.sync();
+/// })
+/// .unwrap_err();
+/// match err.kind() {
+///     ErrorKind::Collective => println!("the processes disagreed: {err}"),
+///     ErrorKind::Panic | ErrorKind::Abort => println!("a process failed: {err}"),
+///     _ => println!("{err}"),
+/// }
+/// assert_eq!(err.kind(), ErrorKind::Collective);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A process panicked: a panic in user code, or misuse that the runtime found at a call
+    /// (a pid out of range, an access past a registration's extent, ...) or in that process's
+    /// part of a sync.
+    Panic,
+    /// A process called [`Ctx::abort`](crate::Ctx::abort).
+    Abort,
+    /// The processes disagreed about something collective (registrations, tag sizes, the
+    /// number of syncs), found at a sync by every process; the message names the superstep.
+    Collective,
+    /// The run could not start: zero processes, or a bad `BSP_NPROCS`.
+    Launch,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     /// A process panicked (including misuse detected by the runtime).
@@ -87,6 +123,23 @@ impl Error {
     /// Whether the run failed because a process called [`Ctx::abort`](crate::Ctx::abort).
     pub fn is_abort(&self) -> bool {
         self.kind == Kind::Abort
+    }
+
+    /// What kind of failure this is, to match on.
+    ///
+    /// ```
+    /// use bsp_runtime::ErrorKind;
+    /// let err = bsp_runtime::run(0, |_ctx| ()).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::Launch);
+    /// assert_eq!(err.pid(), None);
+    /// ```
+    pub fn kind(&self) -> ErrorKind {
+        match self.kind {
+            Kind::Panic if self.collective => ErrorKind::Collective,
+            Kind::Panic => ErrorKind::Panic,
+            Kind::Abort => ErrorKind::Abort,
+            Kind::Launch => ErrorKind::Launch,
+        }
     }
 }
 

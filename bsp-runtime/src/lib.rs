@@ -90,12 +90,39 @@ pub use collective::ops;
 pub use combine::Combiner;
 pub use ctx::Ctx;
 pub use dest::{Dest, DestPart, GetDest};
-pub use error::Error;
+pub use error::{Error, ErrorKind};
 pub use launch::{exit_on_error, run, Launch, NPROCS_VAR};
 pub use reg::{AsRemote, Reg, Remote};
 pub use scoped::{RegData, RegSet, Registered};
 pub use superstep::{OnlyInsideASuperstep, Superstep};
 pub use value::{Elems, ElemsMut, Value};
+
+/// The plain-old-data traits (and, with its derive, `#[derive(Pod, Zeroable)]`) that [`Value`]
+/// builds on, re-exported so that a program needs no dependency of its own on a matching
+/// version. With the derive through this path, tell it where the crate is:
+///
+/// ```
+/// use bsp_runtime::bytemuck;
+///
+/// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// #[bytemuck(crate = "bsp_runtime::bytemuck")]
+/// #[repr(C)]
+/// struct Particle {
+///     x: f64,
+///     v: f64,
+/// }
+///
+/// let out = bsp_runtime::run(2, |ctx| {
+///     let p = ctx.push_reg([Particle { x: ctx.pid() as f64, v: 0.5 }]);
+///     ctx.sync();
+///     let mut other = Particle { x: 0.0, v: 0.0 };
+///     ctx.superstep(|s| s.get(1 - s.pid(), &p, 0, &mut other));
+///     other.x + other.v
+/// })
+/// .unwrap();
+/// assert_eq!(out, [1.5, 0.5]);
+/// ```
+pub use bytemuck;
 
 /// Items the macros of `bsp-macros` expand to. Not a public API: no stability promise.
 #[doc(hidden)]

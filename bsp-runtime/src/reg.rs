@@ -16,14 +16,18 @@ use std::sync::Arc;
 
 use crate::{Ctx, Value};
 
-/// The memory of one registration: a boxed slice, shared between the `Reg` handle and the
-/// table so that it outlives the registration even if the handle is dropped.
+/// The memory of one registration: a vector in raw parts, shared between the `Reg` handle and
+/// the table so that it outlives the registration even if the handle is dropped.
+///
+/// It keeps the vector's capacity rather than shrinking it to a boxed slice: shrinking
+/// reallocates, a copy of the user's data whose failure would abort the OS process.
 pub(crate) struct Storage<T> {
     ptr: NonNull<T>,
     len: usize,
+    cap: usize,
 }
 
-// SAFETY: `Storage` is a `Box<[T]>` in raw form with `T: Value` (`Send + Sync` plain data).
+// SAFETY: `Storage` is a `Vec<T>` in raw form with `T: Value` (`Send + Sync` plain data).
 // Accesses through the raw pointer follow the superstep protocol (`sync.rs`): local code borrows
 // through `&Ctx`/`&mut Reg`, other processes touch it only inside a sync.
 unsafe impl<T: Value> Send for Storage<T> {}
@@ -32,10 +36,10 @@ unsafe impl<T: Value> Sync for Storage<T> {}
 
 impl<T> Storage<T> {
     fn new(data: Vec<T>) -> Self {
-        let boxed: Box<[T]> = data.into_boxed_slice();
-        let len = boxed.len();
-        let ptr = NonNull::new(Box::into_raw(boxed).cast::<T>()).expect("Box::into_raw is never null");
-        Storage { ptr, len }
+        let mut data = std::mem::ManuallyDrop::new(data);
+        let (len, cap) = (data.len(), data.capacity());
+        let ptr = NonNull::new(data.as_mut_ptr()).expect("a vector's pointer is never null");
+        Storage { ptr, len, cap }
     }
 
     pub(crate) fn addr(&self) -> usize {
@@ -47,7 +51,7 @@ impl<T> Storage<T> {
     }
 
     fn as_slice_unchecked(&self) -> &[T] {
-        // SAFETY: ptr/len come from a live Box<[T]>; callers guarantee no concurrent writer
+        // SAFETY: ptr/len come from a live Vec<T>; callers guarantee no concurrent writer
         // (the public accessors go through `&Ctx`, see the module docs).
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
@@ -55,8 +59,9 @@ impl<T> Storage<T> {
 
 impl<T> Drop for Storage<T> {
     fn drop(&mut self) {
-        // SAFETY: ptr/len are the parts of the Box<[T]> made in `new`, dropped exactly once.
-        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len)) });
+        // SAFETY: ptr/len/cap are the parts of the Vec<T> taken apart in `new` (never dropped
+        // there), put back together exactly once.
+        drop(unsafe { Vec::from_raw_parts(self.ptr.as_ptr(), self.len, self.cap) });
     }
 }
 
@@ -396,11 +401,16 @@ impl Ctx {
     /// reads or writes others' parts may register nothing: `Vec::new()`). The registration takes
     /// effect at the next sync: using it for communication before that is an error (D4).
     ///
+    /// The element type must have a size: registering a zero-sized type such as `()` is a
+    /// compile error (see `value.rs`).
+    ///
     /// # Panics
     /// At the next sync, on every process, if the processes pushed different numbers of
     /// registrations or registered different element types.
     #[track_caller]
     pub fn push_reg<T: Value>(&self, data: impl Into<Vec<T>>) -> Reg<T> {
+        #[allow(clippy::let_unit_value, reason = "evaluating the constant is the check")]
+        let () = crate::value::NotZeroSized::<T>::CHECK;
         self.check_live("push_reg");
         let data = data.into();
         let mut st = self.state.borrow_mut();

@@ -10,6 +10,7 @@
 
 use std::marker::PhantomData;
 use std::ops::Deref;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use crate::Ctx;
 
@@ -67,17 +68,6 @@ impl Deref for Superstep<'_, '_> {
     }
 }
 
-/// Marks the process broken if the superstep closure unwinds.
-struct BreakOnUnwind<'a>(&'a Ctx);
-
-impl Drop for BreakOnUnwind<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.broken.set(true);
-        }
-    }
-}
-
 impl Ctx {
     /// Runs `f` as one superstep and ends it with a sync; returns what `f` returns.
     ///
@@ -100,13 +90,22 @@ impl Ctx {
     /// assert_eq!(v, vec![(2, 1), (2, 0)]);
     /// ```
     pub fn superstep<'env, R>(&'env mut self, f: impl for<'s> FnOnce(&'s Superstep<'s, 'env>) -> R) -> R {
-        let result = {
-            let guard = BreakOnUnwind(self);
-            let step = Superstep { ctx: guard.0, _scope: PhantomData, _env: PhantomData };
-            f(&step)
-        };
-        self.sync();
-        result
+        let step = Superstep { ctx: &*self, _scope: PhantomData, _env: PhantomData };
+        // Exactly this closure's unwinding marks the process broken: a check of
+        // `std::thread::panicking()` would also fire for a superstep run from a destructor while
+        // some unrelated panic unwinds, where the closure itself returned normally.
+        match catch_unwind(AssertUnwindSafe(|| f(&step))) {
+            Ok(result) => {
+                self.sync();
+                result
+            }
+            Err(payload) => {
+                // The closure may have queued addresses of borrows that its unwinding ended: the
+                // process never syncs again, so they are never used.
+                self.broken.set(true);
+                resume_unwind(payload)
+            }
+        }
     }
 }
 

@@ -20,6 +20,16 @@
 /// takes_value::<Particle>();
 /// takes_value::<[u32; 4]>();
 /// ```
+///
+/// A zero-sized type such as `()` is a `Value` (it is the tag type of messages without a tag),
+/// but it cannot be registered: registered memory holds data, and `push_reg` of a zero-sized
+/// element type is refused when the program is built.
+///
+/// ```compile_fail,E0080
+/// bsp_runtime::run(1, |ctx| {
+///     let _units = ctx.push_reg([(); 4]); // error: the element type has size 0
+/// });
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be communicated: it is not plain old data",
     label = "`{Self}` is not plain old data",
@@ -27,6 +37,25 @@
     note = "types with pointers (`Vec`, `String`, `Box`, references) cannot cross processes: send their contents instead"
 )]
 pub trait Value: bytemuck::Pod + Send + Sync {}
+
+/// The compile-time check that `T` may be the element type of a registration: it must have a
+/// size. A registration of a zero-sized type (`()`, `[u8; 0]`, an empty struct) would hold no
+/// bytes, so offsets and extents, which the runtime keeps in bytes, would mean nothing; it is
+/// refused when the program is built, not half-supported. (`()` stays a `Value`: it is the tag
+/// type of messages without a tag.)
+///
+/// Referencing [`NotZeroSized::CHECK`] in a generic function makes every instantiation with a
+/// zero-sized `T` a compile error (when the code is built, as `cargo build` and `cargo test`
+/// do; `cargo check` stops before it).
+pub(crate) struct NotZeroSized<T>(std::marker::PhantomData<T>);
+
+impl<T> NotZeroSized<T> {
+    /// Fails to evaluate, with the message below, if `T` has size 0.
+    pub(crate) const CHECK: () = assert!(
+        std::mem::size_of::<T>() != 0,
+        "a registration's element type has size 0 (like `()`): registered memory must hold data, so register a type with a size, such as `u8`"
+    );
+}
 
 // `do_not_recommend`: a type that is not `Value` gets our message, not a list of `Pod` types.
 #[diagnostic::do_not_recommend]

@@ -118,7 +118,8 @@ impl<T: Value> GpBuilder<T> {
     ///
     /// # Panics
     /// If the dimensions, chunk or irregular distribution are invalid (each message says
-    /// why), if both `chunk` and `irregular` were given, or if `T` has size 0. At the next
+    /// why), if both `chunk` and `irregular` were given, if `T` has size 0, or if this
+    /// process's share of the array cannot be allocated (the message names its size). At the next
     /// sync, on every process, if the processes created arrays of different types or shapes.
     #[track_caller]
     pub fn build(self, ctx: &Ctx) -> GpArray<T> {
@@ -144,7 +145,10 @@ impl<T: Value> GpBuilder<T> {
             Err(e) => ctx.fail_misuse(format!("{what}: create: {e}")),
         };
         let signature = signature::<T>(&dist);
-        let shared = Arc::new(GpShared::<T>::new(dist, ctx.pid()));
+        let shared = match GpShared::<T>::try_new(dist, ctx.pid()) {
+            Ok(shared) => Arc::new(shared),
+            Err(e) => ctx.fail_misuse(format!("{what}: create with dims {:?}: {e}", self.dims)),
+        };
         let reg = ctx.push_ext(shared.clone(), signature);
         let label = match self.name {
             Some(name) => format!("gp array `{name}`"),

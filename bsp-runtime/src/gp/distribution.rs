@@ -80,6 +80,34 @@
 //! [`Distribution::local_index`] binary-search the block starts of each axis:
 //! `O(ndim · log blocks)`.
 
+/// Why a distribution could not be made, or a subscript is not in it: what was wrong, in a
+/// lowercase sentence that names the values involved.
+///
+/// ```
+/// use bsp_runtime::gp::Distribution;
+/// let err = Distribution::regular(&[4, 0], 2, None).unwrap_err();
+/// assert!(err.message().contains("axis 1 has extent 0"));
+/// let dist = Distribution::regular(&[4], 2, None).unwrap();
+/// assert!(dist.owner(&[9]).unwrap_err().to_string().contains("out of range"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DistributionError(String);
+
+impl DistributionError {
+    /// The explanation (the same text as `Display`).
+    pub fn message(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for DistributionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DistributionError {}
+
 /// The most dimensions a GP array can have (GA's `GP_MAX_DIM`).
 pub const MAX_NDIM: usize = 7;
 
@@ -117,7 +145,11 @@ impl Distribution {
     /// If `dims` has no axis or more than [`MAX_NDIM`], if an extent is 0 (GA rejects extents
     /// below 1), if `nprocs` is 0, if `chunk` does not have one value per axis, or if a number
     /// is too large for GA's 64-bit signed arithmetic.
-    pub fn regular(dims: &[usize], nprocs: usize, chunk: Option<&[i64]>) -> Result<Distribution, String> {
+    pub fn regular(dims: &[usize], nprocs: usize, chunk: Option<&[i64]>) -> Result<Distribution, DistributionError> {
+        Self::regular_impl(dims, nprocs, chunk).map_err(DistributionError)
+    }
+
+    fn regular_impl(dims: &[usize], nprocs: usize, chunk: Option<&[i64]>) -> Result<Distribution, String> {
         check_dims(dims)?;
         check_nprocs(nprocs)?;
         if let Some(chunk) = chunk {
@@ -195,7 +227,16 @@ impl Distribution {
     /// `dims[d]`, if the product of `nblock` is not `nprocs`, if `mapc` does not hold exactly
     /// `Σ nblock` starts, or if the starts of an axis do not begin at 0, do not strictly
     /// increase, or reach `dims[d]`.
-    pub fn irregular(dims: &[usize], nprocs: usize, mapc: &[usize], nblock: &[usize]) -> Result<Distribution, String> {
+    pub fn irregular(
+        dims: &[usize],
+        nprocs: usize,
+        mapc: &[usize],
+        nblock: &[usize],
+    ) -> Result<Distribution, DistributionError> {
+        Self::irregular_impl(dims, nprocs, mapc, nblock).map_err(DistributionError)
+    }
+
+    fn irregular_impl(dims: &[usize], nprocs: usize, mapc: &[usize], nblock: &[usize]) -> Result<Distribution, String> {
         check_dims(dims)?;
         check_nprocs(nprocs)?;
         if nblock.len() != dims.len() {
@@ -358,8 +399,8 @@ impl Distribution {
     /// # Errors
     ///
     /// If `sub` does not have one index per axis or an index is outside its axis.
-    pub fn owner(&self, sub: &[usize]) -> Result<usize, String> {
-        self.locate(sub).map(|(proc, _)| proc)
+    pub fn owner(&self, sub: &[usize]) -> Result<usize, DistributionError> {
+        self.locate(sub).map(|(proc, _)| proc).map_err(DistributionError)
     }
 
     /// Where subscript `sub` (C order, 0-based) is stored: `(owner, index)`, with `index` the
@@ -369,8 +410,8 @@ impl Distribution {
     /// # Errors
     ///
     /// As [`owner`](Self::owner).
-    pub fn local_index(&self, sub: &[usize]) -> Result<(usize, usize), String> {
-        self.locate(sub)
+    pub fn local_index(&self, sub: &[usize]) -> Result<(usize, usize), DistributionError> {
+        self.locate(sub).map_err(DistributionError)
     }
 
     /// Number of elements owned by `proc` (0 if it owns nothing).
@@ -931,11 +972,14 @@ mod tests {
             (&[usize::MAX], 4, None, "too large"),
         ];
         for (dims, p, chunk, needle) in cases {
-            let err = Distribution::regular(dims, p, chunk).unwrap_err();
+            let err = Distribution::regular(dims, p, chunk).unwrap_err().to_string();
             assert!(err.contains(needle), "{err:?} should mention {needle:?}");
             assert_eq!(err.chars().next(), err.chars().next().map(|c| c.to_ascii_lowercase()));
         }
-        assert!(Distribution::regular(&[usize::MAX, 2], 1, None).unwrap_err().contains("more elements than fit"));
+        assert!(Distribution::regular(&[usize::MAX, 2], 1, None)
+            .unwrap_err()
+            .to_string()
+            .contains("more elements than fit"));
         assert!(Distribution::regular(&[2; 7], 3, None).is_ok());
     }
 
@@ -953,10 +997,10 @@ mod tests {
             (&[4, 4], 0, &[], &[0, 1], "number of processes is 0"),
         ];
         for (dims, p, mapc, nblock, needle) in cases {
-            let err = Distribution::irregular(dims, p, mapc, nblock).unwrap_err();
+            let err = Distribution::irregular(dims, p, mapc, nblock).unwrap_err().to_string();
             assert!(err.contains(needle), "{err:?} should mention {needle:?}");
         }
-        let err = Distribution::irregular(&[4, 4], 1, &[0, 0], &[0, 1]).unwrap_err();
+        let err = Distribution::irregular(&[4, 4], 1, &[0, 0], &[0, 1]).unwrap_err().to_string();
         assert!(err.contains("`nblock[0]` is 0"), "{err}");
         assert!(Distribution::irregular(&[0], 1, &[0], &[1]).is_err());
     }
@@ -964,9 +1008,9 @@ mod tests {
     #[test]
     fn subscript_errors_name_subscript_and_dims() {
         let dist = Distribution::regular(&[3, 4], 2, None).unwrap();
-        let err = dist.owner(&[3, 0]).unwrap_err();
+        let err = dist.owner(&[3, 0]).unwrap_err().to_string();
         assert!(err.contains("[3, 0]") && err.contains("[3, 4]"), "{err}");
-        let err = dist.local_index(&[1]).unwrap_err();
+        let err = dist.local_index(&[1]).unwrap_err().to_string();
         assert!(err.contains("[1]") && err.contains("[3, 4]"), "{err}");
     }
 

@@ -100,5 +100,5 @@ mod shared;
 
 pub use array::{GpArray, GpBuilder};
 pub use buf::GpBuf;
-pub use distribution::{Distribution, MAX_NDIM};
+pub use distribution::{Distribution, DistributionError, MAX_NDIM};
 pub use patch::{subscripts, Subscripts};

@@ -21,12 +21,77 @@
 //!   element assigned, does its size match) and panics with a message naming the array, the
 //!   element, the source process and the sizes.
 
+use std::marker::PhantomData;
+
 use super::buf::GpBuf;
 use super::patch;
 use super::record::{Batch, Op};
 use super::request::{self, Elements};
 use super::GpArray;
 use crate::{Ctx, Superstep, Value};
+
+/// Where the result of a GP read lands: the closed set of destinations the public reads take.
+enum ReadDst<'s, T: Value> {
+    /// `get`, `gather`: a buffer, reshaped to `shape`.
+    Buf { buf: &'s mut GpBuf<T>, shape: Vec<usize> },
+    /// `get_into`, `gather_into`: one vector per element.
+    Elements(&'s mut [Vec<T>]),
+    /// `get_size`, `gather_size`: the total size.
+    Size(SizeDst<'s>),
+}
+
+impl<T: Value> ReadDst<'_, T> {
+    fn sizes_only(&self) -> bool {
+        matches!(self, ReadDst::Size(_))
+    }
+
+    /// Writes the replies, in request order, into the destination.
+    fn fill(self, elements: Elements<'_, T>) {
+        match self {
+            ReadDst::Buf { buf, shape } => {
+                buf.reset(&shape);
+                buf.reserve(elements.len(), elements.values());
+                for (_, bytes) in elements {
+                    buf.push_bytes(bytes);
+                }
+            }
+            ReadDst::Elements(dst) => {
+                for (d, (_, bytes)) in dst.iter_mut().zip(elements) {
+                    d.clear();
+                    request::extend_from_bytes(d, bytes);
+                }
+            }
+            ReadDst::Size(size) => size.set(elements.map(|(len, _)| len).sum()),
+        }
+    }
+}
+
+/// The destination of a size query, held as a raw pointer taken once at the call.
+///
+/// The `usize` may be registered memory (`xs.value_mut(s)`), which other processes, and this
+/// one, read through its raw address in the get phase of the same sync that later writes the
+/// size. A `&mut usize` kept in the callback would be invalidated by those reads under Stacked
+/// Borrows, and writing through it afterwards would be undefined behaviour; a raw pointer,
+/// derived once from the caller's borrow, stays valid across them. The borrow of `'s` that the
+/// caller gave up keeps every other access out until the sync is over.
+struct SizeDst<'s> {
+    ptr: std::ptr::NonNull<usize>,
+    _borrow: PhantomData<&'s mut usize>,
+}
+
+impl<'s> SizeDst<'s> {
+    fn new(size: &'s mut usize) -> Self {
+        SizeDst { ptr: std::ptr::NonNull::from(size), _borrow: PhantomData }
+    }
+
+    fn set(self, value: usize) {
+        // SAFETY: `ptr` comes from a `&'s mut usize` that nothing else uses until the superstep
+        // ends (the caller's borrow lasts `'s`); the callback runs inside the sync that ends
+        // it, after the get-phase barrier, when no process reads this process's memory any
+        // more (`ext.rs`, `deliver_replies`), so this write races with nothing.
+        unsafe { self.ptr.as_ptr().write(value) }
+    }
+}
 
 impl<T: Value> GpArray<T> {
     /// Checks that the array may be used for communication now: the handle is this process's,
@@ -74,7 +139,14 @@ impl<T: Value> GpArray<T> {
     fn locate_patch(&self, ctx: &Ctx, op: &str, lo: &[usize], hi: &[usize]) -> (Vec<usize>, Vec<(usize, usize)>) {
         let extents = self.check_patch(ctx, op, lo, hi);
         self.check_usable(ctx, op);
-        let mut locs = Vec::with_capacity(extents.iter().product());
+        let n: usize = extents.iter().product();
+        let mut locs = Vec::new();
+        if let Err(e) = locs.try_reserve_exact(n) {
+            ctx.fail_misuse(format!(
+                "{}: {op} of patch {lo:?}..={hi:?}: the patch has {n} elements, too many to list ({e})",
+                self.name()
+            ));
+        }
         patch::for_each(lo, hi, |sub| locs.push(self.locate(ctx, op, sub)));
         (extents, locs)
     }
@@ -87,25 +159,21 @@ impl<T: Value> GpArray<T> {
     }
 
     /// Asks the owners of the elements at `locs` (owner, local index) for them, or for their
-    /// sizes only, at the sync ending `s`; `fill` gets them there, in the order of `locs`.
+    /// sizes only, at the sync ending `s`; the replies land in `dst` there, in the order of
+    /// `locs`.
     ///
-    /// `fill` may borrow nothing but a destination borrowed mutably for `'s` (what the public
-    /// reads take), and must not use it in drop glue: [`Ctx::request_ext`]'s contract.
+    /// Safe by construction: the reply callback is built here from a [`ReadDst`], one of a
+    /// closed set of destinations that each borrow their target for the superstep's lifetime
+    /// `'s` and own the rest, which is what [`Ctx::request_ext`]'s contract asks.
     #[track_caller]
-    fn request<'s>(
-        &self,
-        s: &Superstep<'s, '_>,
-        op: &str,
-        locs: &[(usize, usize)],
-        sizes_only: bool,
-        fill: impl FnOnce(Elements<'_, T>) + 's,
-    ) {
-        let (order, parts) = request::plan(s.nprocs(), sizes_only, locs);
-        let on_reply = move |replies: &mut dyn Iterator<Item = &[u8]>| fill(order.elements::<T>(replies));
-        // SAFETY: `on_reply` owns `order` and `fill`; every caller's `fill` borrows only its
-        // destination, borrowed mutably for `'s` (the superstep, which ends after the sync that
-        // runs the callback), so nothing else touches it until then, and owns the rest (patch
-        // extents). Their drop glue frees owned vectors only.
+    fn request<'s>(&self, s: &Superstep<'s, '_>, op: &str, locs: &[(usize, usize)], dst: ReadDst<'s, T>) {
+        let (order, parts) = request::plan(s.nprocs(), dst.sizes_only(), locs);
+        let on_reply = move |replies: &mut dyn Iterator<Item = &[u8]>| dst.fill(order.elements::<T>(replies));
+        // SAFETY: `on_reply` owns `order` and `dst`. Every variant of `ReadDst` borrows only
+        // its destination, mutably for `'s` (the superstep, which ends after the sync that runs
+        // the callback), so nothing else touches it until then, and owns the rest (the shape).
+        // Its drop glue frees owned vectors only and never uses the borrow (a size destination
+        // is a raw pointer with no drop glue at all).
         unsafe { s.request_ext(op, &self.reg, parts.iter(), Box::new(on_reply)) }
     }
 
@@ -119,31 +187,20 @@ impl<T: Value> GpArray<T> {
         locs: &[(usize, usize)],
         buf: &'s mut GpBuf<T>,
     ) {
-        self.request(s, op, locs, false, move |elements| {
-            buf.reset(&shape);
-            buf.reserve(elements.len(), elements.values());
-            for (_, bytes) in elements {
-                buf.push_bytes(bytes);
-            }
-        });
+        self.request(s, op, locs, ReadDst::Buf { buf, shape });
     }
 
     /// Reads the elements at `locs` into `dst` (as many) at the sync ending `s`.
     #[track_caller]
     fn read_into<'s>(&self, s: &Superstep<'s, '_>, op: &str, locs: &[(usize, usize)], dst: &'s mut [Vec<T>]) {
         debug_assert_eq!(dst.len(), locs.len());
-        self.request(s, op, locs, false, move |elements| {
-            for (d, (_, bytes)) in dst.iter_mut().zip(elements) {
-                d.clear();
-                request::extend_from_bytes(d, bytes);
-            }
-        });
+        self.request(s, op, locs, ReadDst::Elements(dst));
     }
 
     /// Stores the total size of the elements at `locs` in `size` at the sync ending `s`.
     #[track_caller]
     fn read_size<'s>(&self, s: &Superstep<'s, '_>, op: &str, locs: &[(usize, usize)], size: &'s mut usize) {
-        self.request(s, op, locs, true, move |elements| *size = elements.map(|(len, _)| len).sum());
+        self.request(s, op, locs, ReadDst::Size(SizeDst::new(size)));
     }
 
     /// Copies the patch `lo..=hi` (inclusive, C order) into `buf` at the end of this superstep

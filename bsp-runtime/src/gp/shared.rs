@@ -55,9 +55,24 @@ pub(crate) struct GpShared<T: Value> {
 unsafe impl<T: Value> Sync for GpShared<T> {}
 
 impl<T: Value> GpShared<T> {
-    pub(crate) fn new(dist: Distribution, owner: usize) -> Self {
+    /// The part of `owner`, all elements unassigned.
+    ///
+    /// # Errors
+    /// If the memory for the element slots cannot be allocated: the message names the number
+    /// of elements and the bytes asked for (the array's size is the user's choice, so running
+    /// out is an error to report, not a reason to abort the OS process).
+    pub(crate) fn try_new(dist: Distribution, owner: usize) -> Result<Self, String> {
         let n = dist.local_len(owner);
-        GpShared { label: OnceLock::new(), dist, owner, elems: UnsafeCell::new(vec![None; n]) }
+        let mut elems: Vec<Element<T>> = Vec::new();
+        if let Err(e) = elems.try_reserve_exact(n) {
+            let bytes = n.checked_mul(std::mem::size_of::<Element<T>>());
+            let bytes = bytes.map_or_else(|| "more than `usize::MAX`".to_string(), |b| b.to_string());
+            return Err(format!(
+                "cannot allocate the {n} elements that process {owner} owns ({bytes} bytes for their slots): {e}"
+            ));
+        }
+        elems.resize_with(n, || None);
+        Ok(GpShared { label: OnceLock::new(), dist, owner, elems: UnsafeCell::new(elems) })
     }
 
     pub(crate) fn label(&self) -> &str {
