@@ -1,4 +1,4 @@
-//! BSMP: bulk-synchronous message passing (SEMANTICS.md §4, decisions D8–D11).
+//! BSMP: bulk-synchronous message passing (docs/semantics.md §4, decisions D8–D11).
 //!
 //! A message is a tag of the size in force (set collectively by `set_tagsize`) and a payload of
 //! any length. Sends are copied into the outbox at the call; at the sync every receiver pulls
@@ -18,7 +18,7 @@ use std::cell::Cell;
 use crate::exchange::{flags, MsgRec};
 use crate::{Ctx, Value};
 
-/// Tag-size state of one process: (A, B, C) of SEMANTICS.md §4.1.
+/// Tag-size state of one process: (A, B, C) of docs/semantics.md §4.1.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct TagState {
     pub in_queue: usize,

@@ -125,6 +125,36 @@ mod sealed {
     pub trait Never {}
 }
 
+/// Sealed marker that no type implements: the bound of `Superstep::sync` and
+/// `Superstep::superstep` below, which exist only so that syncing inside a superstep says why it
+/// cannot work (instead of a borrow error about `Deref`).
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a superstep cannot sync: it ends with the sync at the end of its block",
+    label = "a sync (or a second superstep) inside a superstep",
+    note = "end the superstep instead: write two `superstep!` blocks (or `ctx.superstep` calls) one after the other, or call `ctx.sync()` between them"
+)]
+pub trait EndsAtTheEndOfItsBlock: sealed::Never {}
+
+#[doc(hidden)]
+impl<'s, 'env> Superstep<'s, 'env> {
+    /// Not callable (the bound holds for no type): a superstep ends with its own sync.
+    pub fn sync(&self)
+    where
+        Self: EndsAtTheEndOfItsBlock,
+    {
+        unreachable!("no type implements `EndsAtTheEndOfItsBlock`")
+    }
+
+    /// Not callable (the bound holds for no type): supersteps do not nest.
+    pub fn superstep<R>(&self, _f: impl FnOnce(&Self) -> R) -> R
+    where
+        Self: EndsAtTheEndOfItsBlock,
+    {
+        unreachable!("no type implements `EndsAtTheEndOfItsBlock`")
+    }
+}
+
 #[doc(hidden)]
 impl Ctx {
     /// Not callable (the bound holds for no type): see [`Superstep::get`].

@@ -667,7 +667,7 @@ mod tests {
         assert!(dist.owner(&vec![0; dims.len() + 1]).is_err());
     }
 
-    // ---- The worked examples of SEMANTICS.md section 7.3 ----
+    // ---- The worked examples of docs/semantics.md section 7.3 ----
 
     #[test]
     fn table_8x8_p4() {

@@ -1,4 +1,4 @@
-//! Global pointer arrays: Global Arrays' GP API on the BSP runtime (SEMANTICS.md §7, D17).
+//! Global pointer arrays: Global Arrays' GP API on the BSP runtime (docs/semantics.md §7, D17).
 //!
 //! A [`GpArray<T>`] is an array of up to 7 dimensions whose elements are variable-length slices
 //! `[T]` of plain data: adjacency lists, particle lists, sparse rows. It is split into one

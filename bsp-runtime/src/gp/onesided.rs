@@ -1,5 +1,5 @@
 //! One-sided operations on any element: get, gather, their size queries, put and scatter
-//! (SEMANTICS.md §7.4–7.5, D17).
+//! (docs/semantics.md §7.4–7.5, D17).
 //!
 //! - **Reads** (`get`, `gather`, `get_into`, `gather_into`, `get_size`, `gather_size`) check
 //!   their subscripts at the call, group the requested elements by owner and queue one
