@@ -190,6 +190,8 @@ fn main() -> ExitCode {
     }
     let n_mv = (n as f64).sqrt() as usize * 2;
     bsp::exit_on_error(Launch::new().run(|ctx| {
+        // The measured side of the comparison needs the times (the default keeps only counts).
+        ctx.set_stats(bsp::stats::StatsMode::Timed);
         let p = ctx.nprocs();
         match &machine {
             Some(m) if ctx.pid() == 0 && p != m.p => {

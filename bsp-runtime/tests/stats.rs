@@ -234,6 +234,7 @@ fn turned_off_the_figures_stay_and_counts_need_no_clock() {
 fn compute_and_waiting_are_told_apart() {
     // Process 0 computes (sleeps) 60 ms in superstep 1; the others wait for it in the sync.
     let figures = run_ok(3, |ctx| {
+        ctx.set_stats(StatsMode::Timed); // times are not kept by default
         ctx.sync();
         if ctx.pid() == 0 {
             std::thread::sleep(Duration::from_millis(60));
