@@ -169,26 +169,32 @@ pub(crate) struct MsgRec {
 }
 
 /// Everything one process sends to one destination in one superstep, in issue order.
+///
+/// `repr(C)`, with what every receiver looks at first (whether anything was queued, the record
+/// lists) in the first two cache lines: a sync reads these from another core's memory.
 #[derive(Debug, Default)]
+#[repr(C)]
 pub(crate) struct DestQueue {
+    /// Something was queued in this superstep (an outbox of a few processes keeps every queue).
+    touched: bool,
+    /// Puts queued (calls: consecutive ones may share a record).
+    pub put_calls: usize,
     pub puts: Vec<PutRec>,
-    pub put_data: Vec<u8>,
     pub msgs: Vec<MsgRec>,
-    pub msg_data: Vec<u8>,
     /// Records for extension objects (`ext.rs`).
     pub ext: Vec<crate::ext::ExtRec>,
-    pub ext_data: Vec<u8>,
-    /// The operators of the combining puts among `puts`, in order (`combine.rs`).
-    pub combines: Vec<u64>,
     /// Messages on the runtime's own channel (`channel.rs`); only `payload_len` and `at` are used.
     pub sys_msgs: Vec<MsgRec>,
-    pub sys_data: Vec<u8>,
     /// Gets (and their bytes) the owner of this queue asks of its destination: counted by the
     /// requester when it queues them, read by the destination for its statistics (`stats.rs`).
     pub gets: usize,
     pub get_bytes: usize,
-    /// Puts queued (calls: consecutive ones may share a record).
-    pub put_calls: usize,
+    pub put_data: Vec<u8>,
+    pub msg_data: Vec<u8>,
+    pub ext_data: Vec<u8>,
+    /// The operators of the combining puts among `puts`, in order (`combine.rs`).
+    pub combines: Vec<u64>,
+    pub sys_data: Vec<u8>,
 }
 
 impl DestQueue {
@@ -294,12 +300,18 @@ impl DestQueue {
         self.sys_msgs.clear();
         self.sys_data.clear();
         (self.gets, self.get_bytes, self.put_calls) = (0, 0, 0);
+        self.touched = false;
     }
 }
 
 /// Destinations below this pid are found through a dense table, the others through a map, so
 /// that an outbox costs O(destinations touched) (plus at most this many words), not O(p).
 const DENSE: usize = 1024;
+
+/// Up to this many processes, an outbox keeps one queue per process, indexed by pid: a reader
+/// finds its queue without a lookup in memory another core wrote (what a sync of a few
+/// processes on a few cores notices), for O(p) queues per process, which is small here.
+const DIRECT: usize = 64;
 
 /// One process's outbox for one superstep.
 ///
@@ -309,8 +321,10 @@ const DENSE: usize = 1024;
 #[derive(Debug, Default)]
 pub(crate) struct Outbox {
     pub meta: Meta,
-    /// `queues[..used]` are this superstep's; those after keep buffers for later.
+    /// `queues[pid]` is `pid`'s queue (at most [`DIRECT`] processes: `direct`). Otherwise
+    /// `queues[..used]` are this superstep's and those after keep buffers for later.
     queues: Vec<DestQueue>,
+    direct: bool,
     used: usize,
     /// The pid of `queues[i]`.
     dests: Vec<usize>,
@@ -322,34 +336,60 @@ pub(crate) struct Outbox {
 }
 
 impl Outbox {
-    pub(crate) fn new() -> Self {
-        Self::default()
+    /// An outbox for a run of `nprocs` processes.
+    pub(crate) fn new(nprocs: usize) -> Self {
+        if nprocs <= DIRECT {
+            Outbox { queues: (0..nprocs).map(|_| DestQueue::default()).collect(), direct: true, ..Self::default() }
+        } else {
+            Self::default()
+        }
     }
 
     /// The queues of this superstep, with their destinations, in first-touch order.
     pub(crate) fn queues(&self) -> impl Iterator<Item = (usize, &DestQueue)> {
-        self.dests.iter().copied().zip(&self.queues[..self.used])
+        self.dests.iter().map(move |&d| (d, &self.queues[self.index_of(d).expect("a touched destination has a queue")]))
     }
 
     /// Empties the outbox, keeping every buffer's capacity (no allocation in steady state).
+    #[inline]
     pub(crate) fn clear(&mut self) {
-        for (q, &d) in self.queues[..self.used].iter_mut().zip(&self.dests) {
-            q.clear();
-            if d < DENSE {
-                self.dense[d] = 0;
-            }
+        if self.used > 0 {
+            self.clear_queues();
         }
-        self.sparse.clear();
-        self.dests.clear();
-        self.used = 0;
-        self.last = None;
-        self.meta.pushes.clear();
-        self.meta.pops.clear();
+        if !self.meta.pushes.is_empty() || !self.meta.pops.is_empty() {
+            self.meta.pushes.clear();
+            self.meta.pops.clear();
+        }
         self.meta.pending = Pending::default();
         self.meta.arrival = Arrival::Sync;
     }
 
+    fn clear_queues(&mut self) {
+        if self.direct {
+            for &d in &self.dests {
+                self.queues[d].clear();
+            }
+        } else {
+            for (q, &d) in self.queues[..self.used].iter_mut().zip(&self.dests) {
+                q.clear();
+                if d < DENSE {
+                    self.dense[d] = 0;
+                }
+            }
+        }
+        if !self.sparse.is_empty() {
+            self.sparse.clear();
+        }
+        self.dests.clear();
+        self.used = 0;
+        self.last = None;
+    }
+
+    #[inline]
     fn index_of(&self, pid: usize) -> Option<usize> {
+        if self.direct {
+            return self.queues[pid].touched.then_some(pid);
+        }
         if pid < DENSE {
             match self.dense.get(pid) {
                 Some(&i) if i > 0 => Some(i as usize - 1),
@@ -371,6 +411,16 @@ impl Outbox {
     }
 
     fn touch(&mut self, pid: usize) -> usize {
+        if self.direct {
+            let q = &mut self.queues[pid];
+            if !q.touched {
+                q.touched = true;
+                self.dests.push(pid);
+                self.used += 1;
+            }
+            self.last = Some((pid, pid));
+            return pid;
+        }
         let i = match self.index_of(pid) {
             Some(i) => i,
             None => {

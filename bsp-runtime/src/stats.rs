@@ -129,6 +129,7 @@ impl Traffic {
 /// ```
 /// use std::time::Duration;
 /// let last = bsp_runtime::run(2, |ctx| {
+///     ctx.set_stats(bsp_runtime::stats::StatsMode::Timed); // by default, only counts
 ///     std::thread::sleep(Duration::from_millis(5)); // computation
 ///     ctx.sync();
 ///     ctx.stats().last
@@ -302,11 +303,15 @@ impl Recorder {
 
     /// Before a barrier (or the reduction that starts an MPI sync): the span so far was data,
     /// or compute for the barrier at the end of the SPMD function.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn before_wait(&self) {
-        if !self.timed {
-            return;
+        if self.timed {
+            self.before_wait_timed();
         }
+    }
+
+    #[inline(never)]
+    fn before_wait_timed(&self) {
         if self.fresh.replace(false) {
             return;
         }
@@ -323,11 +328,15 @@ impl Recorder {
     }
 
     /// After a barrier: the span was waiting.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn after_wait(&self) {
-        if !self.timed {
-            return;
+        if self.timed {
+            self.after_wait_timed();
         }
+    }
+
+    #[inline(never)]
+    fn after_wait_timed(&self) {
         let (d, now) = self.lap();
         self.wait.set(self.wait.get() + d);
         if let Some(t) = &self.trace {

@@ -210,7 +210,7 @@ impl Mpi {
     fn new(comm: SimpleCommunicator, nprocs: usize) -> Self {
         Mpi {
             comm,
-            outboxes: Box::new([UnsafeCell::new(Outbox::new()), UnsafeCell::new(Outbox::new())]),
+            outboxes: Box::new([UnsafeCell::new(Outbox::new(nprocs)), UnsafeCell::new(Outbox::new(nprocs))]),
             send: Vec::new(),
             send_counts: Vec::with_capacity(nprocs),
             send_displs: Vec::with_capacity(nprocs),

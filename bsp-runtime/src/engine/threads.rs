@@ -43,7 +43,11 @@ impl Group {
     fn new(nprocs: usize) -> (Self, Vec<Parker>) {
         let (barrier, parkers) = Barrier::new(nprocs);
         let slots = (0..nprocs)
-            .map(|_| CachePadded::new(Slot { out: [UnsafeCell::new(Outbox::new()), UnsafeCell::new(Outbox::new())] }))
+            .map(|_| {
+                CachePadded::new(Slot {
+                    out: [UnsafeCell::new(Outbox::new(nprocs)), UnsafeCell::new(Outbox::new(nprocs))],
+                })
+            })
             .collect();
         (Group { barrier, slots }, parkers)
     }
