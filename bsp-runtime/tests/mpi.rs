@@ -64,6 +64,8 @@ mod gp;
 mod property;
 #[path = "suite/spmd.rs"]
 mod spmd;
+#[path = "suite/stats.rs"]
+mod stats;
 #[path = "suite/stress.rs"]
 mod stress;
 
@@ -94,6 +96,7 @@ pub const CHECKS: &[&[Check]] = &[
     bsmp::CHECKS,
     gp::CHECKS,
     property::CHECKS,
+    stats::CHECKS,
     stress::CHECKS,
 ];
 

@@ -413,21 +413,28 @@ fn lengths(p: usize, n: usize, m: usize) -> String {
 }
 
 cases! {
+    #[several]
     broadcast_root_out_of_range: [1, 3] => |f| {
         f.not_an_abort()?;
         f.mentions(&[&format!("broadcast: root {} is out of range (nprocs = {})", f.p + 2, f.p)])
     },
+    #[several]
     reduce_root_out_of_range: [2] => |f| f.mentions(&["reduce: root 2 is out of range (nprocs = 2)"]),
+    #[several]
     gather_root_out_of_range: [2] => |f| f.mentions(&["gather: root 2 is out of range"]),
+    #[several]
     broadcast_large_root_out_of_range: [2] => |f| f.mentions(&["broadcast_large: root 2 is out of range"]),
+    #[several]
     scatter_root_out_of_range: [2] => |f| f.mentions(&["scatter: root 2 is out of range"]),
     scatter_needs_one_part_per_process: [2, 4] => |f| {
         f.failed_on(1)?;
         f.mentions(&[&format!("scatter: the root must pass one part per process, but it passed {} parts (nprocs = {})", f.p - 1, f.p)])
     },
+    #[several]
     alltoallv_needs_one_part_per_process: [1, 3] => |f| {
         f.mentions(&[&format!("alltoallv: pass one part per process, but there are {} parts (nprocs = {})", f.p + 1, f.p)])
     },
+    #[several]
     alltoall_needs_a_multiple_of_p: [2, 3] => |f| {
         f.mentions(&[&format!("alltoall: the length {} is not a multiple of nprocs = {}", f.p + 1, f.p), "alltoallv"])
     },
@@ -448,5 +455,6 @@ cases! {
         "process 1 called `broadcast` with root 1",
     ]),
     different_element_types: [2] => |f| f.mentions(&["`allgather` on `u32`", "`allgather` on `i32`"]),
+    #[several]
     a_plain_sync_beside_a_collective: [2, 3] => |f| f.mentions(&["collective mismatch", "process 1 called no collective"]),
 }
