@@ -193,7 +193,8 @@ impl Ctx {
                 tag.len()
             ));
         }
-        let q = self.outbox().dest(pid);
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let q = unsafe { self.outbox() }.dest(pid);
         q.msgs.push(MsgRec { align, at: q.msg_data.len(), tag_len: tag.len(), payload_len: payload.len() });
         q.msg_data.extend_from_slice(tag);
         q.msg_data.extend_from_slice(payload);

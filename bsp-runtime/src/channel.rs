@@ -47,7 +47,8 @@ impl Ctx {
     pub(crate) fn sys_send(&self, op: &str, pid: usize, parts: &[&[u8]]) {
         self.check_live(op);
         self.check_pid(op, pid);
-        let q = self.outbox().dest(pid);
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let q = unsafe { self.outbox() }.dest(pid);
         let at = q.sys_data.len();
         for part in parts {
             q.sys_data.extend_from_slice(part);

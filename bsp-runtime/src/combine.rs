@@ -138,7 +138,8 @@ impl Ctx {
             return;
         }
         let bytes: &[u8] = bytemuck::cast_slice(src);
-        let q = self.outbox().dest(pid);
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let q = unsafe { self.outbox() }.dest(pid);
         let at = q.put_data.len();
         q.put_data.extend_from_slice(bytes);
         q.push_combining_put(

@@ -183,13 +183,19 @@ impl Ctx {
     }
 
     /// This process's outbox for the current superstep.
+    ///
+    /// # Safety
+    /// The caller must not hold another reference returned by `outbox` while it uses this one
+    /// (each primitive takes it, appends, and drops it before returning or calling anything
+    /// that could take it again), and must call it outside the reading phases of a sync (a
+    /// primitive, or the sync code before `combine` and after the data phases).
     #[allow(clippy::mut_from_ref)]
     #[inline]
-    pub(crate) fn outbox(&self) -> &mut Outbox {
+    pub(crate) unsafe fn outbox(&self) -> &mut Outbox {
         // SAFETY: this process is the only writer of the outbox of the current parity, and nobody
         // reads it outside the sync that ends the superstep (the engine's contract; the sync
-        // switches parity only after every reader is done); callers never hold two of these at
-        // once (each primitive takes it, appends, and drops it before returning).
+        // switches parity only after every reader is done); the caller holds no other reference
+        // to it (this function's contract).
         unsafe { &mut *self.outboxes.0[self.parity()].as_ptr() }
     }
 

@@ -70,7 +70,8 @@ impl Ctx {
 
     #[inline]
     fn queue_buffered_put(&self, pid: usize, slot: u32, byte_offset: usize, bytes: &[u8]) {
-        let q = self.outbox().dest(pid);
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let q = unsafe { self.outbox() }.dest(pid);
         q.push_put(slot, byte_offset, bytes.len(), PutSrc::Buffered(q.put_data.len()));
         q.put_data.extend_from_slice(bytes);
         let mut st = self.state.borrow_mut();
@@ -99,7 +100,8 @@ impl Ctx {
         });
         st.flags |= flags::GET | flags::WORK;
         st.pending.gets += 1;
-        let q = self.outbox().dest(pid); // stats: what this process asks of `pid`
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let q = unsafe { self.outbox() }.dest(pid); // stats: what this process asks of `pid`
         (q.gets, q.get_bytes) = (q.gets + 1, q.get_bytes + r.bytes); // stats:
     }
 }
@@ -220,7 +222,8 @@ impl<'s> Superstep<'s, '_> {
             ctx.queue_buffered_put(pid, r.slot, r.byte_offset, bytes);
             return;
         }
-        let q = ctx.outbox().dest(pid);
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let q = unsafe { ctx.outbox() }.dest(pid);
         q.push_put(r.slot, r.byte_offset, r.bytes, PutSrc::Direct(addr));
         let mut st = ctx.state.borrow_mut();
         st.flags |= flags::WORK | flags::HPPUT;

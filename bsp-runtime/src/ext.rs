@@ -116,7 +116,8 @@ impl Ctx {
     #[track_caller]
     pub(crate) fn queue_ext(&self, op: &str, pid: usize, r: &ExtReg, bytes: &[u8]) {
         self.ext_addr(op, pid, r);
-        let q = self.outbox().dest(pid);
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let q = unsafe { self.outbox() }.dest(pid);
         q.ext.push(ExtRec { slot: r.slot, at: q.ext_data.len(), len: bytes.len() });
         q.ext_data.extend_from_slice(bytes);
         let mut st = self.state.borrow_mut();

@@ -450,7 +450,8 @@ impl Ctx {
             handlers: Vec::new(),
         });
         st.flags |= crate::exchange::flags::WORK | crate::exchange::flags::COLLECTIVE;
-        self.outbox().meta.pushes.push(crate::exchange::PushInfo {
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        unsafe { self.outbox() }.meta.pushes.push(crate::exchange::PushInfo {
             serial,
             addr,
             bytes,
@@ -511,7 +512,8 @@ impl Ctx {
         }
         st.flags |= crate::exchange::flags::WORK | crate::exchange::flags::COLLECTIVE;
         drop(st);
-        self.outbox().meta.pops.push(serial);
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        unsafe { self.outbox() }.meta.pops.push(serial);
     }
 
     /// Looks up `reg` for a communication with `pid` of `len` elements at `offset`; returns

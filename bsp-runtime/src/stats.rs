@@ -436,7 +436,8 @@ impl Ctx {
         self.stats.dirty = true;
         let me = self.pid;
         let mut cur = self.stats.stats.last;
-        let out = self.outbox();
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let out = unsafe { self.outbox() };
         for (d, q) in out.queues() {
             let (send, recv) = if d == me { (&mut cur.local, None) } else { (&mut cur.sent, Some(&mut cur.received)) };
             send.puts += q.put_calls;

@@ -57,7 +57,8 @@ impl Ctx {
         let mine = {
             let (step, st) = (self.step, self.state.get_mut());
             let (requested, flags) = (st.tag.requested, st.flags);
-            let out = self.outbox();
+            // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+            let out = unsafe { self.outbox() };
             out.meta.arrival = Arrival::Sync;
             out.meta.step = step;
             out.meta.tag_request = requested;
@@ -354,14 +355,16 @@ impl Ctx {
         st.tag.in_queue = st.tag.in_force;
         st.tag.in_force = st.tag.requested;
         self.step += 1;
-        self.outbox().clear();
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        unsafe { self.outbox() }.clear();
     }
 
     /// Called when the SPMD function returns: the last, collective, step.
     pub(crate) fn finish(&mut self) {
         self.check_live("the end of the SPMD function");
         let (step, pending) = (self.step, self.state.get_mut().pending);
-        let out = self.outbox();
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let out = unsafe { self.outbox() };
         out.meta.arrival = Arrival::End;
         out.meta.step = step;
         out.meta.pending = pending;

@@ -264,7 +264,9 @@ impl Mpi {
     /// Serialises this rank's bookkeeping and its queue for every destination into `send`.
     fn serialize(&mut self, ctx: &Ctx) {
         let p = ctx.nprocs;
-        let out = ctx.outbox();
+        // SAFETY: the rank reads its own outbox here, in its sync, where nothing else takes it
+        // (one thread per rank); the reference is dropped before `serialize` returns.
+        let out = unsafe { ctx.outbox() };
         let st = ctx.state.borrow();
         self.send.clear();
         self.send_counts.clear();
