@@ -96,6 +96,10 @@ impl std::fmt::Display for Pending {
     }
 }
 
+/// `PutSrc::Direct(LANDED)`: a put whose bytes an engine has already written into place
+/// (`Engine::land_puts`); the put phase only counts it.
+pub(crate) const LANDED: usize = usize::MAX;
+
 /// Where the bytes of a put come from.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum PutSrc {

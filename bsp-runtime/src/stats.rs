@@ -58,7 +58,6 @@ use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use crate::exchange::flags;
-use crate::sync::Peers;
 use crate::Ctx;
 
 /// Bytes in a word, the unit of `g` and of h in words.
@@ -497,35 +496,24 @@ impl Ctx {
         }
         r.step_start = end;
     }
+}
 
-    /// In a sync in which something moved (the driver's last phase, `sync.rs`): counts what the
-    /// others queued for this process.
+impl Recorder {
+    /// Whether the figures are being collected (counts at least).
     #[inline]
-    pub(crate) fn count_incoming(&mut self, peers: &dyn Peers, all: u64) {
-        if self.stats.on {
-            self.count_incoming_now(peers, all & flags::HPPUT != 0);
-        }
+    pub(crate) fn counting(&self) -> bool {
+        self.on
     }
 
-    #[cold]
-    fn count_incoming_now(&mut self, peers: &dyn Peers, hpput: bool) {
-        self.stats.dirty = true;
-        let cur = &mut self.stats.stats.last;
-        for src in (0..self.nprocs).filter(|&s| s != self.pid) {
-            let Some(q) = peers.queue(src) else {
-                continue;
-            };
-            let recv = &mut cur.received;
-            recv.puts += q.put_calls;
-            recv.put_bytes += put_bytes(q, hpput);
-            recv.messages += q.msgs.len();
-            recv.message_bytes += q.msg_data.len();
-            recv.records += q.ext.len();
-            recv.record_bytes += q.ext_data.len();
-            // Gets `src` made of this process: data this process sends.
-            cur.sent.gets += q.gets;
-            cur.sent.get_bytes += q.get_bytes;
-        }
+    /// Adds what arrived from the other processes (counted by the sync's put, record and
+    /// message phases as they read the queues), and the gets this process served.
+    #[inline]
+    pub(crate) fn note_incoming(&mut self, received: &Traffic, served: usize, served_bytes: usize) {
+        self.dirty = true;
+        let cur = &mut self.stats.last;
+        cur.received.add(received);
+        cur.sent.gets += served;
+        cur.sent.get_bytes += served_bytes;
     }
 }
 

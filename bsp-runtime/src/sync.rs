@@ -34,8 +34,9 @@
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use crate::engine::{AnyEngine, Engine, Poisoned};
-use crate::exchange::{flags, Arrival, DestQueue, Meta, Pending, PutSrc};
+use crate::exchange::{flags, Arrival, DestQueue, Meta, Pending, PutSrc, LANDED};
 use crate::reg::RegState;
+use crate::stats::Traffic;
 use crate::Ctx;
 
 impl Ctx {
@@ -164,7 +165,6 @@ impl Ctx {
             // 5. Extension records, messages, registration changes.
             held(&mut failure, || {
                 let peers = engine.peers();
-                ctx.count_incoming(peers, all);
                 ctx.apply_records(peers);
                 ctx.receive_messages(peers);
                 ctx.apply_registrations(peers);
@@ -236,15 +236,39 @@ impl Ctx {
     }
 
     fn apply_puts(&mut self, peers: &dyn Peers) {
+        // The statistics of what arrives are counted here, in the pass that reads the queues
+        // anyway (a second pass would read the other processes' memory again).
+        let (counting, me) = (self.stats.counting(), self.pid);
+        let mut got = Traffic::default();
+        let (mut served, mut served_bytes) = (0, 0);
         for src in 0..self.nprocs {
-            let Some(q) = peers.queue(src).filter(|q| !q.puts.is_empty()) else {
+            let Some(q) = peers.queue(src) else {
                 continue;
             };
+            let counted = counting && src != me;
+            if counted {
+                got.puts += q.put_calls;
+                // Gets `src` made of this process: data this process sends.
+                served += q.gets;
+                served_bytes += q.get_bytes;
+            }
+            if q.puts.is_empty() {
+                continue;
+            }
             let st = self.state.borrow();
             // Consecutive puts mostly go to the same registration: look its address up once.
             let mut cached: (u32, usize) = (u32::MAX, 0);
             let mut combines = q.combines.iter();
             for put in &q.puts {
+                let len = put.len();
+                if counted {
+                    got.put_bytes += len;
+                }
+                let from = match put.src() {
+                    PutSrc::Direct(LANDED) => continue,
+                    PutSrc::Buffered(at) => q.put_data[at..at + len].as_ptr(),
+                    PutSrc::Direct(addr) => addr as *const u8,
+                };
                 if put.slot != cached.0 {
                     let entry = st.table.entries[put.slot as usize]
                         .as_ref()
@@ -252,22 +276,14 @@ impl Ctx {
                     cached = (put.slot, entry.local_addr);
                 }
                 let dst = cached.1 + put.byte_offset;
-                let len = put.len();
-                let from = match put.src() {
-                    PutSrc::Buffered(at) => q.put_data[at..at + len].as_ptr(),
-                    PutSrc::Direct(addr) => addr as *const u8,
-                };
                 if put.combines() {
                     let tag = *combines.next().expect("one operator per combining put");
-                    let from = match put.src() {
-                        PutSrc::Buffered(at) => &q.put_data[at..at + len],
-                        // SAFETY: a combining put's bytes moved by the engine (`land_puts`) into
-                        // memory it keeps until the end of this sync.
-                        PutSrc::Direct(addr) => unsafe { std::slice::from_raw_parts(addr as *const u8, len) },
-                    };
+                    // SAFETY: the put's bytes: in the sender's outbox (`Buffered`), or moved by the
+                    // engine (`land_puts`) into memory it keeps until the end of this sync.
+                    let from = unsafe { std::slice::from_raw_parts(from, len) };
                     // SAFETY: as for a plain put below: `dst..dst+len` is inside this process's
-                    // registration, written only by this process now, and the source (the
-                    // sender's outbox) does not overlap it.
+                    // registration, written only by this process now, and the source does not
+                    // overlap it.
                     unsafe { self.apply_combining_put(src, tag, dst, from) };
                     continue;
                 }
@@ -279,15 +295,23 @@ impl Ctx {
                 unsafe { copy_bytes(from, dst as *mut u8, len) };
             }
         }
+        if counting {
+            self.stats.note_incoming(&got, served, served_bytes);
+        }
     }
 
     /// Delivers extension records (`ext.rs`) to their objects, ascending source pid, then issue
     /// order.
     fn apply_records(&mut self, peers: &dyn Peers) {
+        let mut got = Traffic::default();
         for src in 0..self.nprocs {
             let Some(q) = peers.queue(src) else {
                 continue;
             };
+            if src != self.pid {
+                got.records += q.ext.len();
+                got.record_bytes += q.ext.iter().map(|r| r.len).sum::<usize>();
+            }
             for rec in &q.ext {
                 let target = {
                     let st = self.state.borrow();
@@ -298,15 +322,23 @@ impl Ctx {
                 target.apply(self, src, &q.ext_data[rec.at..rec.at + rec.len]);
             }
         }
+        if self.stats.counting() && got.records > 0 {
+            self.stats.note_incoming(&got, 0, 0);
+        }
     }
 
     fn receive_messages(&mut self, peers: &dyn Peers) {
         self.recv.clear();
         self.sys_recv.clear();
+        let mut got = Traffic::default();
         for src in 0..self.nprocs {
             let Some(q) = peers.queue(src) else {
                 continue;
             };
+            if src != self.pid {
+                got.messages += q.msgs.len();
+                got.message_bytes += q.msgs.iter().map(|m| m.tag_len + m.payload_len).sum::<usize>();
+            }
             for m in &q.sys_msgs {
                 self.sys_recv.push(src, &q.sys_data[m.at..m.at + m.payload_len]);
             }
@@ -315,6 +347,9 @@ impl Ctx {
                 let payload = &q.msg_data[m.at + m.tag_len..m.at + m.tag_len + m.payload_len];
                 self.recv.push(tag, payload, m.align);
             }
+        }
+        if self.stats.counting() && got.messages > 0 {
+            self.stats.note_incoming(&got, 0, 0);
         }
     }
 

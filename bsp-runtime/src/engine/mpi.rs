@@ -41,7 +41,7 @@ use std::cell::UnsafeCell;
 
 use super::mpi_direct::{is_large, Transfers, GET_TAG, PUT_TAG};
 use super::{Engine, Fate, Outboxes, Poisoned};
-use crate::exchange::{Arrival, DestQueue, Meta, Outbox, Pending, PushInfo, PutSrc};
+use crate::exchange::{Arrival, DestQueue, Meta, Outbox, Pending, PushInfo, PutSrc, LANDED};
 use crate::ext::ExtRec;
 use crate::sync::{Peers, Status};
 use crate::{Ctx, Error, Launch};
@@ -655,8 +655,9 @@ impl Engine for Mpi {
         }
         drop(st);
         self.put_transfers.wait();
-        for large in self.large_in.iter().filter(|l| !l.in_place) {
-            self.peers.queues[large.src].replace_put(large.index, PutSrc::Direct(bounce + large.at), large.len);
+        for large in &self.large_in {
+            let src = if large.in_place { PutSrc::Direct(LANDED) } else { PutSrc::Direct(bounce + large.at) };
+            self.peers.queues[large.src].replace_put(large.index, src, large.len);
         }
         Ok(())
     }
