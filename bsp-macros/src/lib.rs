@@ -75,8 +75,10 @@ use proc_macro::TokenStream;
 /// # On another function
 ///
 /// The function becomes a reusable SPMD entry: it loses the context parameter, runs the body on
-/// every process (its other arguments are shared by reference), and returns the value of every
-/// process, indexed by pid, or the first failure.
+/// every process, and returns the value of every process, indexed by pid, or the first failure.
+/// Its other parameters are captured by the SPMD closure, as any closure captures the variables
+/// it uses: write them in the body exactly as in a plain function (`offset`, not `*offset`);
+/// every process sees the same value, which must be `Sync`.
 ///
 /// ```rust,ignore
 /// #[bsp::program(procs = 2)]
