@@ -319,12 +319,7 @@ impl<T: Value> Reg<T> {
 
     #[track_caller]
     fn check_owner(&self, ctx: &Ctx, what: &str) {
-        if self.run_id != ctx.run_id() || self.pid != ctx.pid() {
-            ctx.fail_misuse(format!(
-                "{what}: registration #{} belongs to process {} of another run or process, not to this one",
-                self.serial, self.pid
-            ));
-        }
+        ctx.check_owner(what, self.run_id, self.pid, self.serial);
     }
 
     /// This process's registered elements.
@@ -475,6 +470,16 @@ impl Ctx {
         self.check_live("pop_reg");
         self.check_handle("pop_reg", reg.run_id, reg.pid, reg.serial);
         self.pop_entry("pop_reg", reg.slot, reg.serial);
+    }
+
+    /// Checks that a handle for local access belongs to this process of this run.
+    #[track_caller]
+    pub(crate) fn check_owner(&self, what: &str, run_id: u64, pid: usize, serial: u64) {
+        if run_id != self.run_id() || pid != self.pid {
+            self.fail_misuse(format!(
+                "{what}: registration #{serial} belongs to process {pid} of another run or process, not to this one"
+            ));
+        }
     }
 
     #[track_caller]

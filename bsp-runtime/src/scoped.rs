@@ -134,12 +134,7 @@ impl<T: Value> Registered<'_, T> {
 
     #[track_caller]
     fn check_owner(&self, ctx: &Ctx, what: &str) {
-        if self.run_id != ctx.run_id() || self.pid != ctx.pid() {
-            ctx.fail_misuse(format!(
-                "{what}: registration #{} belongs to process {} of another run or process, not to this one",
-                self.serial, self.pid
-            ));
-        }
+        ctx.check_owner(what, self.run_id, self.pid, self.serial);
     }
 
     /// This process's registered elements.
