@@ -199,7 +199,7 @@ impl Ctx {
         q.msg_data.extend_from_slice(tag);
         q.msg_data.extend_from_slice(payload);
         let mut st = self.state.borrow_mut();
-        st.flags |= flags::WORK;
+        st.flags |= flags::WORK | flags::MSG;
         st.pending.sends += 1;
     }
 

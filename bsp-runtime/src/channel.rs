@@ -55,7 +55,7 @@ impl Ctx {
         }
         q.sys_msgs.push(MsgRec { align: 1, at, tag_len: 0, payload_len: q.sys_data.len() - at });
         let mut st = self.state.borrow_mut();
-        st.flags |= flags::WORK;
+        st.flags |= flags::WORK | flags::MSG;
         st.pending.sends += 1;
     }
 

@@ -151,7 +151,7 @@ impl Ctx {
             std::mem::size_of::<T>(),
         );
         let mut st = self.state.borrow_mut();
-        st.flags |= flags::WORK;
+        st.flags |= flags::WORK | flags::PUT;
         st.pending.puts += 1;
     }
 

@@ -75,7 +75,7 @@ impl Ctx {
         q.push_put(slot, byte_offset, bytes.len(), PutSrc::Buffered(q.put_data.len()));
         q.put_data.extend_from_slice(bytes);
         let mut st = self.state.borrow_mut();
-        st.flags |= flags::WORK;
+        st.flags |= flags::WORK | flags::PUT;
         st.pending.puts += 1;
     }
 
@@ -226,7 +226,7 @@ impl<'s> Superstep<'s, '_> {
         let q = unsafe { ctx.outbox() }.dest(pid);
         q.push_put(r.slot, r.byte_offset, r.bytes, PutSrc::Direct(addr));
         let mut st = ctx.state.borrow_mut();
-        st.flags |= flags::WORK | flags::HPPUT;
+        st.flags |= flags::WORK | flags::PUT | flags::HPPUT;
         st.pending.puts += 1;
     }
 }

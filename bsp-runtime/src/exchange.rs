@@ -27,6 +27,12 @@ pub(crate) mod flags {
     /// process's collective bookkeeping is empty or unchanged since it was last compared, so the
     /// comparison (which reads every other process's outbox) is skipped.
     pub const COLLECTIVE: u64 = 1 << 6;
+    /// The process queued puts (buffered, unbuffered or combining): the put phase runs.
+    pub const PUT: u64 = 1 << 7;
+    /// The process sent messages (BSMP or the runtime's channel): the message phase runs.
+    pub const MSG: u64 = 1 << 8;
+    /// The process queued records for extension objects: the record phase runs.
+    pub const EXT: u64 = 1 << 9;
 }
 
 /// How a process arrived at the barrier (for diagnostics).
@@ -174,30 +180,32 @@ pub(crate) struct MsgRec {
 
 /// Everything one process sends to one destination in one superstep, in issue order.
 ///
-/// `repr(C)`, with what every receiver looks at first (whether anything was queued, the record
-/// lists) in the first two cache lines: a sync reads these from another core's memory.
+/// `repr(C)` and cache-line aligned, with what the receiver of a superstep of puts reads (whether
+/// anything was queued, the put records and their bytes, the count of calls) in the first cache
+/// line: a sync reads these from another core's memory, and each further line is another
+/// transfer between cores.
 #[derive(Debug, Default)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub(crate) struct DestQueue {
-    /// Something was queued in this superstep (an outbox of a few processes keeps every queue).
-    touched: bool,
+    pub puts: Vec<PutRec>,
+    pub put_data: Vec<u8>,
     /// Puts queued (calls: consecutive ones may share a record).
     pub put_calls: usize,
-    pub puts: Vec<PutRec>,
-    pub msgs: Vec<MsgRec>,
-    /// Records for extension objects (`ext.rs`).
-    pub ext: Vec<crate::ext::ExtRec>,
-    /// Messages on the runtime's own channel (`channel.rs`); only `payload_len` and `at` are used.
-    pub sys_msgs: Vec<MsgRec>,
+    /// Something was queued in this superstep (an outbox of a few processes keeps every queue).
+    touched: bool,
     /// Gets (and their bytes) the owner of this queue asks of its destination: counted by the
     /// requester when it queues them, read by the destination for its statistics (`stats.rs`).
     pub gets: usize,
     pub get_bytes: usize,
-    pub put_data: Vec<u8>,
-    pub msg_data: Vec<u8>,
-    pub ext_data: Vec<u8>,
     /// The operators of the combining puts among `puts`, in order (`combine.rs`).
     pub combines: Vec<u64>,
+    pub msgs: Vec<MsgRec>,
+    pub msg_data: Vec<u8>,
+    /// Records for extension objects (`ext.rs`).
+    pub ext: Vec<crate::ext::ExtRec>,
+    pub ext_data: Vec<u8>,
+    /// Messages on the runtime's own channel (`channel.rs`); only `payload_len` and `at` are used.
+    pub sys_msgs: Vec<MsgRec>,
     pub sys_data: Vec<u8>,
 }
 
@@ -322,19 +330,23 @@ const DIRECT: usize = 64;
 /// It holds a queue per destination touched in the superstep, in first-touch order; queues keep
 /// their buffers between supersteps (no allocation in steady state), and the memory is
 /// proportional to the destinations a process actually sends to.
+///
+/// `repr(C)`: what a reader looks up (the queues and how to find them), which the owner does not
+/// write in steady state, comes first, away from what the owner writes in every superstep.
 #[derive(Debug, Default)]
+#[repr(C)]
 pub(crate) struct Outbox {
-    pub meta: Meta,
     /// `queues[pid]` is `pid`'s queue (at most [`DIRECT`] processes: `direct`). Otherwise
     /// `queues[..used]` are this superstep's and those after keep buffers for later.
     queues: Vec<DestQueue>,
     direct: bool,
-    used: usize,
-    /// The pid of `queues[i]`.
-    dests: Vec<usize>,
     /// `dense[pid]` is 1 + the index of `pid`'s queue, or 0 (pids below [`DENSE`]).
     dense: Vec<u32>,
     sparse: HashMap<usize, u32>,
+    pub meta: Meta,
+    used: usize,
+    /// The pid of `queues[i]`.
+    dests: Vec<usize>,
     /// The last destination looked up and its queue index (consecutive puts mostly go to one).
     last: Option<(usize, usize)>,
 }
@@ -349,9 +361,19 @@ impl Outbox {
         }
     }
 
-    /// The queues of this superstep, with their destinations, in first-touch order.
-    pub(crate) fn queues(&self) -> impl Iterator<Item = (usize, &DestQueue)> {
-        self.dests.iter().map(move |&d| (d, &self.queues[self.index_of(d).expect("a touched destination has a queue")]))
+    /// Calls `f` with each destination touched in this superstep and its queue, in first-touch
+    /// order.
+    #[inline]
+    pub(crate) fn for_each_queue(&self, mut f: impl FnMut(usize, &DestQueue)) {
+        if self.direct {
+            for &d in &self.dests {
+                f(d, &self.queues[d]);
+            }
+        } else {
+            for (q, &d) in self.queues[..self.used].iter().zip(&self.dests) {
+                f(d, q);
+            }
+        }
     }
 
     /// Empties the outbox, keeping every buffer's capacity (no allocation in steady state).

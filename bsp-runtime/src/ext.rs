@@ -121,7 +121,7 @@ impl Ctx {
         q.ext.push(ExtRec { slot: r.slot, at: q.ext_data.len(), len: bytes.len() });
         q.ext_data.extend_from_slice(bytes);
         let mut st = self.state.borrow_mut();
-        st.flags |= flags::WORK;
+        st.flags |= flags::WORK | flags::EXT;
         st.pending.puts += 1;
     }
 
@@ -197,6 +197,9 @@ impl Ctx {
     /// callbacks, in request order (threads engine, after the get-phase barrier, before puts).
     pub(crate) fn deliver_replies(&mut self) {
         let st = self.state.get_mut();
+        if st.requests.is_empty() {
+            return;
+        }
         let requests = std::mem::take(&mut st.requests);
         let (reply, ranges) = (&st.req_reply, &st.req_ranges);
         for request in requests {

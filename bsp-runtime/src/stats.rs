@@ -432,24 +432,40 @@ impl Ctx {
     /// gets it asked for (which it receives).
     #[cold]
     fn count_outgoing(&mut self, hpput: bool) {
-        self.stats.dirty = true;
         let me = self.pid;
-        let mut cur = self.stats.stats.last;
-        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
-        let out = unsafe { self.outbox() };
-        for (d, q) in out.queues() {
-            let (send, recv) = if d == me { (&mut cur.local, None) } else { (&mut cur.sent, Some(&mut cur.received)) };
-            send.puts += q.put_calls;
-            send.put_bytes += put_bytes(q, hpput);
-            send.messages += q.msgs.len();
-            send.message_bytes += q.msg_data.len();
-            send.records += q.ext.len();
-            send.record_bytes += q.ext_data.len();
-            let recv = recv.unwrap_or(send);
-            recv.gets += q.gets;
-            recv.get_bytes += q.get_bytes;
-        }
-        self.stats.stats.last = cur;
+        // SAFETY: the only outbox reference of this call (`Ctx::outbox`); it is used as a shared
+        // reference below, while only `self.stats` (which does not contain the outbox) is written.
+        let out: *const crate::exchange::Outbox = unsafe { self.outbox() };
+        // SAFETY: as above; the outbox lives in the engine's storage, not in `self`.
+        let out = unsafe { &*out };
+        let r = &mut self.stats;
+        r.dirty = true;
+        // Added to the superstep's figures and to the totals at once (no second pass over them).
+        let (cur, tot) = (&mut r.stats.last, &mut r.stats.total);
+        out.for_each_queue(|d, q| {
+            let sent = Traffic {
+                puts: q.put_calls,
+                put_bytes: put_bytes(q, hpput),
+                gets: 0,
+                get_bytes: 0,
+                messages: q.msgs.len(),
+                message_bytes: q.msg_data.len(),
+                records: q.ext.len(),
+                record_bytes: q.ext_data.len(),
+            };
+            // What this process asked `d` for arrives here.
+            let (asked, asked_bytes) = (q.gets, q.get_bytes);
+            let (cs, ts, cr, tr) = if d == me {
+                (&mut cur.local, &mut tot.local, None, None)
+            } else {
+                (&mut cur.sent, &mut tot.sent, Some(&mut cur.received), Some(&mut tot.received))
+            };
+            cs.add(&sent);
+            ts.add(&sent);
+            let (cr, tr) = (cr.unwrap_or(cs), tr.unwrap_or(ts));
+            (cr.gets, cr.get_bytes) = (cr.gets + asked, cr.get_bytes + asked_bytes);
+            (tr.gets, tr.get_bytes) = (tr.gets + asked, tr.get_bytes + asked_bytes);
+        });
     }
 
     /// At the end of `sync`, with what the others queued for this process: counts it, closes
@@ -485,10 +501,8 @@ impl Ctx {
         }
         // Nobody queued anything in an empty superstep: no traffic to add.
         if moved {
+            // The traffic was added to the totals as it was counted.
             cur.h_bytes = cur.sent.bytes().max(cur.received.bytes());
-            tot.sent.add(&cur.sent);
-            tot.received.add(&cur.received);
-            tot.local.add(&cur.local);
             tot.h_bytes += cur.h_bytes;
         }
         if let Some(t) = &mut r.trace {
@@ -510,10 +524,14 @@ impl Recorder {
     #[inline]
     pub(crate) fn note_incoming(&mut self, received: &Traffic, served: usize, served_bytes: usize) {
         self.dirty = true;
-        let cur = &mut self.stats.last;
-        cur.received.add(received);
-        cur.sent.gets += served;
-        cur.sent.get_bytes += served_bytes;
+        for (rec, sent) in [
+            (&mut self.stats.last.received, &mut self.stats.last.sent),
+            (&mut self.stats.total.received, &mut self.stats.total.sent),
+        ] {
+            rec.add(received);
+            sent.gets += served;
+            sent.get_bytes += served_bytes;
+        }
     }
 }
 

@@ -147,10 +147,16 @@ impl Ctx {
             }
             // 4. Get results that land in registered memory, then puts (the put wins, D1).
             held(&mut failure, || {
-                ctx.deliver_replies();
-                ctx.write_staged_gets();
+                if all & flags::GET != 0 {
+                    ctx.deliver_replies();
+                    ctx.write_staged_gets();
+                }
                 engine.land_puts(ctx)?;
-                ctx.apply_puts(engine.peers());
+                // The put phase also counts the gets this process served (statistics).
+                let count_gets = all & flags::GET != 0 && ctx.stats.counting();
+                if all & flags::PUT != 0 || count_gets {
+                    ctx.apply_puts(engine.peers(), count_gets);
+                }
                 Ok(())
             })?;
             if all & flags::HPPUT != 0 {
@@ -164,10 +170,20 @@ impl Ctx {
             }
             // 5. Extension records, messages, registration changes.
             held(&mut failure, || {
+                // Each phase runs only if some process queued something for it.
                 let peers = engine.peers();
-                ctx.apply_records(peers);
-                ctx.receive_messages(peers);
-                ctx.apply_registrations(peers);
+                if all & flags::EXT != 0 {
+                    ctx.apply_records(peers);
+                }
+                if all & flags::MSG != 0 {
+                    ctx.receive_messages(peers);
+                } else {
+                    ctx.recv.clear();
+                    ctx.sys_recv.clear();
+                }
+                if all & flags::COLLECTIVE != 0 {
+                    ctx.apply_registrations(peers);
+                }
                 Ok(())
             })
         });
@@ -235,7 +251,9 @@ impl Ctx {
         }
     }
 
-    fn apply_puts(&mut self, peers: &dyn Peers) {
+    /// Applies the puts of every process to this one, in ascending source pid and then issue
+    /// order; with `count_gets`, also counts the gets this process served (statistics).
+    fn apply_puts(&mut self, peers: &dyn Peers, count_gets: bool) {
         // The statistics of what arrives are counted here, in the pass that reads the queues
         // anyway (a second pass would read the other processes' memory again).
         let (counting, me) = (self.stats.counting(), self.pid);
@@ -248,6 +266,8 @@ impl Ctx {
             let counted = counting && src != me;
             if counted {
                 got.puts += q.put_calls;
+            }
+            if counted && count_gets {
                 // Gets `src` made of this process: data this process sends.
                 served += q.gets;
                 served_bytes += q.get_bytes;
