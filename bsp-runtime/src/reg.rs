@@ -84,7 +84,8 @@ pub(crate) struct Entry {
     pub local_addr: usize,
     pub local_bytes: usize,
     /// Every process's (address, extent in bytes); filled when the registration takes effect.
-    pub remote: Vec<(usize, usize)>,
+    /// Shared by the processes of a run where they share memory (`Peers::registration_row`).
+    pub remote: Arc<[(usize, usize)]>,
     /// Keeps the memory alive while registered (never read).
     pub _keep: Arc<dyn Any + Send + Sync>,
     /// For an extension registration: the object that applies records sent to it, in an
@@ -94,7 +95,7 @@ pub(crate) struct Entry {
     #[allow(clippy::redundant_allocation, reason = "the outer `Arc` gives the fat `Arc` a thin, stable address")]
     pub ext: Option<Arc<Arc<dyn crate::ext::ExtTarget>>>,
     /// Every process's `handler` address, for an extension registration.
-    pub handlers: Vec<usize>,
+    pub handlers: Arc<[usize]>,
 }
 
 /// A process's registration table. Slots are reused LIFO; since pushes and pops are collective
@@ -439,10 +440,10 @@ impl Ctx {
             state: RegState::Pushed(self.step),
             local_addr: if ext.is_some() { 0 } else { addr },
             local_bytes: if ext.is_some() { 0 } else { bytes },
-            remote: Vec::new(),
+            remote: Arc::from([]),
             _keep: keep,
             ext,
-            handlers: Vec::new(),
+            handlers: Arc::from([]),
         });
         st.flags |= crate::exchange::flags::WORK | crate::exchange::flags::COLLECTIVE;
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).

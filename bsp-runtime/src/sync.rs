@@ -385,14 +385,10 @@ impl Ctx {
             let slot = st.table.find_serial(info.serial).expect("a pushed registration is in the table");
             let e = st.table.entries[slot as usize].as_mut().expect("just found");
             e.state = RegState::Active;
-            e.remote = (0..p)
-                .map(|q| {
-                    let theirs = &peers.meta(q).pushes[i];
-                    (theirs.addr, theirs.bytes)
-                })
-                .collect();
+            let row = peers.registration_row(p, i);
+            e.remote = row.remote;
             if e.ext.is_some() {
-                e.handlers = (0..p).map(|q| peers.meta(q).pushes[i].handler).collect();
+                e.handlers = row.handlers;
             }
         }
     }
@@ -506,6 +502,38 @@ pub(crate) trait Peers {
     fn meta(&self, q: usize) -> &Meta;
     /// What process `src` queued for this process in this superstep, if anything.
     fn queue(&self, src: usize) -> Option<&DestQueue>;
+    /// The row of the `i`-th registration pushed in this superstep, for a run of `p`
+    /// processes. The rows of all processes are equal, so an engine whose processes share memory
+    /// builds one per registration for all of them (O(p) memory per registration, not O(p²)).
+    fn registration_row(&self, p: usize, i: usize) -> RegRow {
+        RegRow::build(self, p, i)
+    }
+}
+
+/// Every process's part of one registration, in pid order, as each process's table holds it.
+#[derive(Clone)]
+pub(crate) struct RegRow {
+    /// (address, extent in bytes) of each process's memory.
+    pub remote: std::sync::Arc<[(usize, usize)]>,
+    /// Each process's `handler` address (extension registrations; zeros otherwise).
+    pub handlers: std::sync::Arc<[usize]>,
+}
+
+impl RegRow {
+    /// The row of the `i`-th registration pushed in this superstep, from every process's
+    /// bookkeeping.
+    pub(crate) fn build<P: Peers + ?Sized>(peers: &P, p: usize, i: usize) -> RegRow {
+        let ext = (0..p).any(|q| peers.meta(q).pushes[i].handler != 0);
+        RegRow {
+            remote: (0..p)
+                .map(|q| {
+                    let theirs = &peers.meta(q).pushes[i];
+                    (theirs.addr, theirs.bytes)
+                })
+                .collect(),
+            handlers: if ext { (0..p).map(|q| peers.meta(q).pushes[i].handler).collect() } else { [].into() },
+        }
+    }
 }
 
 /// `copy_nonoverlapping` with the sizes of single-word puts done inline: for them a call to

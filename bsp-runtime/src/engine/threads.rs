@@ -12,7 +12,8 @@
 //! ([`Engine::end_puts`]).
 
 use std::cell::UnsafeCell;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use crossbeam_utils::sync::Parker;
 use crossbeam_utils::CachePadded;
@@ -20,7 +21,7 @@ use crossbeam_utils::CachePadded;
 use super::{Engine, Fate, Outboxes, Poisoned};
 use crate::barrier::Barrier;
 use crate::exchange::{DestQueue, Meta, Outbox};
-use crate::sync::{Peers, Status};
+use crate::sync::{Peers, RegRow, Status};
 use crate::{Ctx, Error, Launch};
 
 /// Outboxes of one process, by superstep parity.
@@ -32,6 +33,9 @@ struct Slot {
 pub(crate) struct Group {
     barrier: Barrier,
     slots: Box<[CachePadded<Slot>]>,
+    /// The rows of the registrations taking effect in the sync in progress, by serial: the
+    /// first process to apply one builds it, the others share it, the last one removes it.
+    rows: Mutex<HashMap<u64, (RegRow, usize)>>,
 }
 
 // SAFETY: the only non-Sync parts are the outboxes in `UnsafeCell`s; their accesses follow the
@@ -49,7 +53,7 @@ impl Group {
                 })
             })
             .collect();
-        (Group { barrier, slots }, parkers)
+        (Group { barrier, slots, rows: Mutex::default() }, parkers)
     }
 
     /// The outboxes of `pid`, for its `Ctx`.
@@ -153,6 +157,31 @@ impl Peers for Threads {
     fn queue(&self, src: usize) -> Option<&DestQueue> {
         // SAFETY: as in `meta`.
         unsafe { self.group.outbox(src, self.parity).queue(self.pid) }
+    }
+
+    fn registration_row(&self, p: usize, i: usize) -> RegRow {
+        if p == 1 {
+            return RegRow::build(self, p, i);
+        }
+        let serial = self.meta(self.pid).pushes[i].serial;
+        // Building a row cannot panic halfway through a change of the map, so a poisoned lock
+        // (a process failed elsewhere while holding it) still guards a consistent map.
+        let mut rows = self.group.rows.lock().unwrap_or_else(|e| e.into_inner());
+        match rows.get_mut(&serial) {
+            Some((row, taken)) => {
+                let row = row.clone();
+                *taken += 1;
+                if *taken == p {
+                    rows.remove(&serial);
+                }
+                row
+            }
+            None => {
+                let row = RegRow::build(self, p, i);
+                rows.insert(serial, (row.clone(), 1));
+                row
+            }
+        }
     }
 }
 
