@@ -73,7 +73,7 @@ impl Ctx {
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         let q = unsafe { self.outbox() }.dest(pid);
         q.push_put(slot, byte_offset, bytes.len(), PutSrc::Buffered(q.put_data.len()));
-        q.put_data.extend_from_slice(bytes);
+        crate::exchange::append(&mut q.put_data, bytes);
         let mut st = self.state.borrow_mut();
         st.flags |= flags::WORK | flags::PUT;
         st.pending.puts += 1;

@@ -178,6 +178,16 @@ pub(crate) struct MsgRec {
     pub payload_len: usize,
 }
 
+/// Appends `bytes` to `buf`, with the copy of a one-word put done inline (a call to `memcpy`
+/// costs more than the copy).
+#[inline(always)]
+pub(crate) fn append(buf: &mut Vec<u8>, bytes: &[u8]) {
+    match <&[u8; 8]>::try_from(bytes) {
+        Ok(word) => buf.extend_from_slice(word),
+        Err(_) => buf.extend_from_slice(bytes),
+    }
+}
+
 /// Everything one process sends to one destination in one superstep, in issue order.
 ///
 /// `repr(C)` and cache-line aligned, with what the receiver of a superstep of puts reads (whether

@@ -540,7 +540,8 @@ impl Ctx {
                 reg.serial, self.nprocs
             ));
         }
-        let (addr, extent_bytes) = self.lookup(op, pid, reg.run_id, reg.pid, reg.slot, reg.serial);
+        // (`check_live` and the pid are checked above.)
+        let (addr, extent_bytes) = self.lookup_entry(op, pid, reg.run_id, reg.pid, reg.slot, reg.serial);
         let size = std::mem::size_of::<T>();
         let extent = extent_bytes.checked_div(size).unwrap_or(0);
         if len > 0 && offset.checked_add(len).is_none_or(|end| end > extent) {
@@ -570,6 +571,13 @@ impl Ctx {
     ) -> (usize, usize) {
         self.check_live(op);
         self.check_pid(op, pid);
+        self.lookup_entry(op, pid, run_id, owner, slot, serial)
+    }
+
+    /// [`lookup`](Ctx::lookup) once the process is known to be live and `pid` in range.
+    #[track_caller]
+    #[inline]
+    fn lookup_entry(&self, op: &str, pid: usize, run_id: u64, owner: usize, slot: u32, serial: u64) -> (usize, usize) {
         self.check_handle(op, run_id, owner, serial);
         let st = self.state.borrow();
         let Some(entry) = st.table.get(slot, serial) else {
