@@ -430,7 +430,6 @@ impl Ctx {
 
     /// What this process queued, from its outbox: puts, messages and records it sends, and the
     /// gets it asked for (which it receives).
-    #[cold]
     fn count_outgoing(&mut self, hpput: bool) {
         let me = self.pid;
         // SAFETY: the only outbox reference of this call (`Ctx::outbox`); it is used as a shared
