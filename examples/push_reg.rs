@@ -8,8 +8,7 @@ use bsp::Ctx;
 #[bsp::program]
 fn main(ctx: &mut Ctx) {
     let (x0, y) = if ctx.pid() == 0 { (1, 2) } else { (3, 4) };
-    let x = ctx.push_reg([x0]);
-    ctx.sync();
+    let x = ctx.register([x0]);
     if ctx.pid() == 0 && ctx.nprocs() > 1 {
         ctx.put(1, &y, &x, 0);
     }

@@ -27,8 +27,7 @@ use proc_macro::TokenStream;
 /// ```rust,ignore
 /// #[bsp::program(procs = 4)]
 /// fn main(ctx: &mut bsp::Ctx) {
-///     let x = ctx.push_reg([ctx.pid() as i32]);
-///     ctx.sync();
+///     let x = ctx.register([ctx.pid() as i32]);
 ///     let mut left = 0;
 ///     bsp::superstep!(ctx, {
 ///         ctx.get((ctx.pid() + ctx.nprocs() - 1) % ctx.nprocs(), &x, 0, &mut left);
@@ -60,8 +59,7 @@ use proc_macro::TokenStream;
 ///     let __bsp_result = ::bsp::__private::Launch::new()
 ///         .default_procs(4)
 ///         .run(|ctx: &mut bsp::Ctx| {
-///             let x = ctx.push_reg([ctx.pid() as i32]);
-///             ctx.sync();
+///             let x = ctx.register([ctx.pid() as i32]);
 ///             let mut left = 0;
 ///             ctx.superstep(|ctx| {
 ///                 ctx.get((ctx.pid() + ctx.nprocs() - 1) % ctx.nprocs(), &x, 0, &mut left);

@@ -16,13 +16,12 @@ use crate::Ctx;
 
 /// A superstep in progress: [`Ctx`] plus `get`, `hpget` and `hpput`.
 ///
-/// Obtained from [`Ctx::superstep`]; derefs to [`Ctx`], so `pid`, `put`, `send`, `push_reg`,
-/// ... are all available. The superstep ends (with a sync) when the closure returns.
+/// Obtained from [`Ctx::superstep`]; derefs to [`Ctx`], so `pid`, `put`, `send`, `hpmove`,
+/// ... are all available (not `sync`, `register` or `unregister`, which need `&mut Ctx`). The superstep ends (with a sync) when the closure returns.
 ///
 /// ```
 /// let r = bsp_runtime::run(2, |ctx| {
-///     let x = ctx.push_reg([ctx.pid() as i64 + 1]);
-///     ctx.sync();
+///     let x = ctx.register([ctx.pid() as i64 + 1]);
 ///     let mut sum = [0i64; 2];
 ///     ctx.superstep(|s| {
 ///         let [a, b] = &mut sum;
@@ -40,8 +39,7 @@ use crate::Ctx;
 ///
 /// ```compile_fail,E0502
 /// bsp_runtime::run(2, |ctx| {
-///     let x = ctx.push_reg([1u8]);
-///     ctx.sync();
+///     let x = ctx.register([1u8]);
 ///     let mut v = 0u8;
 ///     ctx.superstep(|s| {
 ///         s.get(0, &x, 0, &mut v);
@@ -77,8 +75,7 @@ impl Ctx {
     ///
     /// ```
     /// let v = bsp_runtime::run(2, |ctx| {
-    ///     let x = ctx.push_reg([ctx.pid() as u16]);
-    ///     ctx.sync();
+    ///     let x = ctx.register([ctx.pid() as u16]);
     ///     let mut other = 0;
     ///     let n = ctx.superstep(|s| {
     ///         s.get(1 - s.pid(), &x, 0, &mut other);

@@ -14,8 +14,7 @@ fn get_array(ctx: &mut Ctx, xs: Vec<usize>, n: usize) -> Vec<usize> {
     if n % ctx.nprocs() != 0 {
         ctx.abort(format!("get_array: {n} is not divisible by {}", ctx.nprocs()));
     }
-    let mut reg = ctx.push_reg(xs);
-    ctx.sync();
+    let mut reg = ctx.register(xs);
     let name = reg.remote();
     let targets = reg.local(ctx).to_vec();
     ctx.superstep(|ctx| {
@@ -23,8 +22,7 @@ fn get_array(ctx: &mut Ctx, xs: Vec<usize>, n: usize) -> Vec<usize> {
             ctx.get(t / n_over_p, name, t % n_over_p, slot);
         }
     });
-    ctx.pop_reg(&reg);
-    ctx.sync();
+    ctx.unregister(reg);
     reg.into_vec(ctx)
 }
 fn main() {

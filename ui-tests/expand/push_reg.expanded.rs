@@ -10,8 +10,7 @@ fn main() {
     let __bsp_result = ::bsp::__private::Launch::new()
         .run(|ctx: &mut Ctx| {
             let (x0, y) = if ctx.pid() == 0 { (1, 2) } else { (3, 4) };
-            let x = ctx.push_reg([x0]);
-            ctx.sync();
+            let x = ctx.register([x0]);
             if ctx.pid() == 0 && ctx.nprocs() > 1 {
                 ctx.put(1, &y, &x, 0);
             }

@@ -56,8 +56,7 @@ fn main_with_procs() {
         quote! {
             /// Docs stay.
             fn main(ctx: &mut bsp::Ctx) {
-                let x = ctx.push_reg([ctx.pid() as i32]);
-                ctx.sync();
+                let x = ctx.register([ctx.pid() as i32]);
                 let mut left = 0;
                 bsp::superstep!(ctx, {
                     ctx.get(0, &x, 0, &mut left);
@@ -73,8 +72,7 @@ fn main() {
     let __bsp_result = ::bsp::__private::Launch::new()
         .default_procs(4)
         .run(|ctx: &mut bsp::Ctx| {
-            let x = ctx.push_reg([ctx.pid() as i32]);
-            ctx.sync();
+            let x = ctx.register([ctx.pid() as i32]);
             let mut left = 0;
             ctx.superstep(|ctx| {
                 ctx.get(0, &x, 0, &mut left);

@@ -69,8 +69,7 @@ fn an_hpmove_variable_reassigned_to_local_data_is_not_tracked() {
 #[test]
 fn mem_swap_ends_tracking() {
     assert_findings!({
-        let mut a = ctx.push_reg([0u32; 2]);
-        ctx.sync();
+        let mut a = ctx.register([0u32; 2]);
         let mut b = ctx.push_reg([0u32; 2]);
         std::mem::swap(&mut a, &mut b);
         ctx.put(1, &[7u32], &b, 0);
@@ -101,8 +100,7 @@ fn a_registration_assigned_late_or_in_a_block_is_tracked() {
 #[test]
 fn a_registration_assigned_on_one_path_only_is_not_reported_after_the_join() {
     assert_findings!({
-        let mut r = ctx.push_reg([0u32; 2]);
-        ctx.sync();
+        let mut r = ctx.register([0u32; 2]);
         if ctx.pid() == 0 {
             r = ctx.push_reg([0u32; 2]);
         }

@@ -27,9 +27,10 @@
 //! ```
 //!
 //! # The model, in BSP terms
-//! - **Creation** ([`GpArray::builder`] … [`build`](GpBuilder::build)) is collective, like
-//!   `push_reg`: the array is registered with the runtime and becomes usable for one-sided
-//!   operations at the next sync (using it earlier is an error naming the array, as D4).
+//! - **Creation** ([`GpArray::builder`] … [`build`](GpBuilder::build)) is collective and a
+//!   sync, like [`Ctx::register`](crate::Ctx::register): the array is registered with the
+//!   runtime and is usable for one-sided operations as soon as `build` returns it (D4 holds by
+//!   construction).
 //! - **Local operations** ([`access`](GpArray::access), [`access_mut`](GpArray::access_mut),
 //!   [`assign_local`](GpArray::assign_local), [`free_local`](GpArray::free_local)) take only
 //!   subscripts the calling process owns and borrow its [`Ctx`](crate::Ctx), so no reference
@@ -56,7 +57,7 @@
 //! | `GP_Create_handle`, `GP_Set_dimensions` | [`GpArray::builder(&dims)`](GpArray::builder) |
 //! | `GP_Set_chunk` | [`GpBuilder::chunk`] |
 //! | `GP_Set_irreg_distr` | [`GpBuilder::irregular`] |
-//! | `GP_Allocate` | [`GpBuilder::build`] |
+//! | `GP_Allocate` (then `GP_Sync`) | [`GpBuilder::build`] (a sync) |
 //! | `GP_Distribution` | [`GpArray::distribution`] |
 //! | `GP_Malloc` + `GP_Assign_local_element` | a `Vec<T>` + [`GpArray::assign_local`] |
 //! | `GP_Access_element` + `GP_Release_element` | [`GpArray::access`] (the borrow) |

@@ -3,8 +3,7 @@
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let mut a = ctx.push_reg([0u32; 2]);
-    ctx.sync();
+    let mut a = ctx.register([0u32; 2]);
     let mut b = ctx.push_reg([0u32; 2]);
     std::mem::swap(&mut a, &mut b);
     ctx.put(1 - ctx.pid(), &[7u32], &b, 0);

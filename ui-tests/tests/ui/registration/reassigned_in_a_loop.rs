@@ -3,8 +3,7 @@
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let mut r = ctx.push_reg([0u32; 2]);
-    ctx.sync();
+    let mut r = ctx.register([0u32; 2]);
     for round in 0..3u32 {
         ctx.put(1 - ctx.pid(), &[round], &r, 0);
         ctx.sync();
