@@ -22,9 +22,7 @@ fn allsums(ctx: &mut Ctx, x: i32) -> i32 {
         }
         i *= 2;
     }
-    ctx.unregister(right);
-    let sums = *right.value(ctx);
-    sums
+    ctx.unregister(right)[0]
 }
 
 #[bsp::program]

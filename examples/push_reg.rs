@@ -1,4 +1,4 @@
-//! bsp_push_reg(3), example 2: registrations are matched by the order of `push_reg` calls, not
+//! bsp_push_reg(3), example 2: registrations are matched by the order of `register` calls, not
 //! by address. Process 0 puts its `y` into the `x` of process 1.
 //!
 //! Prints `pid 0: x=1 y=2`, `pid 1: x=2 y=4`, and `x=3 y=4` for the other processes.

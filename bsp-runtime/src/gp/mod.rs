@@ -10,13 +10,12 @@
 //! ```
 //! use bsp_runtime::gp::{GpArray, GpBuf};
 //! let sums = bsp_runtime::run(4, |ctx| {
-//!     let mut g = GpArray::<u64>::builder(&[10]).name("rows").build(ctx);
+//!     let mut g = GpArray::<u64>::builder(&[10]).name("rows").build(ctx); // a sync
 //!     // Local: each process assigns the elements it owns; element i holds 1..=i.
 //!     let (lo, hi) = g.distribution(ctx.pid()).unwrap();
 //!     for i in lo[0]..=hi[0] {
 //!         g.assign_local(ctx, &[i], (1..=i as u64).collect::<Vec<_>>());
 //!     }
-//!     ctx.sync();
 //!     // One-sided: read a patch that spans several owners; it lands at the end of the superstep.
 //!     let mut buf = GpBuf::new();
 //!     ctx.superstep(|s| g.get(s, &[2], &[7], &mut buf));
