@@ -152,6 +152,52 @@ impl<'s, 'env> Superstep<'s, 'env> {
     }
 }
 
+/// Sealed marker that no type implements: the bound of `Superstep::register` and its kin below,
+/// which exist only so that registering inside a superstep says why it cannot work (instead of a
+/// borrow error about `Deref`).
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a superstep cannot register or unregister: `register` and `unregister` include a sync, and a superstep ends with the sync at the end of its block",
+    label = "a registration change inside a superstep",
+    note = "register before the superstep and unregister after it: `let r = ctx.register(data); ctx.superstep(|s| ...); ctx.unregister(r);`"
+)]
+pub trait RegistersBetweenSupersteps: sealed::Never {}
+
+#[doc(hidden)]
+impl<'s, 'env> Superstep<'s, 'env> {
+    /// Not callable (the bound holds for no type): registering includes a sync.
+    pub fn register<D: crate::Registration>(&self, _data: D) -> D::Regs
+    where
+        Self: RegistersBetweenSupersteps,
+    {
+        unreachable!("no type implements `RegistersBetweenSupersteps`")
+    }
+
+    /// Not callable (the bound holds for no type): registering includes a sync.
+    pub fn register_each<D: crate::RegValues>(&self, _data: impl IntoIterator<Item = D>) -> Vec<crate::Reg<D::Elem>>
+    where
+        Self: RegistersBetweenSupersteps,
+    {
+        unreachable!("no type implements `RegistersBetweenSupersteps`")
+    }
+
+    /// Not callable (the bound holds for no type): unregistering includes a sync.
+    pub fn unregister<R: crate::Unregistration>(&self, _regs: R) -> R::Data
+    where
+        Self: RegistersBetweenSupersteps,
+    {
+        unreachable!("no type implements `RegistersBetweenSupersteps`")
+    }
+
+    /// Not callable (the bound holds for no type): unregistering includes a sync.
+    pub fn unregister_each<T: crate::Value>(&self, _regs: Vec<crate::Reg<T>>) -> Vec<Vec<T>>
+    where
+        Self: RegistersBetweenSupersteps,
+    {
+        unreachable!("no type implements `RegistersBetweenSupersteps`")
+    }
+}
+
 #[doc(hidden)]
 impl Ctx {
     /// Not callable (the bound holds for no type): see [`Superstep::get`].

@@ -22,9 +22,7 @@ fn allsums(ctx: &mut Ctx, x: i32) -> i32 {
         }
         i *= 2;
     }
-    ctx.pop_reg(&right);
-    let sums = *right.value(ctx);
-    sums
+    ctx.unregister(right)[0]
 }
 fn main() {
     let __bsp_result = ::bsp::__private::Launch::new()

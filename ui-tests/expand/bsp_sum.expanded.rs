@@ -16,7 +16,7 @@ fn bsp_sum(ctx: &mut Ctx, xs: &[i64]) -> i64 {
             ctx.hpget(q, &result, 0, slot);
         }
     });
-    ctx.pop_reg(&result);
+    ctx.unregister(result);
     local_sums.iter().sum()
 }
 fn main() {

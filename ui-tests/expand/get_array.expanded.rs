@@ -15,15 +15,14 @@ fn get_array(ctx: &mut Ctx, xs: Vec<usize>, n: usize) -> Vec<usize> {
         ctx.abort(format!("get_array: {n} is not divisible by {}", ctx.nprocs()));
     }
     let mut reg = ctx.register(xs);
-    let name = reg.remote();
     let targets = reg.local(ctx).to_vec();
     ctx.superstep(|ctx| {
-        for (slot, &t) in reg.local_mut(ctx).iter_mut().zip(&targets) {
+        let (name, local) = reg.split_mut(ctx);
+        for (slot, &t) in local.iter_mut().zip(&targets) {
             ctx.get(t / n_over_p, name, t % n_over_p, slot);
         }
     });
-    ctx.unregister(reg);
-    reg.into_vec(ctx)
+    ctx.unregister(reg)
 }
 fn main() {
     let __bsp_result = ::bsp::__private::Launch::new()

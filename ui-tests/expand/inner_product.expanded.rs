@@ -22,7 +22,7 @@ fn main() {
             }
             ctx.sync();
             let alpha: f64 = partial.local(ctx).iter().sum();
-            ctx.pop_reg(&partial);
+            ctx.unregister(partial);
             let sequential: f64 = (0..N).map(|i| i as f64 * 2.0).sum();
             if alpha != sequential {
                 ctx.abort(

@@ -21,7 +21,7 @@ fn main() {
                 let max_a = b.local(ctx).iter().copied().max().unwrap_or(-1);
                 println!("The maximum is {max_a}");
             }
-            ctx.pop_reg(&b);
+            ctx.unregister(b);
         });
     ::bsp::__private::exit_on_error(__bsp_result);
 }

@@ -19,9 +19,7 @@ fn put_array(ctx: &mut Ctx, xs: Vec<usize>, n: usize) -> Vec<usize> {
         let global = ctx.pid() * n_over_p + i;
         ctx.put(target / n_over_p, &global, &reg, target % n_over_p);
     }
-    ctx.sync();
-    ctx.unregister(reg);
-    reg.into_vec(ctx)
+    ctx.unregister(reg)
 }
 fn main() {
     let __bsp_result = ::bsp::__private::Launch::new()
