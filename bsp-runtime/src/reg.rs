@@ -213,12 +213,14 @@ pub struct Remote<'r, T: Value> {
     pub(crate) serial: u64,
     pub(crate) run_id: u64,
     pub(crate) pid: usize,
-    _t: PhantomData<(fn() -> T, &'r ())>,
+    /// Names elements of `T` (without owning one), and borrows the handle for `'r`.
+    _t: PhantomData<fn() -> T>,
+    _handle: PhantomData<&'r ()>,
 }
 
 impl<T: Value> Remote<'_, T> {
     pub(crate) fn new(slot: u32, serial: u64, run_id: u64, pid: usize) -> Self {
-        Remote { slot, serial, run_id, pid, _t: PhantomData }
+        Remote { slot, serial, run_id, pid, _t: PhantomData, _handle: PhantomData }
     }
 }
 

@@ -26,8 +26,7 @@ fn value(q: usize, i: usize) -> u64 {
 
 /// Registers `n` elements `value(pid, i)` and syncs.
 fn register(ctx: &mut Ctx, n: usize) -> bsp_runtime::Reg<u64> {
-    let x = ctx.register((0..n).map(|i| value(ctx.pid(), i)).collect::<Vec<_>>());
-    x
+    ctx.register((0..n).map(|i| value(ctx.pid(), i)).collect::<Vec<_>>())
 }
 
 #[test]

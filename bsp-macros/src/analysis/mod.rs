@@ -238,6 +238,8 @@ pub(crate) fn note(finding: &Finding) -> String {
         Problem::SameRegistration => format!("note: the destination borrows `{name}` here"),
         Problem::StaleMessage => format!("note: `{name}` comes from the `{op}` here"),
         Problem::MessageLeavesSuperstep => "note: the message is taken by `hpmove` here".to_owned(),
-        Problem::SyncInSuperstep(_) | Problem::NestedSuperstep => "note: the superstep in progress starts here".to_owned(),
+        Problem::SyncInSuperstep(_) | Problem::NestedSuperstep => {
+            "note: the superstep in progress starts here".to_owned()
+        }
     }
 }

@@ -165,6 +165,7 @@ impl Gen {
         step
     }
 
+    #[allow(clippy::too_many_arguments, reason = "what one process may do depends on each of them")]
     fn proc_step(
         &mut self,
         s: usize,
