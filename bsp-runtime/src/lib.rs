@@ -18,7 +18,7 @@
 //! // Every process learns the pid of its left neighbour.
 //! let left = bsp_runtime::run(4, |ctx| {
 //!     let (pid, p) = (ctx.pid(), ctx.nprocs());
-//!     let x = ctx.register([pid as u32]); // collective; effective after the sync
+//!     let x = ctx.register([pid as u32]); // collective, and a sync: effective at once
 //!     let mut result = 0;
 //!     ctx.superstep(|s| {
 //!         s.get((pid + p - 1) % p, &x, 0, &mut result); // lands at the end of this superstep
@@ -43,6 +43,12 @@
 //!   error, and the borrow cannot be leaked out of the closure.
 //! - **An hpput source cannot change before the sync**: it is borrowed immutably for the same
 //!   scope lifetime.
+//! - **A registration is named only while it is in force.** [`Ctx::register`] includes the sync
+//!   that makes a registration effective and only then returns the [`Reg`];
+//!   [`Ctx::unregister`] takes the handle by value and includes the sync that ends it; a
+//!   [`Remote`] name borrows the handle. Both need `&mut Ctx`, so they cannot run inside a
+//!   superstep. Using a registration too early or too late therefore does not compile, however
+//!   the handle is passed around.
 //! - **hpmove references do not outlive their superstep**: [`Ctx::hpmove`] returns references
 //!   tied to `&Ctx`, and the sync needs `&mut Ctx`.
 //! - **Nothing rests on `Drop`.** No handle the user holds has a destructor that soundness needs:

@@ -72,7 +72,7 @@ pub(crate) enum RegState {
     Pushed(usize),
     /// Effective.
     Active,
-    /// Popped in superstep `.0`; usable until the next sync (D6).
+    /// Popped in superstep `.0`; gone at the next sync (`unregister` makes it at once, D27).
     Popped(usize),
 }
 

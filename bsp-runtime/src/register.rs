@@ -250,7 +250,7 @@ impl Ctx {
     /// value, and [`Remote`](crate::Remote) names borrow it, so nothing can name the registration
     /// after this call. This is stricter than BSPlib, where a popped registration stays usable
     /// until the next sync (D6): here, queue the superstep's communication first, then
-    /// unregister (D27).
+    /// unregister (D27). A get on the registration needs its superstep's own sync first.
     ///
     /// ```
     /// let out = bsp_runtime::run(2, |ctx| {

@@ -172,7 +172,8 @@ pub enum Event {
     Synced(usize),
     /// A get destination buffer after the sync (in issue order).
     GetBuf(Vec<u32>),
-    /// `into_vec` of a registration popped in the superstep just ended.
+    /// The data `unregister_each` gave back for a registration popped in the superstep just
+    /// ended.
     Returned(RegId, Vec<u32>),
     /// A registration's local memory after the sync.
     Mem(RegId, Vec<u32>),
