@@ -1,5 +1,5 @@
 // A `get` destination read after the superstep that fetches it (in `println!`, `format!` and
-// `assert!` too), and a registration used after the sync that follows `push_reg`.
+// `assert!` too), and a registration used after the `register` that made it effective.
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
