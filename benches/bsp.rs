@@ -202,8 +202,7 @@ fn time_large(kind: Large, iters: usize) -> f64 {
     let n = LARGE / 8;
     let r = bsp::run(2, |ctx| {
         let other = 1 - ctx.pid();
-        let reg = ctx.push_reg(vec![ctx.pid() as u64 + 1; n]); // not zero: calloc'd zero pages would read as one page
-        ctx.sync();
+        let reg = ctx.register(vec![ctx.pid() as u64 + 1; n]); // not zero: calloc'd zero pages would read as one page
         let src = vec![7u64; n];
         let mut dst = vec![0u64; n];
         let mut once = |ctx: &mut Ctx| match kind {
@@ -300,8 +299,7 @@ const SMALL_PUTS: usize = 10_000;
 fn time_small_puts(iters: usize) -> (f64, f64) {
     let r = bsp::run(2, |ctx| {
         let (pid, other) = (ctx.pid(), 1 - ctx.pid());
-        let reg = ctx.push_reg(vec![0.0f64; 2 * SMALL_PUTS]);
-        ctx.sync();
+        let reg = ctx.register(vec![0.0f64; 2 * SMALL_PUTS]);
         let src: Vec<f64> = (0..SMALL_PUTS).map(|i| i as f64).collect();
         let step = |ctx: &mut Ctx| {
             for (i, x) in src.iter().enumerate() {

@@ -7,8 +7,7 @@ use bsp::Ctx;
 
 /// The running sum of `x` over processes `0..=pid`.
 fn allsums(ctx: &mut Ctx, x: i32) -> i32 {
-    let mut right = ctx.push_reg([x]);
-    ctx.sync();
+    let mut right = ctx.register([x]);
 
     let mut i = 1;
     while i < ctx.nprocs() {
@@ -23,9 +22,7 @@ fn allsums(ctx: &mut Ctx, x: i32) -> i32 {
         }
         i *= 2;
     }
-    ctx.pop_reg(&right);
-    let sums = *right.value(ctx);
-    sums
+    ctx.unregister(right)[0]
 }
 
 #[bsp::program]

@@ -8,8 +8,7 @@ use bsp::Ctx;
 
 /// The sum over all processes of the elements of `xs`; collective.
 fn bsp_sum(ctx: &mut Ctx, xs: &[i64]) -> i64 {
-    let result = ctx.push_reg([xs.iter().sum::<i64>()]);
-    ctx.sync();
+    let result = ctx.register([xs.iter().sum::<i64>()]);
 
     let mut local_sums = vec![0i64; ctx.nprocs()];
     bsp::superstep!(ctx, {
@@ -17,7 +16,7 @@ fn bsp_sum(ctx: &mut Ctx, xs: &[i64]) -> i64 {
             ctx.hpget(q, &result, 0, slot);
         }
     });
-    ctx.pop_reg(&result);
+    ctx.unregister(result);
     local_sums.iter().sum()
 }
 

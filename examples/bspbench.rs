@@ -178,9 +178,7 @@ fn bspbench(ctx: &mut Ctx, cfg: Config) -> Option<Figures> {
     let (p, s) = (ctx.nprocs(), ctx.pid());
     let (maxh, maxn, niters) = (cfg.maxh, cfg.maxn, cfg.niters);
     let verbose = s == 0 && !cfg.quiet && !cfg.json;
-    let times = ctx.push_reg(vec![0.0f64; p]);
-    let dest = ctx.push_reg(vec![0.0f64; 2 * maxh + p]);
-    ctx.sync();
+    let (times, dest) = ctx.register((vec![0.0f64; p], vec![0.0f64; 2 * maxh + p]));
 
     // r: the DAXPY rate.
     let (mut x, mut y, mut z) = (vec![0.0f64; maxn], vec![0.0f64; maxn], vec![0.0f64; maxn]);
@@ -247,9 +245,7 @@ fn bspbench(ctx: &mut Ctx, cfg: Config) -> Option<Figures> {
             }
         }
     }
-    ctx.pop_reg(&dest);
-    ctx.pop_reg(&times);
-    ctx.sync();
+    ctx.unregister((dest, times));
     (s == 0).then(|| {
         let fit_small = least_squares(0, p.min(maxh), &t);
         let fit = least_squares(p.min(maxh), maxh, &t);

@@ -33,6 +33,20 @@ impl Log {
         ctx.sync();
         self.0.push(ctx.stats().last);
     }
+
+    /// `ctx.register`, which is a sync, logged like one.
+    fn register<D: bsp::Registration>(&mut self, ctx: &mut Ctx, data: D) -> D::Regs {
+        let regs = ctx.register(data);
+        self.0.push(ctx.stats().last);
+        regs
+    }
+
+    /// `ctx.unregister`, which is a sync, logged like one.
+    fn unregister<R: bsp::Unregistration>(&mut self, ctx: &mut Ctx, regs: R) -> R::Data {
+        let data = ctx.unregister(regs);
+        self.0.push(ctx.stats().last);
+        data
+    }
 }
 
 /// The inner product of x_i = i and y_i = 2 (i < n), block-distributed: each process sums
@@ -43,15 +57,14 @@ fn inner_product(ctx: &mut Ctx, n: usize, log: &mut Log) -> f64 {
     let (lo, hi) = (s * n / p, (s + 1) * n / p);
     let x: Vec<f64> = (lo..hi).map(|i| i as f64).collect();
     let y = vec![2.0f64; hi - lo];
-    let partial = ctx.push_reg(vec![0.0f64; p]);
-    log.sync(ctx);
+    let partial = log.register(ctx, vec![0.0f64; p]);
     let local: f64 = x.iter().zip(&y).map(|(a, b)| a * b).sum();
     for q in 0..p {
         ctx.put(q, &local, &partial, s);
     }
     log.sync(ctx);
     let alpha = partial.local(ctx).iter().sum();
-    ctx.pop_reg(&partial);
+    log.unregister(ctx, partial);
     alpha
 }
 
@@ -63,8 +76,7 @@ fn matvec(ctx: &mut Ctx, n: usize, log: &mut Log) {
     let (lo, hi) = (s * n / p, (s + 1) * n / p);
     let a: Vec<f64> = (lo..hi).flat_map(|i| (0..n).map(move |j| ((i + j) % 7) as f64)).collect();
     let x_mine = vec![1.0f64; hi - lo];
-    let x = ctx.push_reg(vec![0.0f64; n]);
-    log.sync(ctx);
+    let x = log.register(ctx, vec![0.0f64; n]);
     for q in 0..p {
         ctx.put(q, &x_mine, &x, lo);
     }
@@ -78,8 +90,7 @@ fn matvec(ctx: &mut Ctx, n: usize, log: &mut Log) {
             ctx.abort(format!("row {i} of A·x is {yi}, expected {want}"));
         }
     }
-    ctx.pop_reg(&x);
-    log.sync(ctx);
+    log.unregister(ctx, x);
 }
 
 /// Gathers every process's log on process 0 (w and h, and the superstep's time, in ns and
@@ -87,8 +98,7 @@ fn matvec(ctx: &mut Ctx, n: usize, log: &mut Log) {
 /// and the measured time. Collective.
 fn report(ctx: &mut Ctx, name: &str, log: &Log, machine: Option<&Machine>) {
     let (s, p, k) = (ctx.pid(), ctx.nprocs(), log.0.len());
-    let all = ctx.push_reg(vec![0u64; 3 * k * p]);
-    ctx.sync();
+    let all = ctx.register(vec![0u64; 3 * k * p]);
     let mine: Vec<u64> = log
         .0
         .iter()
@@ -141,8 +151,7 @@ fn report(ctx: &mut Ctx, name: &str, log: &Log, machine: Option<&Machine>) {
             );
         }
     }
-    ctx.pop_reg(&all);
-    ctx.sync();
+    ctx.unregister(all);
 }
 
 fn us(d: Duration) -> String {

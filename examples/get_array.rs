@@ -13,20 +13,17 @@ fn get_array(ctx: &mut Ctx, xs: Vec<usize>, n: usize) -> Vec<usize> {
     if n % ctx.nprocs() != 0 {
         ctx.abort(format!("get_array: {n} is not divisible by {}", ctx.nprocs()));
     }
-    let mut reg = ctx.push_reg(xs);
-    ctx.sync();
+    let mut reg = ctx.register(xs);
 
-    // The gets write into `reg` itself, so name the source by `remote()`, which borrows nothing.
-    let name = reg.remote();
+    // The gets write into `reg` itself: `split_mut` gives its name and its local elements at once.
     let targets = reg.local(ctx).to_vec();
     bsp::superstep!(ctx, {
-        for (slot, &t) in reg.local_mut(ctx).iter_mut().zip(&targets) {
+        let (name, local) = reg.split_mut(ctx);
+        for (slot, &t) in local.iter_mut().zip(&targets) {
             ctx.get(t / n_over_p, name, t % n_over_p, slot);
         }
     });
-    ctx.pop_reg(&reg);
-    ctx.sync();
-    reg.into_vec(ctx)
+    ctx.unregister(reg)
 }
 
 #[bsp::program]

@@ -16,14 +16,13 @@ fn main(ctx: &mut Ctx) {
     let y: Vec<f64> = (s..N).step_by(p).map(|_| 2.0).collect();
     let local: f64 = x.iter().zip(&y).map(|(a, b)| a * b).sum();
 
-    let partial = ctx.push_reg(vec![0.0f64; p]);
-    ctx.sync();
+    let partial = ctx.register(vec![0.0f64; p]);
     for q in 0..p {
         ctx.put(q, &local, &partial, s);
     }
     ctx.sync();
     let alpha: f64 = partial.local(ctx).iter().sum();
-    ctx.pop_reg(&partial);
+    ctx.unregister(partial);
 
     let sequential: f64 = (0..N).map(|i| i as f64 * 2.0).sum();
     if alpha != sequential {

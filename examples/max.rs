@@ -14,8 +14,7 @@ fn main(ctx: &mut Ctx) {
     let (s, p) = (ctx.pid(), ctx.nprocs());
 
     // an array that anyone can reach, one slot per process
-    let b = ctx.push_reg(vec![0i32; p]);
-    ctx.sync();
+    let b = ctx.register(vec![0i32; p]);
 
     // gather the value of `a` from every process on the root
     let a = f(ctx);
@@ -26,5 +25,5 @@ fn main(ctx: &mut Ctx) {
         let max_a = b.local(ctx).iter().copied().max().unwrap_or(-1);
         println!("The maximum is {max_a}");
     }
-    ctx.pop_reg(&b);
+    ctx.unregister(b);
 }

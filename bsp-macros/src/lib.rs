@@ -27,8 +27,7 @@ use proc_macro::TokenStream;
 /// ```rust,ignore
 /// #[bsp::program(procs = 4)]
 /// fn main(ctx: &mut bsp::Ctx) {
-///     let x = ctx.push_reg([ctx.pid() as i32]);
-///     ctx.sync();
+///     let x = ctx.register([ctx.pid() as i32]);
 ///     let mut left = 0;
 ///     bsp::superstep!(ctx, {
 ///         ctx.get((ctx.pid() + ctx.nprocs() - 1) % ctx.nprocs(), &x, 0, &mut left);
@@ -60,8 +59,7 @@ use proc_macro::TokenStream;
 ///     let __bsp_result = ::bsp::__private::Launch::new()
 ///         .default_procs(4)
 ///         .run(|ctx: &mut bsp::Ctx| {
-///             let x = ctx.push_reg([ctx.pid() as i32]);
-///             ctx.sync();
+///             let x = ctx.register([ctx.pid() as i32]);
 ///             let mut left = 0;
 ///             ctx.superstep(|ctx| {
 ///                 ctx.get((ctx.pid() + ctx.nprocs() - 1) % ctx.nprocs(), &x, 0, &mut left);
@@ -108,21 +106,21 @@ use proc_macro::TokenStream;
 /// - a `get`/`hpget` destination or `hpput` source declared inside the superstep, gone before
 ///   the sync;
 /// - a `get` whose source `&reg` is the registration its destination `reg.local_mut(..)` is part
-///   of (the source must then be named by `reg.remote()`);
+///   of (take both with `reg.split_mut(ctx)` instead);
 /// - `get`, `hpget` or `hpput` on the context outside every superstep (they exist only on the
 ///   superstep a `superstep!` block receives);
-/// - a registration used by `put`/`get`/`hpput`/`hpget` in the superstep that registers it
-///   (also when assigned late, by a block, or named through `&r`, an alias or `r.remote()`);
 /// - an `hpmove` result used after the sync that invalidates it, or leaving the superstep that
 ///   took it (as the value of the block, or assigned to a variable declared before it);
-/// - `ctx.sync()` or another superstep inside a superstep.
+/// - `ctx.sync()`, `ctx.register(..)`, `ctx.unregister(..)` (which include a sync) or another
+///   superstep inside a superstep.
 ///
 /// The checks follow names: a copy (`let t = *tag;`, `let &t = tag;`), an assignment
 /// (`m = ctx.hpmove()`) or a `&mut` handed out (`mem::swap`) ends what they know of a name, and
 /// a sync they cannot see (a helper given `ctx`, a called closure that syncs) silences them.
 /// Where they cannot prove a mistake they stay silent, and the runtime's types (borrows that
-/// last until the sync) reject what they must; a registration used too early through a field,
-/// a helper or a collection is left to the runtime's check. The errors are emitted inside the
+/// last until the sync) reject what they must. Registrations are left to the types entirely:
+/// `register` includes the sync that makes a registration effective and `unregister` takes the
+/// handle by value, so no use too early or too late compiles. The errors are emitted inside the
 /// function's body, which makes rustc skip borrow-checking it: each mistake is reported once,
 /// by the macro, not a second time as a borrow error.
 ///

@@ -130,8 +130,7 @@ fn measure(ctx: &mut Ctx) -> Option<Vec<f64>> {
     // 8 MiB from rank 0 to rank 1, against MPI_Send/MPI_Recv and a local copy.
     // Rank 0's x holds the data that gets read; rank 1's receives the puts.
     let src: Vec<u64> = (0..LARGE as u64).collect();
-    let mut x = ctx.push_reg(if pid == 0 { src.clone() } else { vec![0u64; LARGE] });
-    ctx.sync();
+    let mut x = ctx.register(if pid == 0 { src.clone() } else { vec![0u64; LARGE] });
     let mut dst = vec![0u64; LARGE];
     let mut bad = 0;
     for rep in 0..=BLOCKS {
@@ -202,12 +201,10 @@ fn measure(ctx: &mut Ctx) -> Option<Vec<f64>> {
         one(memcpy, seconds(start, 1));
     }
     assert_eq!(bad, 0, "8 MiB transfers that did not arrive (put, get or send)");
-    ctx.pop_reg(&x);
-    ctx.sync();
+    ctx.unregister(x);
 
     // h-relations of one-word puts, against pack + MPI_Alltoallv + unpack.
-    let y = ctx.push_reg(vec![0u64; H]);
-    ctx.sync();
+    let y = ctx.register(vec![0u64; H]);
     let mut raw = vec![0u64; H];
     let (mut send, mut recv) = (vec![0u64; H], vec![0u64; H]);
     let counts = |q: usize| -> Vec<Count> { (0..p).map(|r| if r == q { H as Count } else { 0 }).collect() };

@@ -80,8 +80,7 @@ impl Ctx {
     /// ```
     /// let sums = bsp_runtime::run(4, |ctx| {
     ///     let add = ctx.combiner(|a: u64, b: u64| a + b);
-    ///     let total = ctx.push_reg([0u64]);
-    ///     ctx.sync();
+    ///     let total = ctx.register([0u64]);
     ///     ctx.put_combine(0, &(ctx.pid() as u64 + 1), &total, 0, add); // all four into one element
     ///     ctx.sync();
     ///     *total.value(ctx)
@@ -108,8 +107,7 @@ impl Ctx {
     /// // A histogram: every process adds its counts into process 0's bins, in one superstep.
     /// let bins = bsp_runtime::run(3, |ctx| {
     ///     let add = ctx.combiner(|a: u32, b: u32| a + b);
-    ///     let hist = ctx.push_reg([0u32; 4]);
-    ///     ctx.sync();
+    ///     let hist = ctx.register([0u32; 4]);
     ///     let mine = [1, ctx.pid() as u32, 0, 2];
     ///     ctx.put_combine(0, &mine, &hist, 0, add);
     ///     ctx.sync();

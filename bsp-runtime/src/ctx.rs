@@ -52,8 +52,7 @@ pub(crate) struct State {
 /// ```
 /// let out = bsp_runtime::run(4, |ctx| {
 ///     let (pid, p) = (ctx.pid(), ctx.nprocs());
-///     let x = ctx.push_reg([pid as i32]);
-///     ctx.sync();
+///     let x = ctx.register([pid as i32]);
 ///     let mut left = -1;
 ///     ctx.superstep(|s| s.get((pid + p - 1) % p, &x, 0, &mut left));
 ///     left

@@ -26,8 +26,7 @@ use crate::{Superstep, Value};
 /// ```
 /// let rows = bsp_runtime::run(3, |ctx| {
 ///     let (pid, p) = (ctx.pid(), ctx.nprocs());
-///     let x = ctx.push_reg([10 * pid as u32, 10 * pid as u32 + 1]);
-///     ctx.sync();
+///     let x = ctx.register([10 * pid as u32, 10 * pid as u32 + 1]);
 ///     let mut block = vec![0u32; 2 * p];
 ///     ctx.superstep(|s| {
 ///         let d = s.dest(&mut block);
@@ -46,8 +45,7 @@ use crate::{Superstep, Value};
 ///
 /// ```compile_fail,E0502
 /// bsp_runtime::run(2, |ctx| {
-///     let x = ctx.push_reg([1u8]);
-///     ctx.sync();
+///     let x = ctx.register([1u8]);
 ///     let mut buf = [0u8; 2];
 ///     ctx.superstep(|s| {
 ///         let d = s.dest(&mut buf);
@@ -83,8 +81,7 @@ impl<T: Value> std::fmt::Debug for Dest<'_, T> {
 ///
 /// ```
 /// let got = bsp_runtime::run(2, |ctx| {
-///     let x = ctx.push_reg([1u8, 2, 3]);
-///     ctx.sync();
+///     let x = ctx.register([1u8, 2, 3]);
 ///     let mut buf = [0u8; 5];
 ///     ctx.superstep(|s| {
 ///         let d = s.dest(&mut buf);
@@ -139,8 +136,7 @@ impl<'s, T: Value> Dest<'s, T> {
     ///
     /// ```
     /// let got = bsp_runtime::run(2, |ctx| {
-    ///     let x = ctx.push_reg([ctx.pid() as u64 + 5]);
-    ///     ctx.sync();
+    ///     let x = ctx.register([ctx.pid() as u64 + 5]);
     ///     let mut both = [0u64; 2];
     ///     ctx.superstep(|s| {
     ///         let d = s.dest(&mut both);
@@ -167,8 +163,7 @@ impl<'s, T: Value> Dest<'s, T> {
     ///
     /// ```
     /// let got = bsp_runtime::run(2, |ctx| {
-    ///     let x = ctx.push_reg([ctx.pid() as u16; 2]);
-    ///     ctx.sync();
+    ///     let x = ctx.register([ctx.pid() as u16; 2]);
     ///     let mut buf = [9u16; 5];
     ///     ctx.superstep(|s| {
     ///         let d = s.dest(&mut buf);
@@ -237,8 +232,7 @@ impl<'s> Superstep<'s, '_> {
     /// // Element q of every process q into one row; a whole row from process 0 into another.
     /// let got = bsp_runtime::run(4, |ctx| {
     ///     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    ///     let x = ctx.push_reg(vec![pid as i32; p]);
-    ///     ctx.sync();
+    ///     let x = ctx.register(vec![pid as i32; p]);
     ///     let (mut diagonal, mut first) = ([0i32; 4], [0i32; 4]);
     ///     ctx.superstep(|s| {
     ///         let d = s.dest(&mut diagonal);
@@ -266,8 +260,7 @@ impl<'s> Superstep<'s, '_> {
 ///
 /// ```
 /// let got = bsp_runtime::run(2, |ctx| {
-///     let x = ctx.push_reg([1u16, 2, 3]);
-///     ctx.sync();
+///     let x = ctx.register([1u16, 2, 3]);
 ///     let (mut one, mut three, mut arr, mut vec, mut buf) = (0, [0; 3], [0; 2], vec![0; 1], [0; 4]);
 ///     ctx.superstep(|s| {
 ///         s.get(0, &x, 2, &mut one); // &mut T

@@ -42,8 +42,7 @@ impl Ctx {
     ///
     /// ```
     /// let got = bsp_runtime::run(2, |ctx| {
-    ///     let mut x = ctx.push_reg([0u8; 4]);
-    ///     ctx.sync();
+    ///     let mut x = ctx.register([0u8; 4]);
     ///     let mut v = [1u8, 2];
     ///     ctx.put(1 - ctx.pid(), &v, &x, 2);
     ///     v[0] = 9; // no effect on the transfer
@@ -81,7 +80,7 @@ impl Ctx {
 
     /// Queues a get of `elems` elements into the `elems` elements at `dst`.
     #[track_caller]
-    fn queue_get<T: Value>(&self, op: &str, pid: usize, src: Remote<T>, offset: usize, dst: *mut T, elems: usize) {
+    fn queue_get<T: Value>(&self, op: &str, pid: usize, src: Remote<'_, T>, offset: usize, dst: *mut T, elems: usize) {
         let r = self.resolve(op, pid, src, offset, elems);
         if r.bytes == 0 {
             return;
@@ -123,8 +122,7 @@ impl<'s> Superstep<'s, '_> {
     ///
     /// ```
     /// let got = bsp_runtime::run(2, |ctx| {
-    ///     let x = ctx.push_reg([ctx.pid() as u8 * 3, 1]);
-    ///     ctx.sync();
+    ///     let x = ctx.register([ctx.pid() as u8 * 3, 1]);
     ///     let mut buf = vec![0u8; 4];
     ///     ctx.superstep(|s| {
     ///         let d = s.dest(&mut buf);
@@ -140,8 +138,7 @@ impl<'s> Superstep<'s, '_> {
     ///
     /// ```
     /// let got = bsp_runtime::run(3, |ctx| {
-    ///     let x = ctx.push_reg([10 * ctx.pid() as u32]);
-    ///     ctx.sync();
+    ///     let x = ctx.register([10 * ctx.pid() as u32]);
     ///     let mut all = [0u32; 3];
     ///     ctx.superstep(|s| {
     ///         // one destination element per process: borrow them with `iter_mut`
@@ -169,8 +166,7 @@ impl<'s> Superstep<'s, '_> {
     ///
     /// ```
     /// let got = bsp_runtime::run(2, |ctx| {
-    ///     let x = ctx.push_reg([ctx.pid() as u32; 3]);
-    ///     ctx.sync();
+    ///     let x = ctx.register([ctx.pid() as u32; 3]);
     ///     let mut buf = [7u32; 6];
     ///     ctx.superstep(|s| {
     ///         let d = s.dest(&mut buf);
@@ -196,8 +192,7 @@ impl<'s> Superstep<'s, '_> {
     ///
     /// ```
     /// let got = bsp_runtime::run(2, |ctx| {
-    ///     let x = ctx.push_reg(vec![0u64; 1024]);
-    ///     ctx.sync();
+    ///     let x = ctx.register(vec![0u64; 1024]);
     ///     let block: Vec<u64> = (0..1024).collect();
     ///     ctx.superstep(|s| s.hpput(1 - s.pid(), &block[..], &x, 0));
     ///     x.local(ctx)[1023]

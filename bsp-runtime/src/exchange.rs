@@ -74,9 +74,9 @@ pub(crate) struct Meta {
     pub pending: Pending,
 }
 
-/// Counts of queued communication, by kind. Registration changes are not counted: one left
-/// pending when the SPMD function returns has nothing to lose (BSPlib programs often end with
-/// `bsp_pop_reg` followed directly by `bsp_end`).
+/// Counts of queued communication, by kind. Registration changes are not counted: the public
+/// calls that make them include their sync, so none is left pending when the SPMD function
+/// returns (D23).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Pending {
     pub puts: usize,

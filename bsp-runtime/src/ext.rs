@@ -78,7 +78,8 @@ pub(crate) struct ExtRec {
 }
 
 impl Ctx {
-    /// Registers `obj` collectively; effective at the next sync, like [`Ctx::push_reg`].
+    /// Registers `obj` collectively; effective at the next sync (the caller syncs, as
+    /// [`Ctx::register`] does).
     ///
     /// `signature` must be equal on every process exactly when their objects are compatible
     /// (same type and shape): the sync that makes the registration effective compares it like

@@ -18,8 +18,7 @@
 //! // Every process learns the pid of its left neighbour.
 //! let left = bsp_runtime::run(4, |ctx| {
 //!     let (pid, p) = (ctx.pid(), ctx.nprocs());
-//!     let x = ctx.push_reg([pid as u32]); // collective; effective after the sync
-//!     ctx.sync();
+//!     let x = ctx.register([pid as u32]); // collective, and a sync: effective at once
 //!     let mut result = 0;
 //!     ctx.superstep(|s| {
 //!         s.get((pid + p - 1) % p, &x, 0, &mut result); // lands at the end of this superstep
@@ -44,6 +43,12 @@
 //!   error, and the borrow cannot be leaked out of the closure.
 //! - **An hpput source cannot change before the sync**: it is borrowed immutably for the same
 //!   scope lifetime.
+//! - **A registration is named only while it is in force.** [`Ctx::register`] includes the sync
+//!   that makes a registration effective and only then returns the [`Reg`];
+//!   [`Ctx::unregister`] takes the handle by value and includes the sync that ends it; a
+//!   [`Remote`] name borrows the handle. Both need `&mut Ctx`, so they cannot run inside a
+//!   superstep. Using a registration too early or too late therefore does not compile, however
+//!   the handle is passed around.
 //! - **hpmove references do not outlive their superstep**: [`Ctx::hpmove`] returns references
 //!   tied to `&Ctx`, and the sync needs `&mut Ctx`.
 //! - **Nothing rests on `Drop`.** No handle the user holds has a destructor that soundness needs:
@@ -79,6 +84,7 @@ mod ext;
 pub mod gp;
 mod launch;
 mod reg;
+mod register;
 mod scoped;
 pub mod stats;
 mod superstep;
@@ -93,6 +99,9 @@ pub use dest::{Dest, DestPart, GetDest};
 pub use error::{Error, ErrorKind};
 pub use launch::{exit_on_error, run, Launch, NPROCS_VAR};
 pub use reg::{AsRemote, Reg, Remote};
+pub use register::{RegValues, Registration, Unregistration};
+#[doc(hidden)]
+pub use register::{UseRegister, UseUnregister};
 pub use scoped::{RegData, RegSet, Registered};
 pub use superstep::{OnlyInsideASuperstep, Superstep};
 pub use value::{Elems, ElemsMut, Value};
@@ -113,8 +122,7 @@ pub use value::{Elems, ElemsMut, Value};
 /// }
 ///
 /// let out = bsp_runtime::run(2, |ctx| {
-///     let p = ctx.push_reg([Particle { x: ctx.pid() as f64, v: 0.5 }]);
-///     ctx.sync();
+///     let p = ctx.register([Particle { x: ctx.pid() as f64, v: 0.5 }]);
 ///     let mut other = Particle { x: 0.0, v: 0.0 };
 ///     ctx.superstep(|s| s.get(1 - s.pid(), &p, 0, &mut other));
 ///     other.x + other.v

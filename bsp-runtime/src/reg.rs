@@ -1,9 +1,9 @@
 //! Registered variables: `Reg<T>`, the memory it owns, and each process's registration table.
 //!
-//! A registration is created collectively by `push_reg` and matched across processes by order,
-//! as in BSPlib. Here the runtime owns the registered memory (`Reg<T>` is the handle), so local
-//! code can only reach it through a borrow of the process's [`Ctx`](crate::Ctx); `sync` takes
-//! `&mut Ctx`, so no such borrow is alive while other processes write into it.
+//! A registration is created collectively (`register`, `register.rs`) and matched across
+//! processes by order, as in BSPlib. Here the runtime owns the registered memory (`Reg<T>` is the
+//! handle), so local code can only reach it through a borrow of the process's [`Ctx`]; `sync`
+//! takes `&mut Ctx`, so no such borrow is alive while other processes write into it.
 //!
 //! Every process keeps a full table: for each slot, every process's address and extent (the
 //! address is used by the threads engine only). Bounds checks therefore use the *target's*
@@ -72,7 +72,7 @@ pub(crate) enum RegState {
     Pushed(usize),
     /// Effective.
     Active,
-    /// Popped in superstep `.0`; usable until the next sync (D6).
+    /// Popped in superstep `.0`; gone at the next sync (`unregister` makes it at once, D27).
     Popped(usize),
 }
 
@@ -144,10 +144,11 @@ impl Table {
 
 /// A typed registered variable: a slice of `T` that other processes can put into and get from.
 ///
-/// Made by [`Ctx::push_reg`](crate::Ctx::push_reg) (collective, effective at the next sync) and
-/// deregistered by [`Ctx::pop_reg`](crate::Ctx::pop_reg) (collective, effective at the next sync,
-/// usable until then). Offsets and lengths are counted in elements of `T`; each process may
-/// register a different length.
+/// Made by [`Ctx::register`] (collective; it includes the sync that makes the registration
+/// effective, so a `Reg` is usable for communication as soon as it exists) and given back by
+/// [`Ctx::unregister`] (collective; it takes the handle by value and includes the sync that ends
+/// the registration, so no use after it compiles). Offsets and lengths are counted in elements of
+/// `T`; each process may register a different length.
 ///
 /// The memory belongs to the runtime while registered: read and write it through the process's
 /// context with [`local`](Reg::local) and [`local_mut`](Reg::local_mut). Those borrows end before
@@ -155,8 +156,7 @@ impl Table {
 ///
 /// ```
 /// let sums = bsp_runtime::run(3, |ctx| {
-///     let mut x = ctx.push_reg(vec![0u64; ctx.nprocs()]);
-///     ctx.sync();
+///     let mut x = ctx.register(vec![0u64; ctx.nprocs()]);
 ///     for q in 0..ctx.nprocs() {
 ///         ctx.put(q, &(ctx.pid() as u64 + 1), &x, ctx.pid());
 ///     }
@@ -186,42 +186,53 @@ impl<T: Value> std::fmt::Debug for Reg<T> {
     }
 }
 
-/// A registration's name for communication: `Copy`, and it borrows no local memory.
+/// A registration's name for communication: `Copy`, and it reaches no local memory.
+///
+/// It borrows the handle it names (`'r`), so it cannot outlive it: once the handle is given to
+/// [`Ctx::unregister`], no `Remote` of it is left to communicate with.
 ///
 /// Communication calls accept `&Reg<T>` or `Remote<T>`. The difference matters when a get's
 /// destination is this process's own part of the registration it reads from (as in
-/// `bsp_get(3)`'s `get_array`): the destination is borrowed mutably through
-/// [`Reg::local_mut`], so the source is named by a `Remote` taken before.
+/// `bsp_get(3)`'s `get_array`): [`Reg::split_mut`] gives the name and the local elements at once.
 ///
 /// ```
 /// // forall i: xs[i] := xs[(i + 1) mod n], with xs distributed one element per process
 /// let xs = bsp_runtime::run(3, |ctx| {
 ///     let (pid, p) = (ctx.pid(), ctx.nprocs());
-///     let mut xs = ctx.push_reg([pid * 10]);
-///     ctx.sync();
-///     let name = xs.remote();
-///     ctx.superstep(|s| s.get((pid + 1) % p, name, 0, xs.local_mut(s)));
+///     let mut xs = ctx.register([pid * 10]);
+///     ctx.superstep(|s| {
+///         let (name, local) = xs.split_mut(s);
+///         s.get((pid + 1) % p, name, 0, local);
+///     });
 ///     *xs.value(ctx)
 /// })
 /// .unwrap();
 /// assert_eq!(xs, vec![10, 20, 0]);
 /// ```
-pub struct Remote<T: Value> {
+pub struct Remote<'r, T: Value> {
     pub(crate) slot: u32,
     pub(crate) serial: u64,
     pub(crate) run_id: u64,
     pub(crate) pid: usize,
+    /// Names elements of `T` (without owning one), and borrows the handle for `'r`.
     _t: PhantomData<fn() -> T>,
+    _handle: PhantomData<&'r ()>,
 }
 
-impl<T: Value> Clone for Remote<T> {
+impl<T: Value> Remote<'_, T> {
+    pub(crate) fn new(slot: u32, serial: u64, run_id: u64, pid: usize) -> Self {
+        Remote { slot, serial, run_id, pid, _t: PhantomData, _handle: PhantomData }
+    }
+}
+
+impl<T: Value> Clone for Remote<'_, T> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T: Value> Copy for Remote<T> {}
+impl<T: Value> Copy for Remote<'_, T> {}
 
-impl<T: Value> std::fmt::Debug for Remote<T> {
+impl<T: Value> std::fmt::Debug for Remote<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Remote").field("registration", &self.serial).field("pid", &self.pid).finish()
     }
@@ -233,8 +244,7 @@ impl<T: Value> std::fmt::Debug for Remote<T> {
 ///
 /// ```
 /// let out = bsp_runtime::run(2, |ctx| {
-///     let mut x = ctx.push_reg([0u8; 4]);
-///     ctx.sync();
+///     let mut x = ctx.register([0u8; 4]);
 ///     let other = 1 - ctx.pid();
 ///     ctx.put(other, &1, &x, 0); // &Reg
 ///     ctx.put(other, &2, &mut x, 1); // &mut Reg
@@ -253,48 +263,87 @@ impl<T: Value> std::fmt::Debug for Remote<T> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not name a registration of `{T}`",
     label = "expected `&Reg<{T}>`, `&mut Reg<{T}>`, `&Registered<{T}>` or `Remote<{T}>`",
-    note = "register memory with `push_reg` (or in place with `with_reg`); the element types of source and registration must agree"
+    note = "register memory with `ctx.register(data)` (or in place with `with_reg`); the element types of source and registration must agree"
 )]
 pub trait AsRemote<T: Value> {
     /// The registration's name.
-    fn as_remote(&self) -> Remote<T>;
+    fn as_remote(&self) -> Remote<'_, T>;
 }
 
 impl<T: Value> AsRemote<T> for &Reg<T> {
-    fn as_remote(&self) -> Remote<T> {
+    fn as_remote(&self) -> Remote<'_, T> {
         self.remote()
     }
 }
 impl<T: Value> AsRemote<T> for &mut Reg<T> {
-    fn as_remote(&self) -> Remote<T> {
+    fn as_remote(&self) -> Remote<'_, T> {
         self.remote()
     }
 }
 impl<T: Value> AsRemote<T> for &crate::Registered<'_, T> {
-    fn as_remote(&self) -> Remote<T> {
-        Remote { slot: self.slot, serial: self.serial, run_id: self.run_id, pid: self.pid, _t: PhantomData }
+    fn as_remote(&self) -> Remote<'_, T> {
+        Remote::new(self.slot, self.serial, self.run_id, self.pid)
     }
 }
 impl<T: Value> AsRemote<T> for &mut crate::Registered<'_, T> {
-    fn as_remote(&self) -> Remote<T> {
-        (&**self).as_remote()
+    fn as_remote(&self) -> Remote<'_, T> {
+        Remote::new(self.slot, self.serial, self.run_id, self.pid)
     }
 }
-impl<T: Value> AsRemote<T> for Remote<T> {
-    fn as_remote(&self) -> Remote<T> {
+impl<T: Value> AsRemote<T> for Remote<'_, T> {
+    fn as_remote(&self) -> Remote<'_, T> {
         *self
     }
 }
-impl<T: Value> AsRemote<T> for &Remote<T> {
-    fn as_remote(&self) -> Remote<T> {
+impl<T: Value> AsRemote<T> for &Remote<'_, T> {
+    fn as_remote(&self) -> Remote<'_, T> {
         **self
     }
 }
 
 impl<T: Value> Reg<T> {
-    /// This registration's name for communication, which borrows nothing (see [`Remote`]).
-    pub fn remote(&self) -> Remote<T> {
-        Remote { slot: self.slot, serial: self.serial, run_id: self.run_id, pid: self.pid, _t: PhantomData }
+    /// This registration's name for communication (see [`Remote`]); it borrows the handle, so
+    /// it cannot outlive the registration.
+    ///
+    /// ```
+    /// let out = bsp_runtime::run(2, |ctx| {
+    ///     let x = ctx.register([0u32]);
+    ///     let name = x.remote();
+    ///     ctx.put(1 - ctx.pid(), &7, name, 0);
+    ///     ctx.sync();
+    ///     *x.value(ctx)
+    /// })
+    /// .unwrap();
+    /// assert_eq!(out, vec![7, 7]);
+    /// ```
+    pub fn remote(&self) -> Remote<'_, T> {
+        Remote::new(self.slot, self.serial, self.run_id, self.pid)
+    }
+
+    /// This registration's name and this process's elements, to modify, at once: for a get
+    /// whose destination is this process's own part of the registration it reads from.
+    ///
+    /// ```
+    /// // Every process copies element 0 of its right neighbour into its own element 1.
+    /// let out = bsp_runtime::run(3, |ctx| {
+    ///     let (pid, p) = (ctx.pid(), ctx.nprocs());
+    ///     let mut xs = ctx.register([pid as u8, 0]);
+    ///     ctx.superstep(|s| {
+    ///         let (name, local) = xs.split_mut(s);
+    ///         s.get((pid + 1) % p, name, 0, &mut local[1]);
+    ///     });
+    ///     xs.local(ctx).to_vec()
+    /// })
+    /// .unwrap();
+    /// assert_eq!(out, vec![vec![0, 1], vec![1, 2], vec![2, 0]]);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`local_mut`](Reg::local_mut).
+    #[track_caller]
+    pub fn split_mut<'a>(&'a mut self, ctx: &'a Ctx) -> (Remote<'a, T>, &'a mut [T]) {
+        let name = Remote::new(self.slot, self.serial, self.run_id, self.pid);
+        (name, self.local_mut(ctx))
     }
 
     pub(crate) fn new(slot: u32, serial: u64, run_id: u64, pid: usize, data: Vec<T>) -> (Self, Arc<Storage<T>>) {
@@ -313,7 +362,8 @@ impl<T: Value> Reg<T> {
         self.storage.len == 0
     }
 
-    /// The registration's number in messages (`registration #n`): the n-th `push_reg` of the run.
+    /// The registration's number in messages (`registration #n`): the n-th registration of the
+    /// run (counting every piece of a batch).
     pub fn id(&self) -> u64 {
         self.serial
     }
@@ -371,44 +421,28 @@ impl<T: Value> Reg<T> {
         }
     }
 
-    /// Takes the elements back once the registration is gone (popped, and the sync after the pop
-    /// has happened).
-    ///
-    /// # Panics
-    /// If the registration is still registered.
+    /// Takes the elements back once the registration is gone (after the sync of its pop).
     #[track_caller]
-    pub fn into_vec(self, ctx: &Ctx) -> Vec<T> {
-        self.check_owner(ctx, "into_vec");
+    pub(crate) fn into_vec(self, ctx: &Ctx) -> Vec<T> {
+        self.check_owner(ctx, "unregister");
         let serial = self.serial;
         match Arc::try_unwrap(self.storage) {
             Ok(storage) => storage.as_slice_unchecked().to_vec(),
             Err(_) => ctx.fail_misuse(format!(
-                "into_vec: registration #{serial} is still registered; call `pop_reg` and `sync` first"
+                "unregister: internal error: registration #{serial} is still referenced after the sync of its pop"
             )),
         }
     }
 }
 
 impl Ctx {
-    /// Registers `data` for remote access (`bsp_push_reg`); collective.
-    ///
-    /// Every process must call `push_reg` in the same superstep and in the same order relative to
-    /// its other `push_reg`/`pop_reg` calls; lengths may differ per process (a process that only
-    /// reads or writes others' parts may register nothing: `Vec::new()`). The registration takes
-    /// effect at the next sync: using it for communication before that is an error (D4).
-    ///
-    /// The element type must have a size: registering a zero-sized type such as `()` is a
-    /// compile error (see `value.rs`).
-    ///
-    /// # Panics
-    /// At the next sync, on every process, if the processes pushed different numbers of
-    /// registrations or registered different element types.
+    /// Pushes `data` (collective; effective at the next sync): the first half of
+    /// [`Ctx::register`], which syncs right after.
     #[track_caller]
-    pub fn push_reg<T: Value>(&self, data: impl Into<Vec<T>>) -> Reg<T> {
+    pub(crate) fn push_owned<T: Value>(&self, data: Vec<T>) -> Reg<T> {
         #[allow(clippy::let_unit_value, reason = "evaluating the constant is the check")]
         let () = crate::value::NotZeroSized::<T>::CHECK;
-        self.check_live("push_reg");
-        let data = data.into();
+        self.check_live("register");
         let mut st = self.state.borrow_mut();
         let (slot, serial) = st.table.alloc();
         drop(st);
@@ -457,20 +491,13 @@ impl Ctx {
         });
     }
 
-    /// Deregisters `reg` (`bsp_pop_reg`); collective.
-    ///
-    /// Every process must pop the same registration in the same superstep (in the same order
-    /// relative to its other pops). It stays usable for communication until the next sync (D6),
-    /// after which [`Reg::into_vec`] gives the data back.
-    ///
-    /// # Panics
-    /// If `reg` was pushed in this superstep (D5), was already popped, or is not registered; at
-    /// the next sync, on every process, if the processes popped different registrations.
+    /// Pops `reg` (collective; effective at the next sync): the first half of
+    /// [`Ctx::unregister`], which syncs right after.
     #[track_caller]
-    pub fn pop_reg<T: Value>(&self, reg: &Reg<T>) {
-        self.check_live("pop_reg");
-        self.check_handle("pop_reg", reg.run_id, reg.pid, reg.serial);
-        self.pop_entry("pop_reg", reg.slot, reg.serial);
+    pub(crate) fn pop_owned<T: Value>(&self, reg: &Reg<T>) {
+        self.check_live("unregister");
+        self.check_handle("unregister", reg.run_id, reg.pid, reg.serial);
+        self.pop_entry("unregister", reg.slot, reg.serial);
     }
 
     /// Checks that a handle for local access belongs to this process of this run.
@@ -529,7 +556,7 @@ impl Ctx {
         &self,
         op: &str,
         pid: usize,
-        reg: Remote<T>,
+        reg: Remote<'_, T>,
         offset: usize,
         len: usize,
     ) -> Resolved {

@@ -1,6 +1,6 @@
 //! Scoped registration of memory the caller owns: `Ctx::with_reg` and `Ctx::with_regs`.
 //!
-//! `push_reg` takes ownership of the data, which does not fit a routine that receives
+//! `register` takes ownership of the data, which does not fit a routine that receives
 //! `&mut [T]` and must register it for the length of its work, as `bsp_push_reg` …
 //! `bsp_pop_reg` do in C. `ctx.with_reg(v, |ctx, v| …)` registers `v` in place (push, then a
 //! sync so that it is effective), runs the closure with a handle [`Registered`] that works
@@ -103,7 +103,7 @@ impl<T: Value> Registered<'_, T> {
     ///
     /// ```
     /// bsp_runtime::run(1, |ctx| {
-    ///     let a = ctx.push_reg([0u8]);
+    ///     let a = ctx.register([0u8]);
     ///     ctx.with_reg(&mut [0u8], |_, r| assert_eq!(r.id(), a.id() + 1));
     /// })
     /// .unwrap();
@@ -112,24 +112,50 @@ impl<T: Value> Registered<'_, T> {
         self.serial
     }
 
-    /// This registration's name for communication, which borrows nothing (see
-    /// [`Remote`](crate::Remote)); it names nothing once the closure has returned.
+    /// This registration's name for communication (see [`Remote`](crate::Remote)); it borrows
+    /// the handle, so it cannot leave the closure either.
+    ///
+    /// ```
+    /// let out = bsp_runtime::run(2, |ctx| {
+    ///     let mut v = [0u32];
+    ///     ctx.with_reg(&mut v, |ctx, r| {
+    ///         let name = r.remote();
+    ///         ctx.put(1 - ctx.pid(), &3, name, 0);
+    ///         ctx.sync();
+    ///     });
+    ///     v[0]
+    /// })
+    /// .unwrap();
+    /// assert_eq!(out, vec![3, 3]);
+    /// ```
+    pub fn remote(&self) -> crate::Remote<'_, T> {
+        crate::Remote::new(self.slot, self.serial, self.run_id, self.pid)
+    }
+
+    /// This registration's name and this process's elements, to modify, at once: for a get
+    /// whose destination is this process's own part of the registration it reads from.
     ///
     /// ```
     /// let out = bsp_runtime::run(2, |ctx| {
     ///     let mut v = [ctx.pid() as u32; 2];
     ///     ctx.with_reg(&mut v, |ctx, mut r| {
-    ///         // The destination is this process's own part of the registration it reads from.
-    ///         let name = r.remote();
-    ///         ctx.superstep(|s| s.get(1 - s.pid(), name, 0, &mut r.local_mut(s)[1..]));
+    ///         ctx.superstep(|s| {
+    ///             let (name, local) = r.split_mut(s);
+    ///             s.get(1 - s.pid(), name, 0, &mut local[1..]);
+    ///         });
     ///     });
     ///     v
     /// })
     /// .unwrap();
     /// assert_eq!(out, vec![[0, 1], [1, 0]]);
     /// ```
-    pub fn remote(&self) -> crate::Remote<T> {
-        crate::AsRemote::as_remote(&self)
+    ///
+    /// # Panics
+    /// As [`local_mut`](Registered::local_mut).
+    #[track_caller]
+    pub fn split_mut<'a>(&'a mut self, ctx: &'a Ctx) -> (crate::Remote<'a, T>, &'a mut [T]) {
+        let name = crate::Remote::new(self.slot, self.serial, self.run_id, self.pid);
+        (name, self.local_mut(ctx))
     }
 
     #[track_caller]
@@ -275,12 +301,12 @@ reg_set!(A, B, C, D);
 
 impl Ctx {
     /// Registers `data` (this process's memory) in place for the length of `f`; collective,
-    /// like [`push_reg`](Ctx::push_reg), and every process calls it at the same point.
+    /// like [`register`](Ctx::register), and every process calls it at the same point.
     ///
     /// Pushes the registration and syncs (so it is effective inside `f`), runs `f` with a
     /// [`Registered`] handle, then pops it and syncs (so nobody reaches it any more); `data` is
     /// the caller's again when `with_reg` returns, with every change made to it, and no copy was
-    /// made. Each process may register a different length, as with `push_reg`.
+    /// made. Each process may register a different length, as with `register`.
     ///
     /// **Cost:** 2 syncs, besides those of `f`: the first also ends the superstep in progress
     /// (and completes what it queued), the second ends the last superstep of `f`.
@@ -308,7 +334,7 @@ impl Ctx {
     /// ```
     ///
     /// # Panics
-    /// As `push_reg` and `pop_reg` (at the syncs, on every process, if the processes registered
+    /// As `register` and `unregister` (at the syncs, on every process, if the processes registered
     /// different numbers or element types). If `f` panics, the process can no longer
     /// communicate and the run fails.
     #[track_caller]

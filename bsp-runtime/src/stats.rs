@@ -39,8 +39,7 @@
 //!
 //! ```
 //! let h = bsp_runtime::run(3, |ctx| {
-//!     let x = ctx.push_reg([0u64; 3]);
-//!     ctx.sync();
+//!     let x = ctx.register([0u64; 3]);
 //!     // Everyone puts one word into everyone else: h = 2 words on every process.
 //!     for q in 0..ctx.nprocs() {
 //!         ctx.put(q, &[7u64], &x, ctx.pid());
@@ -68,8 +67,7 @@ pub const WORD: usize = 8;
 /// ```
 /// let sent = bsp_runtime::run(2, |ctx| {
 ///     ctx.set_tag::<u8>();
-///     let x = ctx.push_reg([0u32; 8]);
-///     ctx.sync();
+///     let x = ctx.register([0u32; 8]);
 ///     let other = 1 - ctx.pid();
 ///     ctx.put(other, &[1u32, 2, 3], &x, 0); // 12 bytes
 ///     ctx.send(other, &7u8, &[0u16; 4]); // a 1-byte tag and 8 bytes of payload
@@ -350,8 +348,7 @@ impl Ctx {
     ///
     /// ```
     /// let out = bsp_runtime::run(2, |ctx| {
-    ///     let x = ctx.push_reg([0u32; 4]);
-    ///     ctx.sync();
+    ///     let x = ctx.register([0u32; 4]);
     ///     ctx.put(1 - ctx.pid(), &[1u32, 2, 3, 4], &x, 0);
     ///     ctx.sync();
     ///     let s = ctx.stats();
@@ -375,8 +372,7 @@ impl Ctx {
     /// use bsp_runtime::stats::StatsMode;
     /// bsp_runtime::run(2, |ctx| {
     ///     ctx.set_stats(StatsMode::Counts);
-    ///     let x = ctx.push_reg([0u8; 2]);
-    ///     ctx.sync();
+    ///     let x = ctx.register([0u8; 2]);
     ///     ctx.put(1 - ctx.pid(), &[1u8], &x, 0);
     ///     ctx.sync();
     ///     assert_eq!(ctx.stats().last.sent.put_bytes, 1);

@@ -16,13 +16,12 @@ use crate::Ctx;
 
 /// A superstep in progress: [`Ctx`] plus `get`, `hpget` and `hpput`.
 ///
-/// Obtained from [`Ctx::superstep`]; derefs to [`Ctx`], so `pid`, `put`, `send`, `push_reg`,
-/// ... are all available. The superstep ends (with a sync) when the closure returns.
+/// Obtained from [`Ctx::superstep`]; derefs to [`Ctx`], so `pid`, `put`, `send`, `hpmove`,
+/// ... are all available (not `sync`, `register` or `unregister`, which need `&mut Ctx`). The superstep ends (with a sync) when the closure returns.
 ///
 /// ```
 /// let r = bsp_runtime::run(2, |ctx| {
-///     let x = ctx.push_reg([ctx.pid() as i64 + 1]);
-///     ctx.sync();
+///     let x = ctx.register([ctx.pid() as i64 + 1]);
 ///     let mut sum = [0i64; 2];
 ///     ctx.superstep(|s| {
 ///         let [a, b] = &mut sum;
@@ -40,8 +39,7 @@ use crate::Ctx;
 ///
 /// ```compile_fail,E0502
 /// bsp_runtime::run(2, |ctx| {
-///     let x = ctx.push_reg([1u8]);
-///     ctx.sync();
+///     let x = ctx.register([1u8]);
 ///     let mut v = 0u8;
 ///     ctx.superstep(|s| {
 ///         s.get(0, &x, 0, &mut v);
@@ -77,8 +75,7 @@ impl Ctx {
     ///
     /// ```
     /// let v = bsp_runtime::run(2, |ctx| {
-    ///     let x = ctx.push_reg([ctx.pid() as u16]);
-    ///     ctx.sync();
+    ///     let x = ctx.register([ctx.pid() as u16]);
     ///     let mut other = 0;
     ///     let n = ctx.superstep(|s| {
     ///         s.get(1 - s.pid(), &x, 0, &mut other);
@@ -152,6 +149,52 @@ impl<'s, 'env> Superstep<'s, 'env> {
         Self: EndsAtTheEndOfItsBlock,
     {
         unreachable!("no type implements `EndsAtTheEndOfItsBlock`")
+    }
+}
+
+/// Sealed marker that no type implements: the bound of `Superstep::register` and its kin below,
+/// which exist only so that registering inside a superstep says why it cannot work (instead of a
+/// borrow error about `Deref`).
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a superstep cannot register or unregister: `register` and `unregister` include a sync, and a superstep ends with the sync at the end of its block",
+    label = "a registration change inside a superstep",
+    note = "register before the superstep and unregister after it: `let r = ctx.register(data); ctx.superstep(|s| ...); ctx.unregister(r);`"
+)]
+pub trait RegistersBetweenSupersteps: sealed::Never {}
+
+#[doc(hidden)]
+impl<'s, 'env> Superstep<'s, 'env> {
+    /// Not callable (the bound holds for no type): registering includes a sync.
+    pub fn register<D: crate::Registration>(&self, _data: D) -> D::Regs
+    where
+        Self: RegistersBetweenSupersteps,
+    {
+        unreachable!("no type implements `RegistersBetweenSupersteps`")
+    }
+
+    /// Not callable (the bound holds for no type): registering includes a sync.
+    pub fn register_each<D: crate::RegValues>(&self, _data: impl IntoIterator<Item = D>) -> Vec<crate::Reg<D::Elem>>
+    where
+        Self: RegistersBetweenSupersteps,
+    {
+        unreachable!("no type implements `RegistersBetweenSupersteps`")
+    }
+
+    /// Not callable (the bound holds for no type): unregistering includes a sync.
+    pub fn unregister<R: crate::Unregistration>(&self, _regs: R) -> R::Data
+    where
+        Self: RegistersBetweenSupersteps,
+    {
+        unreachable!("no type implements `RegistersBetweenSupersteps`")
+    }
+
+    /// Not callable (the bound holds for no type): unregistering includes a sync.
+    pub fn unregister_each<T: crate::Value>(&self, _regs: Vec<crate::Reg<T>>) -> Vec<Vec<T>>
+    where
+        Self: RegistersBetweenSupersteps,
+    {
+        unreachable!("no type implements `RegistersBetweenSupersteps`")
     }
 }
 

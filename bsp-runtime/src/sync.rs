@@ -203,7 +203,7 @@ impl Ctx {
         if pushes_differ {
             let counts: Vec<usize> = (0..p).map(|q| peers.meta(q).pushes.len()).collect();
             self.fail_collective(format!(
-                "registration mismatch at the sync ending superstep {step}: the processes called `push_reg` different numbers of times (per process: {counts:?})"
+                "registration mismatch at the sync ending superstep {step}: the processes made different numbers of registrations (`register`, `with_reg`, gp arrays; per process: {counts:?})"
             ));
         }
         for (i, mine) in first.pushes.iter().enumerate() {

@@ -22,12 +22,12 @@
 /// ```
 ///
 /// A zero-sized type such as `()` is a `Value` (it is the tag type of messages without a tag),
-/// but it cannot be registered: registered memory holds data, and `push_reg` of a zero-sized
+/// but it cannot be registered: registered memory holds data, and `register` of a zero-sized
 /// element type is refused when the program is built.
 ///
 /// ```compile_fail,E0080
 /// bsp_runtime::run(1, |ctx| {
-///     let _units = ctx.push_reg([(); 4]); // error: the element type has size 0
+///     let _units = ctx.register([(); 4]); // error: the element type has size 0
 /// });
 /// ```
 #[diagnostic::on_unimplemented(

@@ -83,8 +83,7 @@ fn syncs_with_puts_do_not_allocate() {
     for p in [2, 3, 4] {
         let counts = bsp_runtime::run(p, |ctx| {
             let (pid, p) = (ctx.pid(), ctx.nprocs());
-            let x = ctx.push_reg(vec![0u64; 64 * p]);
-            ctx.sync();
+            let x = ctx.register(vec![0u64; 64 * p]);
             let src: Vec<u64> = (0..64).map(|i| (pid * 1000 + i) as u64).collect();
             let step = |ctx: &mut bsp_runtime::Ctx, i: usize| {
                 for q in 0..p {
@@ -117,9 +116,7 @@ fn syncs_with_gets_and_hp_operations_do_not_allocate() {
     let p = 3;
     let counts = bsp_runtime::run(p, |ctx| {
         let (pid, p) = (ctx.pid(), ctx.nprocs());
-        let x = ctx.push_reg(vec![pid as u32; 256]);
-        let y = ctx.push_reg(vec![0u32; 256 * p]);
-        ctx.sync();
+        let (x, y) = ctx.register((vec![pid as u32; 256], vec![0u32; 256 * p]));
         let block = vec![7u32; 256];
         let mut got = vec![0u32; 256];
         let mut word = 0u32;

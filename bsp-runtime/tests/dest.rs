@@ -26,9 +26,7 @@ fn value(q: usize, i: usize) -> u64 {
 
 /// Registers `n` elements `value(pid, i)` and syncs.
 fn register(ctx: &mut Ctx, n: usize) -> bsp_runtime::Reg<u64> {
-    let x = ctx.push_reg((0..n).map(|i| value(ctx.pid(), i)).collect::<Vec<_>>());
-    ctx.sync();
-    x
+    ctx.register((0..n).map(|i| value(ctx.pid(), i)).collect::<Vec<_>>())
 }
 
 #[test]
@@ -122,8 +120,7 @@ fn overlapping_gets_into_registered_memory() {
         let out = run_ok(p, |ctx| {
             let (pid, p) = (ctx.pid(), ctx.nprocs());
             let x = register(ctx, 4);
-            let mut y = ctx.push_reg([7u64; 6]);
-            ctx.sync();
+            let mut y = ctx.register([7u64; 6]);
             let mut plain = [7u64; 6];
             ctx.superstep(|s| {
                 overlapping_gets(s, &x, s.dest(y.local_mut(s)));

@@ -170,8 +170,8 @@ fn generator_covers_the_semantics() {
         println!("{n:6}  {what}");
     }
     let expected = [
-        "push_reg",
-        "pop_reg",
+        "register",
+        "unregister",
         "superstep without communication",
         "mode: superstep",
         "mode: plain",

@@ -60,14 +60,14 @@ fn check_everywhere(f: fn(&mut Ctx)) {
 fn gp_size_queries_into_registered_memory(ctx: &mut Ctx) {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let right = (pid + 1) % p;
-    let mut xs = ctx.push_reg([7usize, 8]);
+    let mut xs = ctx.register([7usize, 8]);
     let mut g = GpArray::<u32>::builder(&[p]).build(ctx);
     g.assign_local(ctx, &[pid], vec![1; pid + 3]);
     ctx.sync();
-    let name = xs.remote();
     let (mut seen, mut seen_too) = (0usize, 0usize);
     ctx.superstep(|s| {
-        let [size, gathered] = xs.local_mut(s) else { unreachable!("two elements were registered") };
+        let (name, local) = xs.split_mut(s);
+        let [size, gathered] = local else { unreachable!("two elements were registered") };
         g.get_size(s, &[pid], &[pid], size);
         g.gather_size(s, &[[right], [pid], [right]], gathered);
         s.get(right, name, 0, &mut seen);
@@ -113,18 +113,15 @@ fn a_gp_array_too_large_to_allocate_is_an_error_naming_its_size() {
 }
 
 /// A registration made from a vector with spare capacity is used in place (no shrinking copy):
-/// its data round-trips through puts and `into_vec`.
+/// its data round-trips through puts and `unregister`.
 fn registration_from_a_vector_with_spare_capacity(ctx: &mut Ctx) {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let mut data = Vec::with_capacity(64);
     data.extend((0..p as u64).map(|i| i * 100));
-    let xs = ctx.push_reg(data);
-    ctx.sync();
+    let xs = ctx.register(data);
     ctx.put((pid + 1) % p, &(pid as u64 + 1), &xs, pid);
-    ctx.pop_reg(&xs);
-    ctx.sync();
+    let got = ctx.unregister(xs);
     let left = (pid + p - 1) % p;
-    let got = xs.into_vec(ctx);
     let want: Vec<u64> = (0..p as u64).map(|i| if i as usize == left { i + 1 } else { i * 100 }).collect();
     assert_eq!(got, want, "process {pid}");
 }
@@ -222,7 +219,7 @@ fn hpmove_reads_in_place_what_a_typed_send_aligned() {
 /// Runs a superstep (a get from the right neighbour) when dropped.
 struct SuperstepOnDrop<'a> {
     ctx: &'a mut Ctx,
-    xs: Remote<u64>,
+    xs: Remote<'a, u64>,
     out: &'a mut u64,
 }
 
@@ -238,8 +235,7 @@ impl Drop for SuperstepOnDrop<'_> {
 /// its closure returned, so it syncs, its get lands, and the process goes on communicating.
 fn superstep_in_a_destructor_during_unwinding(ctx: &mut Ctx) {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let xs = ctx.push_reg([10 * pid as u64]);
-    ctx.sync();
+    let xs = ctx.register([10 * pid as u64]);
     let name = xs.remote();
     let mut got = 0;
     let unwound = catch_unwind(AssertUnwindSafe(|| {
@@ -261,8 +257,7 @@ fn a_superstep_run_by_a_destructor_during_unwinding_completes() {
 /// A superstep whose own closure unwinds still marks the process broken, even if the program
 /// catches the panic: its next communication fails the run.
 fn communicating_after_a_superstep_closure_unwound(ctx: &mut Ctx) {
-    let xs = ctx.push_reg([0u8]);
-    ctx.sync();
+    let xs = ctx.register([0u8]);
     let caught = catch_unwind(AssertUnwindSafe(|| {
         ctx.superstep(|_| std::panic::resume_unwind(Box::new("the closure fails")));
     }));
@@ -342,8 +337,7 @@ fn derived_through_the_reexport(ctx: &mut Ctx) {
     }
 
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let xs = ctx.push_reg([Pair { a: pid as u32, b: 0.5 }]);
-    ctx.sync();
+    let xs = ctx.register([Pair { a: pid as u32, b: 0.5 }]);
     let mut got = Pair { a: 0, b: 0.0 };
     ctx.superstep(|s| s.get((pid + 1) % p, &xs, 0, &mut got));
     assert_eq!(got, Pair { a: ((pid + 1) % p) as u32, b: 0.5 });

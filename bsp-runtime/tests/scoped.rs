@@ -173,16 +173,6 @@ fn gets_from_and_into_scoped_registrations_and_nesting() {
 }
 
 #[test]
-fn a_name_kept_after_the_scope_names_nothing() {
-    let err = run_err(2, |ctx| {
-        let mut v = [0u8; 2];
-        let name = ctx.with_reg(&mut v, |_, r| r.remote());
-        ctx.put(0, &1u8, name, 0);
-    });
-    assert_mentions(&err, &["put with process 0", "is not registered"]);
-}
-
-#[test]
 fn a_scope_on_some_processes_only_is_a_registration_mismatch() {
     let err = run_err(3, |ctx| {
         let mut v = [0u8; 2];

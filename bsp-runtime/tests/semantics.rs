@@ -61,8 +61,7 @@ fn runs_may_follow_each_other() {
         for round in 0..4u32 {
             for p in PS {
                 let got = bsp_runtime::run(p, move |ctx| {
-                    let x = ctx.push_reg([ctx.pid() as u32 + round]);
-                    ctx.sync();
+                    let x = ctx.register([ctx.pid() as u32 + round]);
                     let mut v = 0;
                     ctx.superstep(|s| s.get(0, &x, 0, &mut v));
                     (x.id(), v, ctx.step())

@@ -21,8 +21,7 @@ const PS: std::ops::RangeInclusive<usize> = 1..=8;
 #[test]
 fn turned_off_the_figures_stay_and_counts_need_no_clock() {
     run_ok(3, |ctx| {
-        let x = ctx.push_reg([0u32; 3]);
-        ctx.sync();
+        let x = ctx.register([0u32; 3]);
         ctx.put((ctx.pid() + 1) % 3, &[1u32], &x, 0);
         ctx.sync();
         let before = *ctx.stats();

@@ -106,8 +106,7 @@ fn many_short_runs() {
         for run in 0..200 {
             let got = bsp_runtime::run(8, move |ctx| {
                 let (me, p) = (ctx.pid(), ctx.nprocs());
-                let x = ctx.push_reg(vec![run as u64; 2]);
-                ctx.sync();
+                let x = ctx.register(vec![run as u64; 2]);
                 for step in 0..4 {
                     ctx.put((me + step + 1) % p, &val(step, me), &x, 1);
                     ctx.sync();

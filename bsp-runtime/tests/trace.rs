@@ -197,8 +197,7 @@ fn traced_program() {
     let p: usize = std::env::var("BSP_TRACE_TEST_P").map_or(3, |v| v.parse().expect("a number"));
     let steps = bsp_runtime::run(p, |ctx| {
         let (s, p) = (ctx.pid(), ctx.nprocs());
-        let x = ctx.push_reg(vec![0u64; p.max(2)]);
-        ctx.sync();
+        let x = ctx.register(vec![0u64; p.max(2)]);
         for q in (0..p).filter(|&q| q != s) {
             ctx.put(q, &[s as u64], &x, s);
         }
@@ -206,8 +205,7 @@ fn traced_program() {
         ctx.sync();
         let mut two = [0u64; 2];
         ctx.superstep(|st| st.get(0, &x, 0, &mut two));
-        ctx.pop_reg(&x);
-        ctx.sync();
+        ctx.unregister(x);
         ctx.step()
     })
     .expect("the traced program runs");

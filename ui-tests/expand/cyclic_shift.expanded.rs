@@ -8,27 +8,23 @@
 use bsp::Ctx;
 /// The value of `x` on the left neighbour, with a buffered get (example 3).
 fn cyclic_shift(ctx: &mut Ctx, x: i32) -> i32 {
-    let mut x = ctx.push_reg([x]);
-    ctx.sync();
+    let mut x = ctx.register([x]);
     let left = (ctx.pid() + ctx.nprocs() - 1) % ctx.nprocs();
-    let name = x.remote();
     ctx.superstep(|ctx| {
-        ctx.get(left, name, 0, x.value_mut(ctx));
+        let (name, local) = x.split_mut(ctx);
+        ctx.get(left, name, 0, &mut local[0]);
     });
-    ctx.pop_reg(&x);
-    let result = *x.value(ctx);
-    result
+    ctx.unregister(x)[0]
 }
 /// The same with an unbuffered get into a separate variable (example 4).
 fn cyclic_shift_hp(ctx: &mut Ctx, x: i32) -> i32 {
-    let x = ctx.push_reg([x]);
-    ctx.sync();
+    let x = ctx.register([x]);
     let left = (ctx.pid() + ctx.nprocs() - 1) % ctx.nprocs();
     let mut result = 0;
     ctx.superstep(|ctx| {
         ctx.hpget(left, &x, 0, &mut result);
     });
-    ctx.pop_reg(&x);
+    ctx.unregister(x);
     result
 }
 fn main() {

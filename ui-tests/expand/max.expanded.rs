@@ -13,8 +13,7 @@ fn main() {
         .run(|ctx: &mut Ctx| {
             let root = 0;
             let (s, p) = (ctx.pid(), ctx.nprocs());
-            let b = ctx.push_reg(vec![0i32; p]);
-            ctx.sync();
+            let b = ctx.register(vec![0i32; p]);
             let a = f(ctx);
             ctx.put(root, &a, &b, s);
             ctx.sync();
@@ -22,7 +21,7 @@ fn main() {
                 let max_a = b.local(ctx).iter().copied().max().unwrap_or(-1);
                 println!("The maximum is {max_a}");
             }
-            ctx.pop_reg(&b);
+            ctx.unregister(b);
         });
     ::bsp::__private::exit_on_error(__bsp_result);
 }

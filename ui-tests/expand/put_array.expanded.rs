@@ -13,17 +13,13 @@ fn put_array(ctx: &mut Ctx, xs: Vec<usize>, n: usize) -> Vec<usize> {
     if n % ctx.nprocs() != 0 {
         ctx.abort(format!("put_array: {n} is not divisible by {}", ctx.nprocs()));
     }
-    let reg = ctx.push_reg(xs);
-    ctx.sync();
+    let reg = ctx.register(xs);
     for i in 0..n_over_p {
         let target = reg.local(ctx)[i];
         let global = ctx.pid() * n_over_p + i;
         ctx.put(target / n_over_p, &global, &reg, target % n_over_p);
     }
-    ctx.sync();
-    ctx.pop_reg(&reg);
-    ctx.sync();
-    reg.into_vec(ctx)
+    ctx.unregister(reg)
 }
 fn main() {
     let __bsp_result = ::bsp::__private::Launch::new()

@@ -2,7 +2,7 @@
 //!
 //! Each compile-fail case is one file with one mistake and its expected `.stderr` beside it;
 //! `README.md` says how to regenerate them. Every folder of `tests/ui/` is a topic of
-//! compile-fail cases (`get`, `hpget`, `hpput`, `registration`, `hpmove`: the macros' checks;
+//! compile-fail cases (`get`, `hpget`, `hpput`, `hpmove`: the macros' checks;
 //! `superstep`, `attribute`: misused macros; `types`: what the macros cannot see and the
 //! runtime's types reject), except `pass`, which holds programs that must compile and run: the
 //! cases where a check must stay silent.

@@ -55,15 +55,14 @@ pub(crate) enum Problem {
     DeclaredInSuperstep,
     /// A `get`/`hpget` names its source by `&reg` and writes into `reg.local_mut(..)`.
     SameRegistration,
-    /// A registration is used for communication in the superstep that registers it.
-    RegistrationNotYetEffective,
     /// An `hpmove` result is used after the sync that invalidated it.
     StaleMessage,
     /// An `hpmove` result of a superstep is its value, or is assigned to a variable declared
     /// before it: it would outlive the sync that ends the superstep.
     MessageLeavesSuperstep,
-    /// `ctx.sync()` inside a superstep.
-    SyncInSuperstep,
+    /// `ctx.sync()` inside a superstep, or (with its name) a registration call, which includes a
+    /// sync.
+    SyncInSuperstep(Option<&'static str>),
     /// `superstep!` or `ctx.superstep(..)` inside a superstep.
     NestedSuperstep,
 }
@@ -169,14 +168,8 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
              = note: a `{op}` may read and write the same registration (every source is read \
              before any destination is written), but one call cannot borrow `{name}` both to \
              read it and to write it\n\
-             = help: name the source by `{name}.remote()`, which borrows nothing: \
-             `{ctx}.{op}(pid, {name}.remote(), offset, {name}.local_mut({ctx}))`"
-        ),
-        Problem::RegistrationNotYetEffective => format!(
-            "`{name}` is used for communication in the superstep that registers it\n\
-             = note: a registration takes effect at the next sync, on every process\n\
-             = help: end the superstep (`{ctx}.sync()` or the end of a `superstep!` block) \
-             between the `push_reg` and the first `put`, `get`, `hpput` or `hpget` on `{name}`"
+             = help: take the name and the local part at once with `split_mut`: \
+             `let (name, local) = {name}.split_mut({ctx}); {ctx}.{op}(pid, name, offset, local)`"
         ),
         Problem::StaleMessage => format!(
             "`{name}` is used after the sync that invalidates it\n\
@@ -208,7 +201,14 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
                  returns the message by value"
             )
         }
-        Problem::SyncInSuperstep => format!(
+        Problem::SyncInSuperstep(Some(method)) => format!(
+            "`{name}.{method}(..)` cannot be called inside a superstep\n\
+             = note: `{method}` includes a sync (a registration changes only at a sync, on every \
+             process), and a superstep ends with exactly one sync, made when its block ends\n\
+             = help: call it before the `superstep!` block or after it: \
+             `let r = {name}.register(data); superstep!({name}, {{ ... }});`"
+        ),
+        Problem::SyncInSuperstep(None) => format!(
             "`{name}.sync()` cannot be called inside a superstep\n\
              = note: a superstep ends with exactly one sync, made when its block ends, after \
              every `get`, `hpget` and `hpput` in it is recorded; nothing inside the block can \
@@ -236,11 +236,10 @@ pub(crate) fn note(finding: &Finding) -> String {
         }
         Problem::DeclaredInSuperstep => format!("note: `{name}` is declared here, inside the superstep"),
         Problem::SameRegistration => format!("note: the destination borrows `{name}` here"),
-        Problem::RegistrationNotYetEffective => {
-            format!("note: `{name}` is registered here, by `{op}`")
-        }
         Problem::StaleMessage => format!("note: `{name}` comes from the `{op}` here"),
         Problem::MessageLeavesSuperstep => "note: the message is taken by `hpmove` here".to_owned(),
-        Problem::SyncInSuperstep | Problem::NestedSuperstep => "note: the superstep in progress starts here".to_owned(),
+        Problem::SyncInSuperstep(_) | Problem::NestedSuperstep => {
+            "note: the superstep in progress starts here".to_owned()
+        }
     }
 }

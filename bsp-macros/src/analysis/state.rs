@@ -3,13 +3,11 @@
 //!
 //! # Join rules (why there are no false positives)
 //!
-//! - *Until-sync* entries (a `get`/`hpget` destination, an `hpput` source, a fresh registration)
-//!   that existed before a branch point stay pending after it only if they are still pending at
+//! - *Until-sync* entries (a `get`/`hpget` destination, an `hpput` source) that existed before a branch point stay pending after it only if they are still pending at
 //!   the end of **every** branch that reaches the join: one path that syncs is enough to silence
 //!   the check. Entries created inside one branch are kept (a `get` on one path already borrows
 //!   its destination until the sync on that path, so the runtime's types reject the read anyway;
-//!   the check only gives a better message). A registration assigned (`r = ctx.push_reg(..)`)
-//!   on some paths only is not kept: the other paths may hold an effective one.
+//!   the check only gives a better message).
 //! - *After-sync* entries (`hpmove` results) are stale after the join if **some** path synced:
 //!   using the borrow after a possible sync is rejected by the borrow checker anyway. If some
 //!   path handed the context to code the macro cannot see, the entry becomes unknown and is
@@ -91,7 +89,6 @@ pub(crate) enum Op {
     Get,
     HpGet,
     HpPut,
-    PushReg,
     HpMove,
     /// Not a pending operation: a superstep in progress, for the findings about it.
     Superstep,
@@ -103,7 +100,6 @@ impl Op {
             Op::Get => "get",
             Op::HpGet => "hpget",
             Op::HpPut => "hpput",
-            Op::PushReg => "push_reg",
             Op::HpMove => "hpmove",
             Op::Superstep => "superstep",
         }
@@ -179,11 +175,10 @@ impl State {
         }
     }
 
-    /// The context was handed to code the macro cannot see, which may sync: registrations are no
-    /// longer reported, `hpmove` results become unknown. (`get`, `hpget` and `hpput` entries stay:
-    /// they only exist inside a superstep, where the context cannot sync.)
+    /// The context was handed to code the macro cannot see, which may sync: `hpmove` results
+    /// become unknown. (`get`, `hpget` and `hpput` entries stay: they only exist inside a
+    /// superstep, where the context cannot sync.)
     pub(crate) fn maybe_sync(&mut self) {
-        self.entries.retain(|e| e.op != Op::PushReg);
         for entry in &mut self.entries {
             if let Validity::Live = entry.validity {
                 entry.validity = Validity::Unknown;
@@ -209,9 +204,8 @@ impl State {
                 let mut joined = entry.clone();
                 if entry.op == Op::HpMove {
                     joined.validity = join_validity(&copies);
-                } else if (existed || entry.op == Op::PushReg) && copies.len() < live.len() {
-                    // Some path synced, or (for a registration assigned in one branch) some path
-                    // did not register: not reported any more.
+                } else if existed && copies.len() < live.len() {
+                    // Some path synced: not reported any more.
                     continue;
                 }
                 entries.push(joined);

@@ -6,24 +6,21 @@
 //!
 //! - `ctx.get(pid, src, off, DST)` / `ctx.hpget(..)`: the place `DST` borrows (`left`,
 //!   `pair.0`, `buf[_]`) is pending until the sync; any use of an overlapping place is reported,
-//!   as the destination of another `get` too. `src` must not be a registration of this
-//!   superstep, nor (as `&reg`) the registration `DST = reg.local_mut(..)` is part of. `DST` must
-//!   not be `&mut x` for a variable `x` of the superstep itself.
+//!   as the destination of another `get` too. `src` must not be (as `&reg`) the registration `DST = reg.local_mut(..)` is part of. `DST` must not be
+//!   `&mut x` for a variable `x` of the superstep itself.
 //! - `ctx.hpput(pid, SRC, dst, off)`: writes to the place `SRC` borrows are reported; `SRC` must
 //!   not be `&x` for a variable `x` of the superstep itself.
-//! - `ctx.put(pid, src, dst, off)`: copies at the call, so nothing is pending (only `dst` must
-//!   not be a registration of this superstep).
-//! - `let r = ctx.push_reg(..)` (also `r = ..`, a block whose value it is, and an alias
-//!   `let a = &r;`): `r` as the registration argument of a communication in the same superstep
-//!   (`&r`, `r`, `r.remote()`) is reported.
+//! - `ctx.put(pid, src, dst, off)`: copies at the call, so nothing is pending.
+//! - Registrations are left to the types: `ctx.register(..)` includes the sync that makes the
+//!   registration effective, and `ctx.unregister(reg)` takes the handle by value.
 //! - `let m = ctx.hpmove()` / `hpmove_bytes()` (also `m = ..`, and names bound from it by `let`,
 //!   `if let`, `while let` and `match`, through `.unwrap()` / `.expect(..)`): uses after a sync
 //!   are reported. Copies are values, not aliases: `*tag`, and names bound under a `&` pattern
 //!   (`let &t = tag;`, `Some((&t, _))`). An `hpmove` result of a superstep that is the value of
 //!   its block, or assigned to a variable declared before it, is reported as leaving it.
-//! - Syncs: `ctx.sync()`, the end of a `superstep!` block or of a `ctx.superstep(|s| ..)` call.
-//!   Inside a superstep, `ctx.sync()` and another superstep are reported (only the end of the
-//!   block ends it). Handing the context to other code (`helper(ctx)`, an unknown method on it,
+//! - Syncs: `ctx.sync()`, `ctx.register(..)`, `ctx.unregister(..)` (and their `_each` forms),
+//!   the end of a `superstep!` block or of a `ctx.superstep(|s| ..)` call. Inside a superstep,
+//!   those calls and another superstep are reported (only the end of the block ends it). Handing the context to other code (`helper(ctx)`, an unknown method on it,
 //!   an unknown macro mentioning it, a closure whose body may sync, when called or handed over)
 //!   may sync: registrations and `hpmove` results are no longer reported.
 //!
@@ -130,29 +127,13 @@ impl Walker {
         }
     }
 
-    /// What a binding holds after `let name = init` or `name = init`: an `hpmove` result, a
-    /// fresh registration, or an alias of one (`&r`); nothing for anything else (a copy such as
-    /// `*tag`, a method's result, ...).
+    /// What a binding holds after `let name = init` or `name = init`: an `hpmove` result, or
+    /// nothing tracked (a copy such as `*tag`, a method's result, ...).
     fn tracked_value(&mut self, init: &Expr) -> Vec<(Op, Span, Validity)> {
-        if let Some((span, validity)) = self.hpmove_origin(init) {
-            return vec![(Op::HpMove, span, validity)];
+        match self.hpmove_origin(init) {
+            Some((span, validity)) => vec![(Op::HpMove, span, validity)],
+            None => Vec::new(),
         }
-        if let Some(span) = self.push_reg_call(init) {
-            return vec![(Op::PushReg, span, Validity::Live)];
-        }
-        let Expr::Path(path) = super::syntax::strip_borrows(init) else {
-            return Vec::new();
-        };
-        let Some(ident) = path.path.get_ident() else {
-            return Vec::new();
-        };
-        let binding = self.scopes.lookup(&ident.to_string());
-        self.state
-            .entries
-            .iter()
-            .filter(|e| e.binding == binding && e.op == Op::PushReg)
-            .map(|e| (e.op, e.op_span, e.validity))
-            .collect()
     }
 
     /// The binding `ident` now holds a new value, described by `tracked` (see
@@ -166,9 +147,9 @@ impl Walker {
     }
 
     /// The binding was given a new value, or lent out mutably (`mem::swap(&mut a, &mut b)`):
-    /// what it held as an `hpmove` result or a registration is no longer known.
+    /// what it held as an `hpmove` result is no longer known.
     fn end_tracking(&mut self, binding: BindingId) {
-        self.state.entries.retain(|e| !(e.binding == binding && matches!(e.op, Op::HpMove | Op::PushReg)));
+        self.state.entries.retain(|e| !(e.binding == binding && e.op == Op::HpMove));
     }
 
     /// A definite sync at `at`.

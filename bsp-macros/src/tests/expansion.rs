@@ -56,8 +56,7 @@ fn main_with_procs() {
         quote! {
             /// Docs stay.
             fn main(ctx: &mut bsp::Ctx) {
-                let x = ctx.push_reg([ctx.pid() as i32]);
-                ctx.sync();
+                let x = ctx.register([ctx.pid() as i32]);
                 let mut left = 0;
                 bsp::superstep!(ctx, {
                     ctx.get(0, &x, 0, &mut left);
@@ -73,8 +72,7 @@ fn main() {
     let __bsp_result = ::bsp::__private::Launch::new()
         .default_procs(4)
         .run(|ctx: &mut bsp::Ctx| {
-            let x = ctx.push_reg([ctx.pid() as i32]);
-            ctx.sync();
+            let x = ctx.register([ctx.pid() as i32]);
             let mut left = 0;
             ctx.superstep(|ctx| {
                 ctx.get(0, &x, 0, &mut left);
@@ -325,17 +323,16 @@ fn analysis_findings_come_with_the_expansion() {
         quote!(procs = 2),
         quote! {
             fn main(ctx: &mut Ctx) {
-                let r = ctx.push_reg([0u8]);
-                ctx.put(1, &[1u8], &r, 0);
                 let mut left = 0;
+                superstep!(ctx, { let r = ctx.register([0u8]); });
                 superstep!(ctx, { ctx.get(1, &x, 0, &mut left); println!("{left}"); });
             }
         },
     );
     let found = errors(&expanded);
     assert_eq!(found.len(), 4, "{found:#?}");
-    assert!(found[0].starts_with("`r` is used for communication in the superstep"));
-    assert_eq!(found[1], "note: `r` is registered here, by `push_reg`");
+    assert!(found[0].starts_with("`ctx.register(..)` cannot be called inside a superstep"));
+    assert_eq!(found[1], "note: the superstep in progress starts here");
     assert!(found[2].starts_with("`left` is read before the sync"));
     assert_eq!(found[3], "note: the `get` that makes `left` pending is here");
     assert!(expanded.contains("ctx.superstep(|ctx| {"), "{expanded}");

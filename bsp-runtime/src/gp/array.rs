@@ -25,13 +25,13 @@ use crate::{Ctx, Value};
 /// use bsp_runtime::gp::{GpArray, GpBuf};
 /// let out = bsp_runtime::run(3, |ctx| {
 ///     // GP_Create_handle + GP_Set_dimensions + GP_Allocate (collective)
+///     // (a sync: the array is usable for one-sided operations as soon as it exists)
 ///     let mut g = GpArray::<u32>::builder(&[6]).name("lists").build(ctx);
 ///     // Every process fills the elements it owns: element i holds 0..i.
 ///     let (lo, hi) = g.distribution(ctx.pid()).unwrap();
 ///     for i in lo[0]..=hi[0] {
 ///         g.assign_local(ctx, &[i], (0..i as u32).collect::<Vec<_>>());
 ///     }
-///     ctx.sync(); // the array is usable for one-sided operations after this sync
 ///     let mut buf = GpBuf::new();
 ///     ctx.superstep(|s| g.gather(s, &[[5], [0], [2]], &mut buf));
 ///     buf.into_elements()
@@ -42,8 +42,6 @@ use crate::{Ctx, Value};
 pub struct GpArray<T: Value> {
     pub(crate) shared: Arc<GpShared<T>>,
     pub(crate) reg: ExtReg,
-    /// The superstep it was created in: one-sided operations need the sync after it.
-    pub(crate) created: usize,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -108,21 +106,22 @@ impl<T: Value> GpBuilder<T> {
         self
     }
 
-    /// Creates the array (`GP_Allocate`); collective: every process must build its arrays in
-    /// the same order, with the same element type, dimensions and distribution, in the same
-    /// superstep (relative to its other registrations).
+    /// Creates the array (`GP_Allocate` followed by `GP_Sync`); collective: every process must
+    /// build its arrays in the same order, with the same element type, dimensions and
+    /// distribution, at the same point (relative to its other registrations).
     ///
-    /// All elements start unassigned. Local operations work at once; one-sided operations
-    /// work after the next sync, which is when the array becomes known to every process (as a
-    /// registration does, D4).
+    /// **This is a sync**, as [`Ctx::register`] is: the array becomes known to every process
+    /// at it (D4), so the `GpArray` is usable for one-sided operations as soon as it exists, and
+    /// communication queued before it in the superstep completes there. All elements start
+    /// unassigned.
     ///
     /// # Panics
     /// If the dimensions, chunk or irregular distribution are invalid (each message says
     /// why), if both `chunk` and `irregular` were given, if `T` has size 0, or if this
-    /// process's share of the array cannot be allocated (the message names its size). At the next
+    /// process's share of the array cannot be allocated (the message names its size). At the
     /// sync, on every process, if the processes created arrays of different types or shapes.
     #[track_caller]
-    pub fn build(self, ctx: &Ctx) -> GpArray<T> {
+    pub fn build(self, ctx: &mut Ctx) -> GpArray<T> {
         let what = match &self.name {
             Some(name) => format!("gp array `{name}`"),
             None => format!("a gp array of `{}`", std::any::type_name::<T>()),
@@ -155,7 +154,8 @@ impl<T: Value> GpBuilder<T> {
             None => format!("gp array #{}", reg.serial),
         };
         shared.label.set(label).expect("the label is set once, here");
-        GpArray { shared, reg, created: ctx.step(), _not_send: PhantomData }
+        ctx.sync();
+        GpArray { shared, reg, _not_send: PhantomData }
     }
 }
 
@@ -299,10 +299,9 @@ impl<T: Value> GpArray<T> {
     /// ```compile_fail,E0308
     /// use bsp_runtime::gp::GpArray;
     /// bsp_runtime::run(2, |ctx| {
-    ///     let x = ctx.push_reg([1u64]);
+    ///     let x = ctx.register([1u64]);
     ///     let mut g = GpArray::<u64>::builder(&[2]).build(ctx);
     ///     g.assign_local(ctx, &[ctx.pid()], vec![0]);
-    ///     ctx.sync();
     ///     let me = ctx.pid();
     ///     ctx.superstep(|s| s.get(0, &x, 0, g.access_mut(s, &[me]).unwrap()));
     /// });
@@ -406,7 +405,7 @@ impl<T: Value> GpArray<T> {
     /// `GP_Free_local_element` + `GP_Free` loop of GA's teardown idiom, done for you).
     ///
     /// One-sided operations on the array queued in this superstep still complete at that sync
-    /// (like a popped registration, D6).
+    /// (as before [`Ctx::unregister`], D27); the array is taken by value, so none can follow.
     ///
     /// Dropping a `GpArray` without destroying it is safe: the array stays registered (and
     /// usable by the other processes) until the run ends, when its memory is freed.
@@ -417,7 +416,6 @@ impl<T: Value> GpArray<T> {
     ///     let mut g = GpArray::<u16>::builder(&[4]).build(ctx);
     ///     let (lo, _) = g.distribution(ctx.pid()).unwrap();
     ///     g.assign_local(ctx, &lo, [9]);
-    ///     ctx.sync();
     ///     g.destroy(ctx)
     /// })
     /// .unwrap();
@@ -425,18 +423,10 @@ impl<T: Value> GpArray<T> {
     /// ```
     ///
     /// # Panics
-    /// If the array was created in this superstep (destroy it after the sync that makes it
-    /// effective, D5); at the sync, on every process, if the processes did not all destroy it.
+    /// At the sync, on every process, if the processes did not all destroy it.
     #[track_caller]
     pub fn destroy(self, ctx: &mut Ctx) -> Vec<(Vec<usize>, Vec<T>)> {
         self.check_handle(ctx, "destroy");
-        if ctx.step() == self.created {
-            ctx.fail_misuse(format!(
-                "{}: destroy: the array was created in this superstep ({}); destroy it after the sync that makes it effective",
-                self.name(),
-                self.created
-            ));
-        }
         ctx.pop_ext(&self.reg);
         ctx.sync();
         // The deregistration took effect at that sync: our table dropped its reference, and no

@@ -10,13 +10,12 @@
 //! ```
 //! use bsp_runtime::gp::{GpArray, GpBuf};
 //! let sums = bsp_runtime::run(4, |ctx| {
-//!     let mut g = GpArray::<u64>::builder(&[10]).name("rows").build(ctx);
+//!     let mut g = GpArray::<u64>::builder(&[10]).name("rows").build(ctx); // a sync
 //!     // Local: each process assigns the elements it owns; element i holds 1..=i.
 //!     let (lo, hi) = g.distribution(ctx.pid()).unwrap();
 //!     for i in lo[0]..=hi[0] {
 //!         g.assign_local(ctx, &[i], (1..=i as u64).collect::<Vec<_>>());
 //!     }
-//!     ctx.sync();
 //!     // One-sided: read a patch that spans several owners; it lands at the end of the superstep.
 //!     let mut buf = GpBuf::new();
 //!     ctx.superstep(|s| g.get(s, &[2], &[7], &mut buf));
@@ -27,9 +26,10 @@
 //! ```
 //!
 //! # The model, in BSP terms
-//! - **Creation** ([`GpArray::builder`] … [`build`](GpBuilder::build)) is collective, like
-//!   `push_reg`: the array is registered with the runtime and becomes usable for one-sided
-//!   operations at the next sync (using it earlier is an error naming the array, as D4).
+//! - **Creation** ([`GpArray::builder`] … [`build`](GpBuilder::build)) is collective and a
+//!   sync, like [`Ctx::register`](crate::Ctx::register): the array is registered with the
+//!   runtime and is usable for one-sided operations as soon as `build` returns it (D4 holds by
+//!   construction).
 //! - **Local operations** ([`access`](GpArray::access), [`access_mut`](GpArray::access_mut),
 //!   [`assign_local`](GpArray::assign_local), [`free_local`](GpArray::free_local)) take only
 //!   subscripts the calling process owns and borrow its [`Ctx`](crate::Ctx), so no reference
@@ -56,7 +56,7 @@
 //! | `GP_Create_handle`, `GP_Set_dimensions` | [`GpArray::builder(&dims)`](GpArray::builder) |
 //! | `GP_Set_chunk` | [`GpBuilder::chunk`] |
 //! | `GP_Set_irreg_distr` | [`GpBuilder::irregular`] |
-//! | `GP_Allocate` | [`GpBuilder::build`] |
+//! | `GP_Allocate` (then `GP_Sync`) | [`GpBuilder::build`] (a sync) |
 //! | `GP_Distribution` | [`GpArray::distribution`] |
 //! | `GP_Malloc` + `GP_Assign_local_element` | a `Vec<T>` + [`GpArray::assign_local`] |
 //! | `GP_Access_element` + `GP_Release_element` | [`GpArray::access`] (the borrow) |

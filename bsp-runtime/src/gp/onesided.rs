@@ -95,18 +95,11 @@ impl<'s> SizeDst<'s> {
 
 impl<T: Value> GpArray<T> {
     /// Checks that the array may be used for communication now: the handle is this process's,
-    /// the array was created before this superstep, and its registration is in force (checked
-    /// on every call).
+    /// and its registration is in force (always, since `build` includes the sync that makes it
+    /// effective; checked on every call all the same).
     #[track_caller]
     fn check_usable(&self, ctx: &Ctx, op: &str) {
         self.check_handle(ctx, op);
-        if ctx.step() == self.created {
-            ctx.fail_misuse(format!(
-                "{}: {op}: the array was created in this superstep ({}) and can be used for one-sided operations only after the next sync",
-                self.name(),
-                self.created
-            ));
-        }
         ctx.ext_addr(op, ctx.pid(), &self.reg);
     }
 

@@ -22,8 +22,8 @@ impl Coverage {
         for step in &prog.steps {
             for op in &step.reg_ops {
                 self.add(match op {
-                    RegOp::Push(_) => "push_reg",
-                    RegOp::Pop(_) => "pop_reg",
+                    RegOp::Push(_) => "register",
+                    RegOp::Pop(_) => "unregister",
                 });
             }
             if step.procs.iter().all(|ps| ps.tag_calls.is_empty() && !ps.ops.iter().any(Op::communicates))

@@ -3,12 +3,15 @@
 //! Validity is what the runtime's types and checks demand, plus staying inside defined
 //! behaviour so that the reference model has one right answer:
 //!
-//! - collective calls agree: every process makes the same `push_reg`/`pop_reg` calls in the same
-//!   order, and ends each superstep with the same requested tag size;
+//! - collective calls agree: every process makes the same `register`/`unregister` calls in the
+//!   same order, and ends each superstep with the same requested tag size;
+//! - registration changes are syncs (`register`, `unregister`): a superstep that pushes or pops
+//!   ends with that call instead of `ctx.sync()`, so it does either (not both), and is run in
+//!   plain mode (a `superstep` closure syncs by itself);
 //! - every transfer lies inside the extent of the process it names (lengths differ per process);
-//! - a registration is named in communication only after the sync that made it effective (D4),
-//!   and up to the sync that ends the superstep it is popped in (D6); it is popped once, never in
-//!   the superstep it was pushed in (D5);
+//! - a registration is named or written only after the sync that made it effective (D4), and up
+//!   to the sync that ends the superstep it is popped in (D27); it is popped once, never in the
+//!   superstep it was pushed in (D5);
 //! - borrows: get destinations in registered memory are disjoint pieces of registrations with
 //!   role `GetDst` (named in that superstep only through a `Remote` taken before, and never a put
 //!   source); hpput sources in registered memory come from registrations with role `HpSrc` (no
@@ -99,9 +102,10 @@ impl Gen {
         self.regs[reg].init[pid].len()
     }
 
-    /// The registration has local memory on every process in superstep `s` (pushed, not gone).
+    /// The registration has local memory the program can reach in superstep `s` (its handle
+    /// exists: the sync of the push is over, the pop's is not).
     fn local(&self, reg: RegId, s: usize) -> bool {
-        self.pushed_at[reg] <= s && self.popped_at[reg].is_none_or(|x| x >= s)
+        self.pushed_at[reg] < s && self.popped_at[reg].is_none_or(|x| x >= s)
     }
 
     /// The registration may be named in communication in superstep `s`.
@@ -131,8 +135,8 @@ impl Gen {
                 reg_ops.push(self.push(s));
             }
         } else if !quiet {
-            // Up to two pushes and two pops, in any order (slots freed by pops are reused by
-            // later pushes); at least one registration stays.
+            // Up to two pushes, or up to two pops (slots freed by pops are reused by later
+            // pushes); at least one registration stays.
             let live = (0..self.regs.len()).filter(|&r| self.local(r, s)).count();
             if self.rng.chance(1, 4) {
                 for _ in 0..self.rng.range(1, 2).min(MAX_LIVE.saturating_sub(live)) {
@@ -141,7 +145,7 @@ impl Gen {
             }
             let mut poppable: Vec<RegId> =
                 (0..self.regs.len()).filter(|&r| self.usable(r, s) && self.popped_at[r].is_none()).collect();
-            if self.rng.chance(1, 4) {
+            if reg_ops.is_empty() && self.rng.chance(1, 4) {
                 self.rng.shuffle(&mut poppable);
                 for &r in poppable.iter().take(self.rng.range(1, 2).min(poppable.len().saturating_sub(1))) {
                     self.popped_at[r] = Some(s);
@@ -154,17 +158,20 @@ impl Gen {
         if let Some(t) = tag {
             *requested = t;
         }
-        let procs = (0..self.p).map(|me| self.proc_step(s, me, quiet, in_force, in_queue, tag)).collect();
+        let plain = !reg_ops.is_empty();
+        let procs = (0..self.p).map(|me| self.proc_step(s, me, quiet, plain, in_force, in_queue, tag)).collect();
         let mut step = Step { reg_ops, procs };
         make_hp_defined(&mut step);
         step
     }
 
+    #[allow(clippy::too_many_arguments, reason = "what one process may do depends on each of them")]
     fn proc_step(
         &mut self,
         s: usize,
         me: usize,
         quiet: bool,
+        plain: bool,
         in_force: usize,
         in_queue: usize,
         tag: Option<usize>,
@@ -177,7 +184,7 @@ impl Gen {
             }
             None => Vec::new(),
         };
-        let superstep = self.rng.chance(2, 3);
+        let superstep = !plain && self.rng.chance(2, 3);
         let with_mem: Vec<RegId> = (0..self.regs.len()).filter(|&r| self.local(r, s) && self.len(r, me) > 0).collect();
         let mut roles = Vec::new();
         if superstep {

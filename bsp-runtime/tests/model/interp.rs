@@ -1,13 +1,15 @@
 //! Running a program on the runtime: every process interprets its own part and logs what it sees.
 //!
-//! Per superstep a process does, in order: its `set_tagsize` calls, the collective
-//! `push_reg`/`pop_reg` calls, its local writes, then its communication phase, either with `&Ctx`
-//! followed by `ctx.sync()` ("plain", registrations named by `&Reg`) or inside
-//! `ctx.superstep(|s| ..)` (named by `Remote`, taken first). In the latter, the registrations are
-//! then split by role: `GetDst` ones lend their memory, cut into the disjoint
-//! pieces the gets need, mutably until the sync; `HpSrc` ones lend theirs immutably; `Normal`
-//! ones stay writable between calls. After the sync it logs the get buffers, the memory of the
-//! registrations popped in the superstep (`into_vec`), and the memory of every live registration.
+//! Per superstep a process does, in order: its `set_tagsize` calls, its local writes, then its
+//! communication phase, either with `&Ctx` ("plain", registrations named by `&Reg`) followed by
+//! the sync, or inside `ctx.superstep(|s| ..)`. The sync of a plain superstep is
+//! `ctx.register_each(..)` if the superstep pushes, `ctx.unregister_each(..)` if it pops (the
+//! generator never does both, and uses plain mode there), `ctx.sync()` otherwise. Inside a
+//! `superstep` the registrations are split by role: `GetDst` ones lend their memory, cut into
+//! the disjoint pieces the gets need, mutably until the sync (and are named by the `Remote` that
+//! `split_mut` gives with it); `HpSrc` ones lend theirs immutably; `Normal` ones stay writable
+//! between calls. After the sync it logs the get buffers, the data `unregister_each` gave back,
+//! and the memory of every live registration.
 
 use bsp_runtime::{Ctx, Reg, Remote, Superstep};
 
@@ -34,12 +36,6 @@ pub fn process(prog: &Program, ctx: &mut Ctx) -> Vec<Event> {
         for &t in &ps.tag_calls {
             log.push(Event::TagSize(ctx.set_tagsize(t)));
         }
-        for op in &step.reg_ops {
-            match *op {
-                RegOp::Push(id) => regs[id] = Some(ctx.push_reg(prog.regs[id].init[me].clone())),
-                RegOp::Pop(id) => ctx.pop_reg(regs[id].as_ref().expect("popping a live registration")),
-            }
-        }
         for w in &ps.pre {
             let reg = regs[w.reg].as_mut().expect("writing a live registration");
             reg.local_mut(ctx)[w.off..w.off + w.vals.len()].copy_from_slice(&w.vals);
@@ -52,21 +48,37 @@ pub fn process(prog: &Program, ctx: &mut Ctx) -> Vec<Event> {
                 _ => None,
             })
             .collect();
+        let mut returned = Vec::new();
         if ps.superstep {
+            assert!(step.reg_ops.is_empty(), "generator: registration changes in a `superstep` closure");
             let (regs, bufs, log) = (&mut regs, &mut bufs, &mut log);
             ctx.superstep(move |s| in_superstep(s, ps, regs, bufs, log));
         } else {
             plain(ctx, &ps.ops, &mut Views::all_normal(&mut regs), &mut log);
-            ctx.sync();
+            let (pushes, pops): (Vec<RegOp>, Vec<RegOp>) =
+                step.reg_ops.iter().partition(|op| matches!(op, RegOp::Push(_)));
+            let id = |op: &RegOp| match *op {
+                RegOp::Push(id) | RegOp::Pop(id) => id,
+            };
+            match (pushes.is_empty(), pops.is_empty()) {
+                (true, true) => ctx.sync(),
+                (false, true) => {
+                    let made = ctx.register_each(pushes.iter().map(|op| prog.regs[id(op)].init[me].clone()));
+                    for (op, reg) in pushes.iter().zip(made) {
+                        regs[id(op)] = Some(reg);
+                    }
+                }
+                (true, false) => {
+                    let handles = pops.iter().map(|op| regs[id(op)].take().expect("popping a live registration"));
+                    let data = ctx.unregister_each(handles.collect());
+                    returned.extend(pops.iter().map(id).zip(data));
+                }
+                (false, false) => panic!("generator: pushes and pops in one superstep"),
+            }
         }
         log.push(Event::Synced(s));
         log.extend(bufs.into_iter().map(Event::GetBuf));
-        for op in &step.reg_ops {
-            if let RegOp::Pop(id) = *op {
-                let reg = regs[id].take().expect("popped registration");
-                log.push(Event::Returned(id, reg.into_vec(ctx)));
-            }
-        }
+        log.extend(returned.into_iter().map(|(id, data)| Event::Returned(id, data)));
         for (id, reg) in regs.iter().enumerate() {
             if let Some(reg) = reg {
                 log.push(Event::Mem(id, reg.local(ctx).to_vec()));
@@ -170,8 +182,9 @@ fn in_superstep<'s>(
 ) {
     let ctx: &'s Ctx = s;
     let n = regs.len();
-    let names: Vec<Option<Remote<u32>>> = regs.iter().map(|r| r.as_ref().map(Reg::remote)).collect();
-    let name = |id: usize| names[id].expect("generator: names a live registration");
+    // The names of `GetDst` registrations, given with their memory; the others are named through
+    // their view when used.
+    let mut get_names: Vec<Option<Remote<'s, u32>>> = vec![None; n];
     let mut views = Views { normal: (0..n).map(|_| None).collect(), shared: vec![None; n] };
     // Memory lent to hpputs, by registration; pieces lent to gets, by operation index.
     let mut hp_src: Vec<Option<&'s [u32]>> = vec![None; n];
@@ -190,7 +203,9 @@ fn in_superstep<'s>(
                     Op::Get { dst: Dst::Reg(d), .. } if d.reg == id => Some((i, d.off, d.len)),
                     _ => None,
                 });
-                for (i, piece) in carve(reg.local_mut(ctx), segments.collect()) {
+                let (name, mem) = reg.split_mut(ctx);
+                get_names[id] = Some(name);
+                for (i, piece) in carve(mem, segments.collect()) {
                     pieces[i] = Some(piece);
                 }
             }
@@ -205,17 +220,18 @@ fn in_superstep<'s>(
                     Src::Lit(v) => v,
                     Src::Reg(sp) => &views.handle(sp.reg).local(ctx)[sp.off..sp.off + sp.len],
                 };
-                s.put(*pid, data, name(dst.reg), dst.off);
+                s.put(*pid, data, name(&views, &get_names, dst.reg), dst.off);
             }
             Op::Get { hp, pid, src, dst } => {
                 let dst: &'s mut [u32] = match dst {
                     Dst::Buf(_) => bufs.next().expect("one buffer per get into a buffer"),
                     Dst::Reg(_) => pieces[i].take().expect("a piece per get into registered memory"),
                 };
+                let from = name(&views, &get_names, src.reg);
                 if *hp {
-                    s.hpget(*pid, name(src.reg), src.off, dst);
+                    s.hpget(*pid, from, src.off, dst);
                 } else {
-                    s.get(*pid, name(src.reg), src.off, dst);
+                    s.get(*pid, from, src.off, dst);
                 }
             }
             Op::HpPut { pid, dst, src } => {
@@ -226,12 +242,21 @@ fn in_superstep<'s>(
                         &mem[sp.off..sp.off + sp.len]
                     }
                 };
-                s.hpput(*pid, data, name(dst.reg), dst.off);
+                s.hpput(*pid, data, name(&views, &get_names, dst.reg), dst.off);
             }
             _ => local(ctx, op, &mut views, log, &mut held),
         }
     }
     fill_held(held, log);
+}
+
+/// The name of registration `id`: the one `split_mut` gave for a `GetDst` registration, its
+/// view's otherwise.
+fn name<'a>(views: &'a Views<'_>, get_names: &[Option<Remote<'a, u32>>], id: usize) -> Remote<'a, u32> {
+    match get_names[id] {
+        Some(name) => name,
+        None => views.handle(id).remote(),
+    }
 }
 
 /// Cuts `mem` into the disjoint pieces `(op index, offset, length)`.

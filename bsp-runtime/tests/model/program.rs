@@ -1,13 +1,13 @@
 //! A random BSP program as plain data: what every process does in every superstep.
 //!
 //! The whole program is generated before it runs (`gen.rs`), because collective calls
-//! (`push_reg`, `pop_reg`, `set_tagsize`, the syncs themselves) must match across processes.
+//! (`register`, `unregister`, `set_tagsize`, the syncs themselves) must match across processes.
 //! The runtime interpreter (`interp.rs`) and the sequential reference (`reference.rs`) both read
 //! it and each produce one [`Event`] log per process; the test compares the logs.
 
 use std::fmt;
 
-/// Index of a registration in [`Program::regs`] (the n-th `push_reg` of the program).
+/// Index of a registration in [`Program::regs`] (the n-th registration of the program).
 pub type RegId = usize;
 
 /// `Debug` prints the same readable listing as `Display` (proptest shows failing inputs with it).
@@ -172,7 +172,8 @@ pub enum Event {
     Synced(usize),
     /// A get destination buffer after the sync (in issue order).
     GetBuf(Vec<u32>),
-    /// `into_vec` of a registration popped in the superstep just ended.
+    /// The data `unregister_each` gave back for a registration popped in the superstep just
+    /// ended.
     Returned(RegId, Vec<u32>),
     /// A registration's local memory after the sync.
     Mem(RegId, Vec<u32>),

@@ -327,8 +327,7 @@ pub fn hpmove_and_move_message_accept_32_byte_aligned_values(ctx: &mut Ctx) -> O
 pub fn messages_are_readable_only_in_the_next_superstep(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (_, right) = ring(pid, p);
-    let x = ctx.push_reg([0u8]);
-    ctx.sync();
+    let x = ctx.register([0u8]);
     ctx.send(pid, &(), &[1u8, 2][..]);
     ctx.send(right, &(), &[3u8][..]);
     let same = ctx.qsize();

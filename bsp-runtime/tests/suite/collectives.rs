@@ -253,8 +253,7 @@ pub fn element_types(ctx: &mut Ctx) -> Outcome {
 /// sync, and the user's message queue is untouched by its data.
 pub fn collective_ends_the_superstep(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let mut x = ctx.push_reg(vec![0u32; p]);
-    ctx.sync();
+    let mut x = ctx.register(vec![0u32; p]);
     for q in 0..p {
         ctx.put(q, &(pid as u32 + 1), &x, pid);
         ctx.send(q, &(), &[pid as u32][..]);
@@ -262,8 +261,7 @@ pub fn collective_ends_the_superstep(ctx: &mut Ctx) -> Outcome {
     let sum = ctx.allreduce_one(1u32, ops::sum);
     let landed = x.local_mut(ctx).to_vec();
     let (count, _) = ctx.qsize();
-    ctx.pop_reg(&x);
-    ctx.sync();
+    ctx.unregister(x);
     let mut f = Found::default();
     f.eq("allreduce", sum, p as u32);
     f.eq("puts completed by the collective's sync", landed, (1..=p as u32).collect());

@@ -12,14 +12,13 @@ use super::check::{cases, checks, expect, ring, Outcome, Probe};
 pub fn fan_in_sums_into_one_element_of_every_process(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let add = ctx.combiner(|a: u64, b: u64| a + b);
-    let total = ctx.push_reg([1000u64]);
-    ctx.sync();
+    let total = ctx.register([1000u64]);
     for q in 0..p {
         ctx.put_combine(q, &(pid as u64 + 1), &total, 0, add);
     }
     ctx.sync();
     let got = *total.value(ctx);
-    ctx.pop_reg(&total);
+    ctx.unregister(total);
     expect("total", got, 1000 + (p * (p + 1) / 2) as u64)
 }
 
@@ -28,13 +27,12 @@ pub fn fan_in_sums_into_one_element_of_every_process(ctx: &mut Ctx) -> Outcome {
 pub fn combining_order_is_ascending_source_pid_then_issue_order(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let append = ctx.combiner(|a: u64, b: u64| a * 10 + b);
-    let log = ctx.push_reg([0u64]);
-    ctx.sync();
+    let log = ctx.register([0u64]);
     ctx.put_combine(0, &((pid as u64 + 1) % 10), &log, 0, append);
     ctx.put_combine(0, &((pid as u64 + 2) % 10), &log, 0, append);
     ctx.sync();
     let got = *log.value(ctx);
-    ctx.pop_reg(&log);
+    ctx.unregister(log);
     let want = if pid == 0 { (0..p as u64).fold(0u64, |x, q| (x * 10 + (q + 1) % 10) * 10 + (q + 2) % 10) } else { 0 };
     expect("log", got, want)
 }
@@ -44,8 +42,7 @@ pub fn combining_order_is_ascending_source_pid_then_issue_order(ctx: &mut Ctx) -
 pub fn plain_and_combining_puts_interleave_in_that_order(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let add = ctx.combiner(|a: i64, b: i64| a + b);
-    let x = ctx.push_reg([5i64; 3]);
-    ctx.sync();
+    let x = ctx.register([5i64; 3]);
     if pid == 1 {
         ctx.put(0, &100i64, &x, 0);
     }
@@ -54,7 +51,7 @@ pub fn plain_and_combining_puts_interleave_in_that_order(ctx: &mut Ctx) -> Outco
     ctx.put(0, &(-(pid as i64)), &x, 1);
     ctx.sync();
     let got = x.local(ctx).to_vec();
-    ctx.pop_reg(&x);
+    ctx.unregister(x);
     let want = if pid == 0 {
         let e0 = if p == 1 { 5 + 1 } else { 100 + (p as i64 - 1) };
         vec![e0, -(p as i64 - 1), 5]
@@ -68,17 +65,16 @@ pub fn plain_and_combining_puts_interleave_in_that_order(ctx: &mut Ctx) -> Outco
 pub fn combining_puts_combine_with_a_get_result_of_the_same_superstep(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let add = ctx.combiner(|a: u32, b: u32| a + b);
-    let mut x = ctx.push_reg([pid as u32 * 10]);
-    ctx.sync();
-    let name = x.remote();
+    let mut x = ctx.register([pid as u32 * 10]);
     ctx.superstep(|s| {
-        s.get(ring(pid, p).1, name, 0, x.local_mut(s));
+        let (name, local) = x.split_mut(s);
+        s.get(ring(pid, p).1, name, 0, local);
         for q in 0..p {
             s.put_combine(q, &1u32, name, 0, add);
         }
     });
     let got = *x.value(ctx);
-    ctx.pop_reg(&x);
+    ctx.unregister(x);
     expect("x", got, ring(pid, p).1 as u32 * 10 + p as u32)
 }
 
@@ -87,13 +83,12 @@ pub fn floating_point_sums_are_the_sequential_sum_in_pid_order(ctx: &mut Ctx) ->
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let term = |q: usize, i: usize| 1.0 / (1.0 + (q * 64 + i) as f64).sqrt();
     let add = ctx.combiner(|a: f64, b: f64| a + b);
-    let v = ctx.push_reg(vec![0.0f64; 64]);
-    ctx.sync();
+    let v = ctx.register(vec![0.0f64; 64]);
     let mine: Vec<f64> = (0..64).map(|i| term(pid, i)).collect();
     ctx.put_combine(0, &mine[..], &v, 0, add);
     ctx.sync();
     let got: Vec<u64> = v.local(ctx).iter().map(|x| x.to_bits()).collect();
-    ctx.pop_reg(&v);
+    ctx.unregister(v);
     let want: Vec<u64> = if pid == 0 {
         (0..64).map(|i| (0..p).fold(0.0f64, |s, q| s + term(q, i)).to_bits()).collect()
     } else {
@@ -107,13 +102,12 @@ pub fn a_combining_put_into_a_range_of_a_long_array(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let value = |from: usize, i: usize| ((i * 7 + from * 13) % 97) as i32;
     let max = ctx.combiner(|a: i32, b: i32| a.max(b));
-    let v = ctx.push_reg(vec![-1i32; 1000]);
-    ctx.sync();
+    let v = ctx.register(vec![-1i32; 1000]);
     let mine: Vec<i32> = (0..500).map(|i| value(pid, i)).collect();
     ctx.put_combine(ring(pid, p).1, &mine[..], &v, 250, max);
     ctx.sync();
     let got = v.local(ctx).to_vec();
-    ctx.pop_reg(&v);
+    ctx.unregister(v);
     let from = ring(pid, p).0;
     let want: Vec<i32> = (0..1000).map(|i| if (250..750).contains(&i) { value(from, i - 250) } else { -1 }).collect();
     expect("v", got, want)
@@ -127,9 +121,7 @@ pub fn large_transfers_keep_the_order_rules(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (left, right) = ring(pid, p);
     let mut errors = Vec::new();
-    let mut x = ctx.push_reg(vec![0u64; N]);
-    let y = ctx.push_reg(vec![0u64; N]);
-    ctx.sync();
+    let (mut x, y) = ctx.register((vec![0u64; N], vec![0u64; N]));
     // Everyone puts N words into process 0, and hpputs half of them again at offset 10.
     let mine = vec![pid as u64 + 1; N];
     ctx.put(0, &mine[..], &y, 0);
@@ -141,8 +133,10 @@ pub fn large_transfers_keep_the_order_rules(ctx: &mut Ctx) -> Outcome {
     // x := pattern; then x := x of the right neighbour, a large get into x itself.
     let pattern = |q: usize| -> Vec<u64> { (0..N as u64).map(|i| i * 3 + q as u64).collect() };
     x.local_mut(ctx).copy_from_slice(&pattern(pid));
-    let name = x.remote();
-    ctx.superstep(|s| s.get(right, name, 0, x.local_mut(s)));
+    ctx.superstep(|s| {
+        let (name, local) = x.split_mut(s);
+        s.get(right, name, 0, local);
+    });
     if x.local(ctx) != &pattern(right)[..] {
         errors.push("a large get into its own registration".to_string());
     }
@@ -150,7 +144,7 @@ pub fn large_transfers_keep_the_order_rules(ctx: &mut Ctx) -> Outcome {
     let mut got = vec![0u64; N];
     ctx.superstep(|s| {
         s.get(left, &x, 0, &mut got[..]);
-        s.put(right, &mine[..], name, 0);
+        s.put(right, &mine[..], &x, 0);
     });
     if got != pattern(ring(left, p).1) {
         errors.push("a large get reads its source before the puts of its superstep".to_string());
@@ -165,9 +159,7 @@ pub fn large_transfers_keep_the_order_rules(ctx: &mut Ctx) -> Outcome {
     if pid == 0 && y.local(ctx).iter().any(|&v| v != p as u64 + (p * (p - 1) / 2) as u64) {
         errors.push(format!("a large combining put: {:?}", &y.local(ctx)[..4]));
     }
-    ctx.pop_reg(&x);
-    ctx.pop_reg(&y);
-    ctx.sync();
+    ctx.unregister((x, y));
     expect("large transfers that broke a rule", errors, vec![])
 }
 
@@ -182,7 +174,7 @@ checks! {
 }
 
 fn combiners_of_different_types_on_different_processes(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg([0u64]);
+    let x = ctx.register([0u64]);
     if ctx.pid() == 0 {
         let _ = ctx.combiner(|a: u32, b: u32| a + b);
         ctx.sync();
@@ -195,7 +187,7 @@ fn combiners_of_different_types_on_different_processes(ctx: &mut Ctx, _: &Probe)
 }
 
 fn a_combiner_missing_on_the_receiver(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg([0u64]);
+    let x = ctx.register([0u64]);
     let _ = ctx.combiner(|a: u64, b: u64| a + b);
     ctx.sync();
     if ctx.pid() == 2 {
@@ -207,8 +199,7 @@ fn a_combiner_missing_on_the_receiver(ctx: &mut Ctx, _: &Probe) {
 
 fn a_combining_put_past_the_extent(ctx: &mut Ctx, _: &Probe) {
     let add = ctx.combiner(|a: u8, b: u8| a.wrapping_add(b));
-    let x = ctx.push_reg(vec![0u8; 4 + ctx.pid()]);
-    ctx.sync();
+    let x = ctx.register(vec![0u8; 4 + ctx.pid()]);
     if ctx.pid() == 0 {
         ctx.put_combine(1, &[1u8; 3], &x, 2, add); // fits: process 1 has 5
         ctx.put_combine(1, &[1u8; 3], &x, 3, add); // 3 + 3 > 5

@@ -21,8 +21,7 @@ fn first_mismatch<T: PartialEq + Copy>(got: &[T], want: &[T]) -> Option<(usize, 
 /// §3.1: a registration is usable from the superstep after the sync that follows its push.
 pub fn registration_takes_effect_at_the_next_sync(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg(vec![0u32; p]);
-    ctx.sync();
+    let x = ctx.register(vec![0u32; p]);
     for q in 0..p {
         ctx.put(q, &(pid as u32 + 1), &x, pid);
     }
@@ -34,8 +33,7 @@ pub fn registration_takes_effect_at_the_next_sync(ctx: &mut Ctx) -> Outcome {
 pub fn registration_extents_may_differ_per_process(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (_, right) = ring(pid, p);
-    let x = ctx.push_reg(vec![0u16; pid + 1]);
-    ctx.sync();
+    let x = ctx.register(vec![0u16; pid + 1]);
     ctx.put(right, &[pid as u16 + 1], &x, right);
     ctx.sync();
     let mut lasts = vec![0u16; p];
@@ -55,8 +53,7 @@ pub fn registration_extents_may_differ_per_process(ctx: &mut Ctx) -> Outcome {
 pub fn bsp_push_reg_example_2(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (x0, y) = if pid == 0 { (1, 2) } else { (3, 4) };
-    let x = ctx.push_reg([x0]);
-    ctx.sync();
+    let x = ctx.register([x0]);
     if pid == 0 && p > 1 {
         ctx.put(1, &y, &x, 0);
     }
@@ -74,9 +71,7 @@ pub fn bsp_push_reg_example_2(ctx: &mut Ctx) -> Outcome {
 pub fn zero_size_registrations_allow_half_duplex_communication(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let data = if pid == 0 { Vec::new() } else { vec![10 * pid as u32] };
-    let x = ctx.push_reg(data);
-    let none = ctx.push_reg(Vec::<u64>::new());
-    ctx.sync();
+    let (x, none) = ctx.register((data, Vec::<u64>::new()));
     let mut seen = vec![0u32; p];
     let mut nothing: [u64; 0] = [];
     ctx.superstep(|s| {
@@ -99,23 +94,16 @@ pub fn zero_size_registrations_allow_half_duplex_communication(ctx: &mut Ctx) ->
     }
 }
 
-/// D6, §3.2: a registration popped in a superstep can still be put into and got from until the
-/// sync; after it, `into_vec` gives the data back, including what landed at that sync.
-pub fn a_popped_registration_is_usable_until_the_sync_then_into_vec_returns_its_data(ctx: &mut Ctx) -> Outcome {
+/// D27, §3.2: a put queued before `unregister` lands at its sync, and `unregister` gives the data
+/// back with it.
+pub fn a_put_queued_before_unregister_lands_and_unregister_returns_the_data(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (left, right) = ring(pid, p);
-    let mut x = ctx.push_reg(vec![pid as u32; 2]);
-    ctx.sync();
+    let mut x = ctx.register(vec![pid as u32; 2]);
     x.local_mut(ctx)[1] = 50 + pid as u32;
-    let mut before = [0u32; 2];
-    ctx.superstep(|s| {
-        s.pop_reg(&x);
-        s.put(right, &(100 + pid as u32), &x, 0);
-        s.get(left, &x, 0, &mut before);
-    });
-    let data = x.into_vec(ctx);
-    let left = left as u32;
-    expect("(got before, into_vec)", (before, data), ([left, 50 + left], vec![100 + left, 50 + pid as u32]))
+    ctx.put(right, &(100 + pid as u32), &x, 0);
+    let data = ctx.unregister(x);
+    expect("unregister", data, vec![100 + left as u32, 50 + pid as u32])
 }
 
 /// §3.2: pops take effect before pushes at a sync, slots are reused, and every registration
@@ -123,32 +111,26 @@ pub fn a_popped_registration_is_usable_until_the_sync_then_into_vec_returns_its_
 pub fn registration_slots_are_reused_after_pops(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (_, right) = ring(pid, p);
-    let a = ctx.push_reg(vec![0u32; 1]);
-    let b = ctx.push_reg(vec![0u32; 2]);
-    let c = ctx.push_reg(vec![0u32; 3]);
-    ctx.sync();
-    ctx.pop_reg(&b);
-    ctx.sync();
-    let d = ctx.push_reg(vec![0u32; 4]);
-    ctx.sync();
+    let (a, b, c) = ctx.register((vec![0u32; 1], vec![0u32; 2], vec![0u32; 3]));
+    let (a_id, b_id) = (a.id(), b.id());
+    let b = ctx.unregister(b);
+    let d = ctx.register(vec![0u32; 4]);
     let v = |reg: u32| 10 * reg + pid as u32;
     ctx.put(right, &[v(1)], &a, 0);
     ctx.put(right, &[v(3); 3], &c, 0);
     ctx.put(right, &[v(4); 4], &d, 0);
-    ctx.sync();
-    ctx.pop_reg(&a);
-    let e = ctx.push_reg(vec![0u32; 5]);
-    ctx.sync();
+    let a = ctx.unregister(a);
+    let e = ctx.register(vec![0u32; 5]);
     ctx.put(right, &[v(5); 5], &e, 0);
     ctx.put(right, &[v(6); 4], &d, 0);
     ctx.sync();
     // Ids are numbered per run: relative to the first of this check.
-    let ids = [a.id(), b.id(), c.id(), d.id(), e.id()].map(|id| id + 1 - a.id());
+    let ids = [a_id, b_id, c.id(), d.id(), e.id()].map(|id| id + 1 - a_id);
     let (cl, dl, el) = (c.local(ctx).to_vec(), d.local(ctx).to_vec(), e.local(ctx).to_vec());
     let left = ring(pid, p).0 as u32;
     expect(
         "(ids, a, b, c, d, e)",
-        (ids, a.into_vec(ctx), b.into_vec(ctx), cl, dl, el),
+        (ids, a, b, cl, dl, el),
         ([1, 2, 3, 4, 5], vec![10 + left], vec![0, 0], vec![30 + left; 3], vec![60 + left; 4], vec![50 + left; 5]),
     )
 }
@@ -157,27 +139,21 @@ pub fn registration_slots_are_reused_after_pops(ctx: &mut Ctx) -> Outcome {
 pub fn pops_need_not_follow_stack_order(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (_, right) = ring(pid, p);
-    let a = ctx.push_reg([0i64]);
-    let b = ctx.push_reg([0i64; 2]);
-    let c = ctx.push_reg([0i64; 3]);
-    ctx.sync();
-    ctx.pop_reg(&a);
-    ctx.sync();
+    let (a, b, c) = ctx.register(([0i64], [0i64; 2], [0i64; 3]));
+    let a = ctx.unregister(a);
     ctx.put(right, &[pid as i64; 2], &b, 0);
     ctx.put(right, &[-(pid as i64); 3], &c, 0);
     ctx.sync();
     let first = (b.local(ctx).to_vec(), c.local(ctx).to_vec());
-    ctx.pop_reg(&c);
-    ctx.sync();
+    let c = ctx.unregister(c);
     ctx.put(right, &(pid as i64 + 7), &b, 1);
     ctx.sync();
     let second = b.local(ctx).to_vec();
-    ctx.pop_reg(&b);
-    ctx.sync();
+    let b = ctx.unregister(b);
     let left = ring(pid, p).0 as i64;
     expect(
         "(after the first pop, after the second, a, b, c)",
-        (first, second, a.into_vec(ctx), b.into_vec(ctx), c.into_vec(ctx)),
+        (first, second, a, b, c),
         ((vec![left; 2], vec![-left; 3]), vec![left, left + 7], vec![0], vec![left, left + 7], vec![-left; 3]),
     )
 }
@@ -189,8 +165,7 @@ pub fn pops_need_not_follow_stack_order(ctx: &mut Ctx) -> Outcome {
 /// §5: a local write to a put's source after the call has no effect.
 pub fn put_copies_its_source_at_the_call(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg([0u32; 2]);
-    ctx.sync();
+    let x = ctx.register([0u32; 2]);
     let mut v = [pid as u32 + 1, pid as u32 + 2];
     ctx.put(ring(pid, p).1, &v, &x, 0);
     v = [99, 99];
@@ -202,8 +177,7 @@ pub fn put_copies_its_source_at_the_call(ctx: &mut Ctx) -> Outcome {
 /// §5: a put to oneself is deferred to the sync; so is an hpput (checked after the sync only).
 pub fn put_to_self_is_deferred_to_the_sync(ctx: &mut Ctx) -> Outcome {
     let pid = ctx.pid();
-    let x = ctx.push_reg([5u32, 6]);
-    ctx.sync();
+    let x = ctx.register([5u32, 6]);
     ctx.put(pid, &7u32, &x, 0);
     let before = x.local(ctx).to_vec();
     let block = [8u32];
@@ -215,8 +189,7 @@ pub fn put_to_self_is_deferred_to_the_sync(ctx: &mut Ctx) -> Outcome {
 pub fn get_reads_its_source_at_the_sync_after_local_writes(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (_, right) = ring(pid, p);
-    let mut x = ctx.push_reg([1u32]);
-    ctx.sync();
+    let mut x = ctx.register([1u32]);
     let (mut from_self, mut from_right) = (0, 0);
     ctx.superstep(|s| {
         s.get(pid, &x, 0, &mut from_self);
@@ -231,8 +204,7 @@ pub fn get_reads_its_source_at_the_sync_after_local_writes(ctx: &mut Ctx) -> Out
 pub fn get_source_is_read_before_any_put_lands(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (left, right) = ring(pid, p);
-    let x = ctx.push_reg([10 * pid as u32, 20 * pid as u32]);
-    ctx.sync();
+    let x = ctx.register([10 * pid as u32, 20 * pid as u32]);
     let (mut remote, mut own) = (0, 0);
     ctx.superstep(|s| {
         s.put(right, &(1000 + pid as u32), &x, 0);
@@ -252,16 +224,14 @@ pub fn get_source_is_read_before_any_put_lands(ctx: &mut Ctx) -> Outcome {
 pub fn a_put_wins_over_a_get_on_the_same_local_destination(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (left, right) = ring(pid, p);
-    let mut x = ctx.push_reg([0u32; 3]);
-    let y = ctx.push_reg([100 + pid as u32, 200 + pid as u32, 300 + pid as u32]);
-    ctx.sync();
-    let name = x.remote();
+    let (mut x, y) = ctx.register(([0u32; 3], [100 + pid as u32, 200 + pid as u32, 300 + pid as u32]));
     ctx.superstep(|s| {
         s.put(pid, &7u32, &x, 1);
+        let (name, local) = x.split_mut(s);
         if pid % 2 == 0 {
-            s.get(right, &y, 0, x.local_mut(s));
+            s.get(right, &y, 0, local);
         } else {
-            s.hpget(right, &y, 0, x.local_mut(s));
+            s.hpget(right, &y, 0, local);
         }
         s.put(right, &(500 + pid as u32), name, 0);
     });
@@ -272,8 +242,7 @@ pub fn a_put_wins_over_a_get_on_the_same_local_destination(ctx: &mut Ctx) -> Out
 /// pid wins, element by element); put or hpput alike.
 pub fn overlapping_puts_from_different_sources_highest_pid_wins(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg(vec![u32::MAX; p + 2]);
-    ctx.sync();
+    let x = ctx.register(vec![u32::MAX; p + 2]);
     let block = [pid as u32; 3];
     ctx.superstep(|s| {
         for t in 0..p {
@@ -291,8 +260,7 @@ pub fn overlapping_puts_from_different_sources_highest_pid_wins(ctx: &mut Ctx) -
 pub fn overlapping_puts_from_one_source_last_issued_wins(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (_, right) = ring(pid, p);
-    let x = ctx.push_reg([0u32; 5]);
-    ctx.sync();
+    let x = ctx.register([0u32; 5]);
     let two = [2u32, 2];
     ctx.superstep(|s| {
         s.put(right, &[1u32; 5], &x, 0);
@@ -308,8 +276,7 @@ pub fn overlapping_puts_from_one_source_last_issued_wins(ctx: &mut Ctx) -> Outco
 pub fn zero_length_transfers_move_nothing(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (_, right) = ring(pid, p);
-    let x = ctx.push_reg([1u32, 2]);
-    ctx.sync();
+    let x = ctx.register([1u32, 2]);
     let (empty, mut into_get, mut into_hpget): ([u32; 0], [u32; 0], Vec<u32>) = ([], [], Vec::new());
     ctx.superstep(|s| {
         s.put(right, &empty, &x, 5);
@@ -324,8 +291,7 @@ pub fn zero_length_transfers_move_nothing(ctx: &mut Ctx) -> Outcome {
 pub fn hpput_from_unregistered_memory_behaves_like_put(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (left, right) = ring(pid, p);
-    let x = ctx.push_reg(vec![0u64; 64]);
-    ctx.sync();
+    let x = ctx.register(vec![0u64; 64]);
     let block: Vec<u64> = (0..32).map(|i| 1000 * pid as u64 + i).collect();
     ctx.superstep(|s| s.hpput(right, &block[..], &x, 16));
     let mut want = vec![0u64; 64];
@@ -340,9 +306,7 @@ pub fn hpput_from_unregistered_memory_behaves_like_put(ctx: &mut Ctx) -> Outcome
 pub fn hpput_from_registered_memory_behaves_like_put(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (_, right) = ring(pid, p);
-    let x = ctx.push_reg(vec![pid as u32; 4]);
-    let mut y = ctx.push_reg(vec![10 + pid as u32; 2]);
-    ctx.sync();
+    let (x, mut y) = ctx.register((vec![pid as u32; 4], vec![10 + pid as u32; 2]));
     ctx.superstep(|s| {
         s.hpput(right, x.local(s), &x, 0);
         s.hpput(right, &y.local(s)[..1], &x, 3);
@@ -363,9 +327,7 @@ pub fn hpput_from_an_hpmove_payload_behaves_like_put(ctx: &mut Ctx) -> Outcome {
     const BIG: usize = 8 << 20;
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (relay, receiver) = (1 % p, 2 % p);
-    let x = ctx.push_reg(vec![0u64; K]);
-    let big = ctx.push_reg(vec![0u8; if pid == receiver { BIG } else { 0 }]);
-    ctx.sync();
+    let (x, big) = ctx.register((vec![0u64; K], vec![0u8; if pid == receiver { BIG } else { 0 }]));
     if pid == 0 {
         ctx.send(relay, &(), &[1u64; K][..]);
     }
@@ -400,11 +362,10 @@ pub fn gets_into_the_registration_they_read_see_pre_superstep_values(ctx: &mut C
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (left, right) = ring(pid, p);
     let base = 10 * pid as u32;
-    let mut x = ctx.push_reg([base, base + 1, base + 2, base + 3]);
-    ctx.sync();
-    let name = x.remote();
+    let mut x = ctx.register([base, base + 1, base + 2, base + 3]);
     ctx.superstep(|s| {
-        let (low, high) = x.local_mut(s).split_at_mut(2);
+        let (name, local) = x.split_mut(s);
+        let (low, high) = local.split_at_mut(2);
         s.get(left, name, 2, low);
         s.get(pid, name, 0, high);
         s.put(right, &(1000 + pid as u32), name, 3);
@@ -427,8 +388,7 @@ pub fn transfers_of_8_mib_arrive_intact(ctx: &mut Ctx) -> Outcome {
     }
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (left, right) = ring(pid, p);
-    let mut x = ctx.push_reg(vec![0u32; N]);
-    ctx.sync();
+    let mut x = ctx.register(vec![0u32; N]);
     let mut errors = Vec::new();
     ctx.put(right, &pattern(pid, 1)[..], &x, 0);
     ctx.sync();
@@ -457,59 +417,51 @@ pub fn bsp_get_example_1_get_array(ctx: &mut Ctx) -> Outcome {
     let n = N_OVER_P * p;
     let global: Vec<u32> = (0..n).map(|g| ((g * 7 + 3) % n) as u32).collect();
     let mine = global[pid * N_OVER_P..(pid + 1) * N_OVER_P].to_vec();
-    let mut xs = ctx.push_reg(mine.clone());
-    ctx.sync();
-    let name = xs.remote();
+    let mut xs = ctx.register(mine.clone());
     ctx.superstep(|s| {
-        for (slot, &v) in xs.local_mut(s).iter_mut().zip(&mine) {
+        let (name, local) = xs.split_mut(s);
+        for (slot, &v) in local.iter_mut().zip(&mine) {
             let (owner, local_idx) = (v as usize / N_OVER_P, v as usize % N_OVER_P);
             s.get(owner, name, local_idx, slot);
         }
     });
-    ctx.pop_reg(&xs);
-    ctx.sync();
     let want: Vec<u32> = mine.iter().map(|&v| global[v as usize]).collect();
-    expect("xs", xs.into_vec(ctx), want)
+    expect("xs", ctx.unregister(xs), want)
 }
 
 /// bsp_get(3) example 2, `bsp_sum`: every process hpgets every local sum.
 pub fn bsp_get_example_2_bsp_sum_with_hpget(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let xs: Vec<i32> = (1..=pid as i32 + 1).collect();
-    let result = ctx.push_reg([xs.iter().sum::<i32>()]);
-    ctx.sync();
+    let result = ctx.register([xs.iter().sum::<i32>()]);
     let mut local_sums = vec![0i32; p];
     ctx.superstep(|s| {
         for (i, slot) in local_sums.iter_mut().enumerate() {
             s.hpget(i, &result, 0, slot);
         }
     });
-    ctx.pop_reg(&result);
-    ctx.sync();
+    ctx.unregister(result);
     expect("sum", local_sums.iter().sum::<i32>(), (1..=p as i32).map(|k| k * (k + 1) / 2).sum())
 }
 
 /// bsp_get(3) example 3, `cyclic_shift` with a buffered get into `x` itself.
 pub fn bsp_get_example_3_cyclic_shift_with_get(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let mut x = ctx.push_reg([7 * pid as i32]);
-    ctx.sync();
-    let name = x.remote();
-    ctx.superstep(|s| s.get(ring(pid, p).0, name, 0, x.local_mut(s)));
-    ctx.pop_reg(&x);
-    ctx.sync();
-    expect("x", x.into_vec(ctx), vec![7 * ring(pid, p).0 as i32])
+    let mut x = ctx.register([7 * pid as i32]);
+    ctx.superstep(|s| {
+        let (name, local) = x.split_mut(s);
+        s.get(ring(pid, p).0, name, 0, local);
+    });
+    expect("x", ctx.unregister(x), vec![7 * ring(pid, p).0 as i32])
 }
 
 /// bsp_get(3) example 4, `cyclic_shift` with a high-performance get.
 pub fn bsp_get_example_4_cyclic_shift_with_hpget(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg([7 * pid as i32]);
-    ctx.sync();
+    let x = ctx.register([7 * pid as i32]);
     let mut result = -1;
     ctx.superstep(|s| s.hpget(ring(pid, p).0, &x, 0, &mut result));
-    ctx.pop_reg(&x);
-    ctx.sync();
+    ctx.unregister(x);
     expect("result", result, 7 * ring(pid, p).0 as i32)
 }
 
@@ -517,8 +469,7 @@ pub fn bsp_get_example_4_cyclic_shift_with_hpget(ctx: &mut Ctx) -> Outcome {
 pub fn bsp_get_example_5_allsums(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let x = pid as i32 + 1;
-    let mut right = ctx.push_reg([0i32]);
-    ctx.sync();
+    let mut right = ctx.register([0i32]);
     *right.value_mut(ctx) = x;
     let mut i = 1;
     while i < p {
@@ -533,9 +484,8 @@ pub fn bsp_get_example_5_allsums(ctx: &mut Ctx) -> Outcome {
         }
         i *= 2;
     }
-    ctx.pop_reg(&right);
     let sum = *right.value(ctx);
-    ctx.sync();
+    ctx.unregister(right);
     expect("prefix sum", sum, x * (x + 1) / 2)
 }
 
@@ -544,7 +494,7 @@ checks! {
     registration_extents_may_differ_per_process,
     bsp_push_reg_example_2 => Procs::ALL.on(&[2, 3, 4]),
     zero_size_registrations_allow_half_duplex_communication,
-    a_popped_registration_is_usable_until_the_sync_then_into_vec_returns_its_data,
+    a_put_queued_before_unregister_lands_and_unregister_returns_the_data,
     registration_slots_are_reused_after_pops,
     pops_need_not_follow_stack_order,
     put_copies_its_source_at_the_call,

@@ -42,8 +42,7 @@ fn a_panic_with_a_non_string_payload_is_reported(ctx: &mut Ctx, _: &Probe) {
 
 /// D12, D14: a panic of process 11 among sixteen processes.
 fn a_panic_among_sixteen_processes_stops_them_all(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg([0u8]);
-    ctx.sync();
+    let x = ctx.register([0u8]);
     for _ in 0..5 {
         if ctx.pid() == 11 && ctx.step() == 3 {
             panic!("process eleven gives up");
@@ -56,8 +55,7 @@ fn a_panic_among_sixteen_processes_stops_them_all(ctx: &mut Ctx, _: &Probe) {
 /// D14: processes that are computing when another one fails stop at their next communication
 /// call (or at the end of the SPMD function), without reporting anything of their own.
 fn processes_computing_when_another_fails_stop_at_their_next_call(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg([0u32]);
-    ctx.sync();
+    let x = ctx.register([0u32]);
     if ctx.pid() == 0 {
         panic!("early failure");
     }
@@ -114,8 +112,7 @@ fn an_abort_by_process_0_stops_every_process(ctx: &mut Ctx, _: &Probe) {
 
 /// D14: an abort inside a `superstep` closure, while the others wait at its sync.
 fn abort_inside_a_superstep_stops_every_process(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg([ctx.pid() as u64]);
-    ctx.sync();
+    let x = ctx.register([ctx.pid() as u64]);
     let mut v = 0;
     ctx.superstep(|s| {
         s.get(0, &x, 0, &mut v);
@@ -127,8 +124,7 @@ fn abort_inside_a_superstep_stops_every_process(ctx: &mut Ctx, _: &Probe) {
 
 /// D14: a panic inside a `superstep` closure, with a get and an hpput queued, stops the run.
 fn a_panic_inside_a_superstep_stops_every_process(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg([ctx.pid() as u32]);
-    ctx.sync();
+    let x = ctx.register([ctx.pid() as u32]);
     let mut v = 0;
     let block = [9u32];
     ctx.superstep(|s| {
@@ -145,8 +141,7 @@ fn a_panic_inside_a_superstep_stops_every_process(ctx: &mut Ctx, _: &Probe) {
 /// addresses it queued in that superstep must never be used), and nobody hangs. `then` is what
 /// process 1 does after catching.
 fn after_a_caught_superstep_panic(ctx: &mut Ctx, then: fn(&mut Ctx, &Reg<u32>)) {
-    let x = ctx.push_reg([ctx.pid() as u32]);
-    ctx.sync();
+    let x = ctx.register([ctx.pid() as u32]);
     let mut v = 0;
     let block = [9u32];
     let caught = catch_unwind(AssertUnwindSafe(|| {
@@ -240,11 +235,11 @@ fn collective(ctx: &mut Ctx, probe: &Probe, f: impl FnOnce(&mut Ctx)) {
 /// §2.8 "push count differs".
 fn processes_pushing_different_numbers_of_registrations_fail_at_the_sync(ctx: &mut Ctx, probe: &Probe) {
     collective(ctx, probe, |ctx| {
-        let _a = ctx.push_reg([0u32]);
         if ctx.pid() == 1 {
-            let _b = ctx.push_reg([0u32]);
+            drop(ctx.register(([0u32], [0u32])));
+        } else {
+            drop(ctx.register([0u32]));
         }
-        ctx.sync();
     });
 }
 
@@ -252,13 +247,11 @@ fn processes_pushing_different_numbers_of_registrations_fail_at_the_sync(ctx: &m
 fn registrations_of_different_element_types_fail_at_the_sync(ctx: &mut Ctx, probe: &Probe) {
     collective(ctx, probe, |ctx| {
         ctx.sync();
-        let _a = ctx.push_reg([0u16]);
         if ctx.pid() == 0 {
-            let _b = ctx.push_reg([0u8]);
+            drop(ctx.register(([0u16], [0u8])));
         } else {
-            let _b = ctx.push_reg([0u64]);
+            drop(ctx.register(([0u16], [0u64])));
         }
-        ctx.sync();
     });
 }
 
@@ -267,34 +260,30 @@ fn registrations_of_different_element_types_fail_at_the_sync(ctx: &mut Ctx, prob
 fn registrations_of_different_element_types_of_the_same_size_fail_at_the_sync(ctx: &mut Ctx, probe: &Probe) {
     collective(ctx, probe, |ctx| {
         if ctx.pid() == 0 {
-            let _x = ctx.push_reg([0u32]);
+            drop(ctx.register([0u32]));
         } else {
-            let _x = ctx.push_reg([0f32]);
+            drop(ctx.register([0f32]));
         }
-        ctx.sync();
     });
 }
 
 /// §2.8, §3.2 "different registration popped".
 fn pops_of_different_registrations_fail_at_the_sync(ctx: &mut Ctx, probe: &Probe) {
     collective(ctx, probe, |ctx| {
-        let a = ctx.push_reg([0u32]);
-        let b = ctx.push_reg([0u32]);
-        ctx.sync();
-        ctx.pop_reg(if ctx.pid() == 0 { &a } else { &b });
-        ctx.sync();
+        let (a, b) = ctx.register(([0u32], [0u32]));
+        ctx.unregister(if ctx.pid() == 0 { a } else { b });
     });
 }
 
 /// §3.2 "pop on one process only".
 fn a_pop_on_one_process_only_fails_at_the_sync(ctx: &mut Ctx, probe: &Probe) {
     collective(ctx, probe, |ctx| {
-        let a = ctx.push_reg([0u32]);
-        ctx.sync();
+        let a = ctx.register([0u32]);
         if ctx.pid() == 2 {
-            ctx.pop_reg(&a);
+            ctx.unregister(a);
+        } else {
+            ctx.sync();
         }
-        ctx.sync();
     });
 }
 
@@ -315,8 +304,7 @@ fn different_tag_size_requests_fail_at_the_sync(ctx: &mut Ctx, probe: &Probe) {
 
 /// D15: a put queued after the last sync.
 fn a_put_pending_at_the_end_is_an_error_naming_the_process_and_count(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg([0u32]);
-    ctx.sync();
+    let x = ctx.register([0u32]);
     if ctx.pid() == 1 {
         ctx.put(0, &1u32, &x, 0);
     }
@@ -337,8 +325,7 @@ fn sends_pending_at_the_end_are_an_error_naming_every_process_and_count(ctx: &mu
 
 /// §3.3, §3.4, §4.2 "pid ≥ p": process 1 of 2 calls `op` naming process 7.
 fn with_pid_7(ctx: &mut Ctx, op: fn(&mut Ctx, &Reg<u32>)) {
-    let x = ctx.push_reg([0u32]);
-    ctx.sync();
+    let x = ctx.register([0u32]);
     if ctx.pid() == 1 {
         op(ctx, &x);
     }
@@ -385,8 +372,7 @@ fn pid_out_of_range(f: &Failure, op: &str) -> Outcome {
 /// process 3 accesses process 1 (extent 2) within its own extent but past the target's; the
 /// error names operation, process, registration, offset, length, extent.
 fn past_the_extent_of_process_1(ctx: &mut Ctx, op: fn(&mut Ctx, &Reg<u32>)) {
-    let x = ctx.push_reg(vec![0u32; ctx.pid() + 1]);
-    ctx.sync();
+    let x = ctx.register(vec![0u32; ctx.pid() + 1]);
     if ctx.pid() == 3 {
         op(ctx, &x);
     }
@@ -423,8 +409,7 @@ fn past_the_extent(f: &Failure, op: &str) -> Outcome {
 
 /// A put past the extent, for the message as a whole.
 fn a_put_past_the_extent_is_reported_with_every_value(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg([0u32; 2]);
-    ctx.sync();
+    let x = ctx.register([0u32; 2]);
     if ctx.pid() == 1 {
         ctx.put(0, &[1u32, 2], &x, 1);
     }
@@ -434,8 +419,7 @@ fn a_put_past_the_extent_is_reported_with_every_value(ctx: &mut Ctx, _: &Probe) 
 /// §3.3: process 0 (extent 1) may write past its own extent into process 3's part (extent 4),
 /// up to process 3's extent and no further.
 fn the_callers_own_extent_does_not_limit_an_access(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg(vec![0u32; ctx.pid() + 1]);
-    ctx.sync();
+    let x = ctx.register(vec![0u32; ctx.pid() + 1]);
     if ctx.pid() == 0 {
         ctx.put(3, &[1u32, 2, 3], &x, 1); // fine: 1 + 3 <= 4
     }
@@ -449,139 +433,17 @@ fn the_callers_own_extent_does_not_limit_an_access(ctx: &mut Ctx, _: &Probe) {
 
 /// An offset so large that offset + length overflows is out of range, not a wrap-around.
 fn an_overflowing_offset_is_out_of_range(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg([0u8; 4]);
-    ctx.sync();
+    let x = ctx.register([0u8; 4]);
     if ctx.pid() == 0 {
         ctx.put(1, &[1u8, 2], &x, usize::MAX);
     }
     ctx.sync();
 }
 
-/// D4, §3.1: a registration used in the superstep it was pushed in fails at the call: a put.
-fn a_registration_put_into_before_it_takes_effect_is_reported_at_the_call(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg([0u32]);
-    if ctx.pid() == 1 {
-        ctx.put(0, &1u32, &x, 0);
-    }
-    ctx.sync();
-}
-
-/// D4, §3.1: the same for a get, of the second registration pushed in superstep 1.
-fn a_registration_read_before_it_takes_effect_is_reported_at_the_call(ctx: &mut Ctx, _: &Probe) {
-    ctx.sync();
-    let _a = ctx.push_reg([0u32]);
-    let b = ctx.push_reg([0u32]);
-    let mut v = 0;
-    ctx.superstep(|s| s.get(1 - s.pid(), &b, 0, &mut v));
-}
-
-/// §3.2: after the sync that applies its pop, a registration is gone: process 0 calls `op`.
-fn after_the_pop(ctx: &mut Ctx, op: fn(&mut Ctx, &Reg<u32>)) {
-    let x = ctx.push_reg([0u32]);
-    ctx.sync();
-    ctx.pop_reg(&x);
-    ctx.sync();
-    if ctx.pid() == 0 {
-        op(ctx, &x);
-    }
-    ctx.sync();
-}
-
-fn a_put_into_a_deregistered_registration_is_reported_at_the_call(ctx: &mut Ctx, _: &Probe) {
-    after_the_pop(ctx, |ctx, x| ctx.put(1, &1u32, x, 0));
-}
-
-fn a_get_from_a_deregistered_registration_is_reported_at_the_call(ctx: &mut Ctx, _: &Probe) {
-    after_the_pop(ctx, |ctx, x| {
-        let mut v = 0;
-        ctx.superstep(|s| s.get(1, x, 0, &mut v));
-    });
-}
-
-fn a_pop_of_a_deregistered_registration_is_reported_at_the_call(ctx: &mut Ctx, _: &Probe) {
-    after_the_pop(ctx, |ctx, x| ctx.pop_reg(x));
-}
-
-/// The judge of the `*_deregistered_registration_*` cases.
-fn deregistered(f: &Failure, op: &str) -> Outcome {
-    f.failed_on(0)?;
-    f.mentions(&[op, "registration #1", "not registered"])
-}
-
-/// §3.2: a handle whose registration is gone never reaches the registration that took over its
-/// slot; `use_remote` says whether the stale name is a `Remote` or the `Reg` itself.
-fn with_a_stale_handle(ctx: &mut Ctx, use_remote: bool) {
-    let x = ctx.push_reg([1u32]);
-    ctx.sync();
-    let stale = x.remote();
-    ctx.pop_reg(&x);
-    ctx.sync();
-    let _y = ctx.push_reg([2u32]); // takes x's slot
-    ctx.sync();
-    if ctx.pid() == 1 {
-        if use_remote {
-            ctx.put(0, &9u32, stale, 0);
-        } else {
-            ctx.put(0, &9u32, &x, 0);
-        }
-    }
-    ctx.sync();
-}
-
-fn a_stale_reg_never_reaches_the_registration_that_reuses_its_slot(ctx: &mut Ctx, _: &Probe) {
-    with_a_stale_handle(ctx, false);
-}
-
-fn a_stale_remote_never_reaches_the_registration_that_reuses_its_slot(ctx: &mut Ctx, _: &Probe) {
-    with_a_stale_handle(ctx, true);
-}
-
 /// `value` of a registration with no local elements names the registration.
 fn the_value_of_an_empty_registration_is_reported(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg(vec![7u64; ctx.pid()]);
-    ctx.sync();
+    let x = ctx.register(vec![7u64; ctx.pid()]);
     let _ = *x.value(ctx);
-}
-
-/// D5: popping a registration in the superstep it was pushed in fails at the call.
-fn popping_a_registration_in_the_superstep_it_was_pushed_is_reported_at_the_call(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg([0u32]);
-    if ctx.pid() == 1 {
-        ctx.pop_reg(&x);
-    }
-    ctx.sync();
-}
-
-/// §3.2: popping the same registration twice in one superstep fails at the second call.
-fn popping_a_registration_twice_is_reported_at_the_call(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.push_reg([0u32]);
-    ctx.sync();
-    ctx.pop_reg(&x);
-    if ctx.pid() == 0 {
-        ctx.pop_reg(&x);
-    }
-    ctx.sync();
-}
-
-/// `into_vec` before the pop has taken effect fails: the memory is still registered.
-fn into_vec(ctx: &mut Ctx, pop_first: bool) {
-    let x = ctx.push_reg([0u32]);
-    ctx.sync();
-    if pop_first {
-        ctx.pop_reg(&x);
-    }
-    if ctx.pid() == 1 {
-        drop(x.into_vec(ctx));
-    }
-    ctx.sync();
-}
-
-fn into_vec_of_a_registered_variable_is_reported(ctx: &mut Ctx, _: &Probe) {
-    into_vec(ctx, false);
-}
-
-fn into_vec_in_the_superstep_of_its_pop_is_reported(ctx: &mut Ctx, _: &Probe) {
-    into_vec(ctx, true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -739,8 +601,8 @@ cases! {
     processes_pushing_different_numbers_of_registrations_fail_at_the_sync: [3] => |f| {
         f.not_an_abort()?;
         f.mentions(&[
-            "registration mismatch at the sync ending superstep 0: the processes called `push_reg` \
-             different numbers of times (per process: [1, 2, 1])",
+            "registration mismatch at the sync ending superstep 0: the processes made different numbers \
+             of registrations (`register`, `with_reg`, gp arrays; per process: [1, 2, 1])",
         ])
     },
     registrations_of_different_element_types_fail_at_the_sync: [2] => |f| {
@@ -797,44 +659,9 @@ cases! {
         f.failed_on(0)?;
         f.mentions(&["put with process 1", "registration #1", &format!("offset {}", usize::MAX), "length 2"])
     },
-    a_registration_put_into_before_it_takes_effect_is_reported_at_the_call: [2] => |f| {
-        f.failed_on(1)?;
-        f.mentions(&["put with process 0", "registration #1", "pushed in this superstep (0)", "next sync"])
-    },
-    #[several]
-    a_registration_read_before_it_takes_effect_is_reported_at_the_call: [2] => |f| {
-        f.mentions(&["get with process", "registration #2", "pushed in this superstep (1)"])
-    },
-    a_put_into_a_deregistered_registration_is_reported_at_the_call: [2] => |f| deregistered(f, "put with process 1"),
-    a_get_from_a_deregistered_registration_is_reported_at_the_call: [2] => |f| deregistered(f, "get with process 1"),
-    a_pop_of_a_deregistered_registration_is_reported_at_the_call: [2] => |f| deregistered(f, "pop_reg"),
-    a_stale_reg_never_reaches_the_registration_that_reuses_its_slot: [2] => |f| {
-        f.failed_on(1)?;
-        f.mentions(&["put with process 0", "registration #1", "not registered"])
-    },
-    a_stale_remote_never_reaches_the_registration_that_reuses_its_slot: [2] => |f| {
-        f.failed_on(1)?;
-        f.mentions(&["put with process 0", "registration #1", "not registered"])
-    },
     the_value_of_an_empty_registration_is_reported: [2] => |f| {
         f.failed_on(0)?;
         f.mentions(&["value", "registration #1", "no elements"])
-    },
-    popping_a_registration_in_the_superstep_it_was_pushed_is_reported_at_the_call: [2] => |f| {
-        f.failed_on(1)?;
-        f.mentions(&["pop_reg", "registration #1", "pushed in this superstep (0)"])
-    },
-    popping_a_registration_twice_is_reported_at_the_call: [2] => |f| {
-        f.failed_on(0)?;
-        f.mentions(&["pop_reg", "registration #1", "already popped in superstep 1"])
-    },
-    into_vec_of_a_registered_variable_is_reported: [2] => |f| {
-        f.failed_on(1)?;
-        f.mentions(&["into_vec", "registration #1", "still registered"])
-    },
-    into_vec_in_the_superstep_of_its_pop_is_reported: [2] => |f| {
-        f.failed_on(1)?;
-        f.mentions(&["into_vec", "registration #1", "still registered"])
     },
     a_tag_of_the_wrong_size_is_reported_at_the_send: [2] => |f| {
         f.failed_on(0)?;

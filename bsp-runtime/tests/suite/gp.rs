@@ -104,7 +104,7 @@ fn uneven_starts(n: usize) -> Vec<usize> {
 }
 
 /// Every element of a `[5, 4]` array holding three zeros.
-fn zeros3(ctx: &Ctx) -> GpArray<u32> {
+fn zeros3(ctx: &mut Ctx) -> GpArray<u32> {
     let mut g = GpArray::<u32>::builder(&[5, 4]).name("z").build(ctx);
     if let Some((lo, hi)) = g.distribution(ctx.pid()) {
         for sub in subscripts(&lo, &hi) {
@@ -590,10 +590,9 @@ pub fn destroy_returns_the_local_elements_at_every_p(ctx: &mut Ctx) -> Outcome {
 pub fn create_destroy_cycles_with_other_registrations(ctx: &mut Ctx) -> Outcome {
     let mut c = Complaints::default();
     for round in 0..5u32 {
-        let r = ctx.push_reg([round]);
+        let r = ctx.register([round]);
         let mut g = GpArray::<u32>::builder(&[7]).build(ctx);
         fill(&mut g, ctx);
-        ctx.sync();
         let mut buf = GpBuf::new();
         let mut x = 0;
         ctx.superstep(|s| {
@@ -603,8 +602,7 @@ pub fn create_destroy_cycles_with_other_registrations(ctx: &mut Ctx) -> Outcome 
         c.expect(format_args!("round {round}: the registration"), x, round);
         c.expect(format_args!("round {round}: element 6"), buf.element(6), &read(&[6], &[7])[..]);
         g.destroy(ctx);
-        ctx.pop_reg(&r);
-        ctx.sync();
+        ctx.unregister(r);
     }
     c.outcome()
 }
@@ -630,14 +628,14 @@ pub fn drop_without_destroy_is_safe(ctx: &mut Ctx) -> Outcome {
 
 /// Every handle dropped in the same superstep, with a put of nothing queued.
 pub fn every_handle_dropped_in_one_superstep_is_safe(ctx: &mut Ctx) -> Outcome {
-    let s0 = ctx.step();
     let mut g = GpArray::<u32>::builder(&[8]).build(ctx);
+    let s0 = ctx.step();
     fill(&mut g, ctx);
     ctx.sync();
     g.put(ctx, &[0], &[0], &[[1u32; 0]], false);
     drop(g);
     ctx.sync();
-    expect("syncs", ctx.step() - s0, 2)
+    expect("syncs after the creation", ctx.step() - s0, 2)
 }
 
 /// Seven dimensions are fine.
@@ -654,14 +652,14 @@ pub fn seven_dimensions_are_fine(ctx: &mut Ctx) -> Outcome {
 /// source of the superstep has been read (found by review: it used to land in the get phase).
 pub fn a_gp_read_into_registered_memory_lands_after_the_get_sources_are_read(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let mut xs = ctx.push_reg([7usize]);
+    let mut xs = ctx.register([7usize]);
     let mut g = GpArray::<u64>::builder(&[p]).build(ctx);
     g.assign_local(ctx, &[pid], vec![0u64; 5]);
     ctx.sync();
-    let name = xs.remote();
     let mut seen = 0usize;
     ctx.superstep(|s| {
-        g.get_size(s, &[pid], &[pid], xs.value_mut(s)); // lands in this process's `xs`
+        let (name, local) = xs.split_mut(s);
+        g.get_size(s, &[pid], &[pid], &mut local[0]); // lands in this process's `xs`
         s.get((pid + 1) % p, name, 0, &mut seen); // reads a neighbour's `xs`
     });
     expect("(the neighbour's xs as read, own xs after the sync)", (seen, *xs.value(ctx)), (7, 5))
@@ -932,25 +930,6 @@ fn error_a_zero_sized_element_type(ctx: &mut Ctx, _: &Probe) {
     GpArray::<()>::builder(&[8]).name("e").build(ctx);
 }
 
-/// D4: one-sided operations need the sync after creation.
-fn error_get_before_the_sync_after_creation(ctx: &mut Ctx, _: &Probe) {
-    ctx.sync();
-    let g = GpArray::<u8>::builder(&[4]).name("e").build(ctx);
-    let mut buf = GpBuf::new();
-    ctx.superstep(|s| g.get(s, &[0], &[0], &mut buf));
-}
-
-fn error_put_before_the_sync_after_creation(ctx: &mut Ctx, _: &Probe) {
-    let g = GpArray::<u8>::builder(&[4]).name("e").build(ctx);
-    g.put(ctx, &[0], &[0], &[[1u8]], false);
-}
-
-/// D5: so does destroy.
-fn error_destroy_before_the_sync_after_creation(ctx: &mut Ctx, _: &Probe) {
-    let g = GpArray::<u8>::builder(&[4]).name("e").build(ctx);
-    g.destroy(ctx);
-}
-
 /// Processes that create arrays of different types or shapes fail together at the sync, before
 /// anyone reads the other's elements.
 fn error_processes_disagree_on_the_element_type(ctx: &mut Ctx, probe: &Probe) {
@@ -959,14 +938,12 @@ fn error_processes_disagree_on_the_element_type(ctx: &mut Ctx, probe: &Probe) {
     } else {
         drop(GpArray::<f32>::builder(&[4]).build(ctx));
     }
-    ctx.sync();
     probe.reached("past the mismatched sync");
 }
 
 fn error_processes_disagree_on_the_shape(ctx: &mut Ctx, probe: &Probe) {
     let n = if ctx.pid() == 2 { 5 } else { 4 };
     drop(GpArray::<u32>::builder(&[n]).build(ctx));
-    ctx.sync();
     probe.reached("past the mismatched sync");
 }
 
@@ -975,9 +952,8 @@ fn error_a_gp_array_against_a_registration(ctx: &mut Ctx, probe: &Probe) {
     if ctx.pid() == 0 {
         drop(GpArray::<u32>::builder(&[4]).build(ctx));
     } else {
-        ctx.push_reg([0u32]);
+        drop(ctx.register([0u32]));
     }
-    ctx.sync();
     probe.reached("past the mismatched sync");
 }
 
@@ -1068,16 +1044,6 @@ cases! {
     error_both_chunk_and_irregular: [2] => |f| f.mentions(&["gp array `e`: both `chunk` and `irregular` were given"]),
     error_a_zero_sized_element_type: [1] => |f| f.mentions(&["gp array `e`: the element type `()` has size 0"]),
     #[several]
-    error_get_before_the_sync_after_creation: [2] => |f| f.mentions(&[
-        "gp array `e`: get: the array was created in this superstep (1) and can be used for one-sided \
-         operations only after the next sync",
-    ]),
-    #[several]
-    error_put_before_the_sync_after_creation: [2] =>
-        |f| f.mentions(&["gp array `e`: put: the array was created in this superstep (0)"]),
-    #[several]
-    error_destroy_before_the_sync_after_creation: [2] =>
-        |f| f.mentions(&["gp array `e`: destroy: the array was created in this superstep (0)"]),
     error_processes_disagree_on_the_element_type: [2] => |f| f.mentions(&[
         "registration mismatch at the sync ending superstep 0",
         "GpShared<u32>",

@@ -42,11 +42,9 @@ pub fn step_counts_the_syncs(ctx: &mut Ctx) -> Outcome {
     let inside = ctx.superstep(|s| s.step());
     seen.push(inside - s0);
     seen.push(ctx.step() - s0);
-    let x = ctx.push_reg([0u8]);
-    ctx.sync();
+    let x = ctx.register([0u8]);
     seen.push(ctx.step() - s0);
-    ctx.pop_reg(&x);
-    ctx.sync();
+    ctx.unregister(x);
     seen.push(ctx.step() - s0);
     expect("steps since the start of the check", seen, vec![0, 1, 1, 2, 3, 4])
 }
@@ -54,8 +52,7 @@ pub fn step_counts_the_syncs(ctx: &mut Ctx) -> Outcome {
 /// `superstep` returns what its closure returns, after the sync.
 pub fn superstep_returns_what_its_closure_returns(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg([pid as u32 * 3]);
-    ctx.sync();
+    let x = ctx.register([pid as u32 * 3]);
     let s0 = ctx.step();
     let mut v = 0;
     let (inner_pid, step) = ctx.superstep(|s| {
@@ -75,8 +72,7 @@ pub fn many_supersteps_of_every_kind_stay_in_step(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (left, right) = ring(pid, p);
     let s0 = ctx.step();
-    let mut x = ctx.push_reg([pid as u64]);
-    ctx.sync();
+    let mut x = ctx.register([pid as u64]);
     let mut errors = Vec::new();
     for round in 0..200u64 {
         let want_left = 1000 * round + left as u64;
@@ -132,11 +128,9 @@ pub fn time_is_positive_strictly_increasing_and_in_seconds(ctx: &mut Ctx) -> Out
 /// group with its own pids, and carry on with its own run afterwards.
 pub fn a_process_can_start_a_nested_run(ctx: &mut Ctx) -> Outcome {
     let (outer, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg([outer as u32]);
-    ctx.sync();
+    let x = ctx.register([outer as u32]);
     let inner = bsp_runtime::run(2, move |ictx| {
-        let y = ictx.push_reg([100 * outer as u32 + ictx.pid() as u32]);
-        ictx.sync();
+        let y = ictx.register([100 * outer as u32 + ictx.pid() as u32]);
         let mut other = 0;
         ictx.superstep(|s| s.get(1 - s.pid(), &y, 0, &mut other));
         (ictx.pid(), ictx.nprocs(), other)
@@ -163,8 +157,7 @@ pub fn a_caught_panic_outside_a_superstep_does_not_break_the_process(ctx: &mut C
         }
     }));
     std::panic::set_hook(hook);
-    let x = ctx.push_reg([pid as u8]);
-    ctx.sync();
+    let x = ctx.register([pid as u8]);
     let mut other = u8::MAX;
     ctx.superstep(|s| s.get(ring(pid, p).0, &x, 0, &mut other));
     expect("(caught, left's value)", (caught.is_err(), other), (pid == culprit, ring(pid, p).0 as u8))
@@ -175,8 +168,7 @@ pub fn a_caught_panic_outside_a_superstep_does_not_break_the_process(ctx: &mut C
 pub fn more_processes_than_cores_run_as_requested(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let (_, right) = ring(pid, p);
-    let x = ctx.push_reg([pid as u64]);
-    ctx.sync();
+    let x = ctx.register([pid as u64]);
     for _ in 0..20 {
         let v = *x.value(ctx);
         ctx.put(right, &v, &x, 0);

@@ -10,8 +10,7 @@ use super::check::{checks, ring, Complaints, Outcome};
 /// Puts of `q + 1` words from every process to every other process `q`, and 3 words to itself.
 pub fn puts_are_counted_by_sender_and_receiver(ctx: &mut Ctx) -> Outcome {
     let (s, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg(vec![0u64; p * (p + 3)]);
-    ctx.sync();
+    let x = ctx.register(vec![0u64; p * (p + 3)]);
     let step = ctx.step();
     for q in 0..p {
         let n = if q == s { 3 } else { q + 1 };
@@ -19,8 +18,7 @@ pub fn puts_are_counted_by_sender_and_receiver(ctx: &mut Ctx) -> Outcome {
     }
     ctx.sync();
     let last = ctx.stats().last;
-    ctx.pop_reg(&x);
-    ctx.sync();
+    ctx.unregister(x);
     let others = p - 1;
     let sent_bytes: usize = (0..p).filter(|&q| q != s).map(|q| 8 * (q + 1)).sum();
     let mut c = Complaints::default();
@@ -41,8 +39,7 @@ pub fn puts_are_counted_by_sender_and_receiver(ctx: &mut Ctx) -> Outcome {
 /// from the last process: a get counts as data sent by the owner.
 pub fn gets_are_counted_as_data_from_the_owner(ctx: &mut Ctx) -> Outcome {
     let (s, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg(vec![s as u32; 5]);
-    ctx.sync();
+    let x = ctx.register(vec![s as u32; 5]);
     let mut a = [0u32; 5];
     let mut b = [0u32; 2];
     ctx.superstep(|st| {
@@ -52,8 +49,7 @@ pub fn gets_are_counted_as_data_from_the_owner(ctx: &mut Ctx) -> Outcome {
         }
     });
     let last = ctx.stats().last;
-    ctx.pop_reg(&x);
-    ctx.sync();
+    ctx.unregister(x);
     let others = p - 1;
     let mut c = Complaints::default();
     c.expect("a", a, [0; 5]);
@@ -111,8 +107,7 @@ pub fn messages_count_tag_and_payload(ctx: &mut Ctx) -> Outcome {
 /// An hpput of 16 `u16` and a put of 1 `u16` to the right neighbour, in one superstep.
 pub fn hpputs_count_their_bytes(ctx: &mut Ctx) -> Outcome {
     let (s, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg(vec![0u16; 17]);
-    ctx.sync();
+    let x = ctx.register(vec![0u16; 17]);
     let block = [s as u16; 16];
     let right = ring(s, p).1;
     ctx.superstep(|st| {
@@ -120,8 +115,7 @@ pub fn hpputs_count_their_bytes(ctx: &mut Ctx) -> Outcome {
         st.put(right, &[9u16], &x, 16);
     });
     let (last, nine) = (ctx.stats().last, x.local(ctx)[16]);
-    ctx.pop_reg(&x);
-    ctx.sync();
+    ctx.unregister(x);
     let t = Traffic { puts: 2, put_bytes: 34, ..Traffic::default() };
     let mut c = Complaints::default();
     c.expect("x[16]", nine, 9);
@@ -141,8 +135,7 @@ pub fn hpputs_count_their_bytes(ctx: &mut Ctx) -> Outcome {
 /// Empty supersteps count nothing; the totals grow by the figures of each superstep.
 pub fn totals_are_the_sums_of_the_supersteps(ctx: &mut Ctx) -> Outcome {
     let (s, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg(vec![0u8; p]);
-    ctx.sync();
+    let x = ctx.register(vec![0u8; p]);
     let before = ctx.stats().total;
     let first = ctx.step();
     let mut steps: Vec<StepStats> = Vec::new();
@@ -156,8 +149,7 @@ pub fn totals_are_the_sums_of_the_supersteps(ctx: &mut Ctx) -> Outcome {
         steps.push(ctx.stats().last);
     }
     let total = ctx.stats().total;
-    ctx.pop_reg(&x);
-    ctx.sync();
+    ctx.unregister(x);
     let mut c = Complaints::default();
     for (i, st) in steps.iter().enumerate().filter(|(i, _)| i % 2 == 1) {
         c.expect(format!("superstep {i} (empty)"), (st.sent, st.received, st.local, st.h_bytes), Default::default());

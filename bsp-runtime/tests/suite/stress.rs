@@ -75,15 +75,12 @@ pub fn mixed(ctx: &mut Ctx, steps: usize) -> Result<u64, String> {
     {
         let (me, p) = (ctx.pid(), ctx.nprocs());
         let (left, right) = ((me + p - 1) % p, (me + 1) % p);
-        // x[0..2]: the put from the left neighbour; x[2]: this process's value, read by gets.
-        let mut x = ctx.push_reg(vec![0u64; 3]);
-        // slots[q]: the hpput from process q.
-        let slots = ctx.push_reg(vec![0u64; p]);
-        // A registration that is swapped for a new one now and then; its length varies.
-        let mut swap = ctx.push_reg(vec![0u64; 1 + me % 3]);
-        let mut swap_seed = 0;
         ctx.set_tagsize(8);
-        ctx.sync();
+        // x[0..2]: the put from the left neighbour; x[2]: this process's value, read by gets.
+        // slots[q]: the hpput from process q.
+        // swap: a registration that is swapped for a new one now and then; its length varies.
+        let (mut x, slots, mut swap) = ctx.register((vec![0u64; 3], vec![0u64; p], vec![0u64; 1 + me % 3]));
+        let mut swap_seed = 0;
         let mut checks = 0u64;
         let mut first_failure = None;
         let mut check = |ok: bool, what: &dyn Fn() -> String| {
@@ -151,13 +148,12 @@ pub fn mixed(ctx: &mut Ctx, steps: usize) -> Result<u64, String> {
                 Kind::SwapRegistration => {
                     // Lengths differ per process: 1 + (pid + seed) % 3, the seed being the
                     // superstep of the push (0 for the first registration).
-                    let next = ctx.push_reg(vec![val(step, me); 1 + (me + step) % 3]);
-                    ctx.pop_reg(&swap);
-                    // D6: still usable until the sync; fill the left neighbour's whole part.
+                    // Fill the left neighbour's whole part, then pop (D27: the put lands at
+                    // the pop's sync), then push the next one.
                     let len_left = 1 + (left + swap_seed) % 3;
                     ctx.put(left, &vec![val(step, me); len_left][..], &swap, 0);
-                    ctx.sync();
-                    let old = std::mem::replace(&mut swap, next).into_vec(ctx);
+                    let old = ctx.unregister(swap);
+                    swap = ctx.register(vec![val(step, me); 1 + (me + step) % 3]);
                     let len = 1 + (me + swap_seed) % 3;
                     check(old.len() == len && old.iter().all(|&v| v == val(step, right)), &|| {
                         format!("superstep {step}: the popped registration holds {old:?}")
@@ -182,7 +178,10 @@ pub fn mixed_supersteps(ctx: &mut Ctx) -> Outcome {
     let s0 = ctx.step();
     let checks = mixed(ctx, MIXED_STEPS)?;
     ensure(checks >= MIXED_STEPS as u64, || format!("too few checks: {checks}"))?;
-    expect("syncs", ctx.step() - s0, MIXED_STEPS + 1)
+    // One sync per superstep, one for the first registrations, and a second for each swap
+    // (its pop and its push are a sync each).
+    let swaps = (0..MIXED_STEPS).filter(|&step| kind(step) == Kind::SwapRegistration).count();
+    expect("syncs", ctx.step() - s0, MIXED_STEPS + 1 + swaps)
 }
 
 /// Only the barrier: every sync is empty.
@@ -198,8 +197,7 @@ pub fn empty_syncs(ctx: &mut Ctx) -> Outcome {
 /// (on threads they give up spinning and park, and must be woken): `steps` puts around the ring.
 pub fn late_arrivals(ctx: &mut Ctx, steps: usize) -> Outcome {
     let (me, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg(vec![0u64]);
-    ctx.sync();
+    let x = ctx.register(vec![0u64]);
     let mut sum = 0;
     let mut wrong = Vec::new();
     for step in 0..steps {

@@ -1,8 +1,8 @@
 //! What each operation on the context does to the flow state: `get`/`hpget` and `hpput` make
-//! a place pending (after checking their arguments), every communication checks its
-//! registration, `sync` completes what is pending, and any other method handed the context may
-//! sync. Also: which expressions are `hpmove` results or fresh registrations. (The supersteps
-//! themselves are in `supersteps.rs`.)
+//! a place pending (after checking their arguments), `sync` (and `register`, `unregister`, which
+//! include one) completes what is pending, and any other method handed the context may sync.
+//! Also: which expressions are `hpmove` results. (The supersteps themselves are in
+//! `supersteps.rs`.)
 
 use super::Walker;
 use crate::analysis::state::{join_validity, Entry, Op, Validity};
@@ -18,8 +18,6 @@ const NON_SYNCING: &[&str] = &[
     "nprocs",
     "time",
     "step",
-    "push_reg",
-    "pop_reg",
     "put",
     "set_tagsize",
     "set_tag",
@@ -34,6 +32,16 @@ const NON_SYNCING: &[&str] = &[
     "hpmove",
     "hpmove_bytes",
 ];
+
+/// The registration calls, which include a sync, by name (a `&'static str` for the finding).
+fn registration_call(method: &str) -> &'static str {
+    match method {
+        "register" => "register",
+        "unregister" => "unregister",
+        "register_each" => "register_each",
+        _ => "unregister_each",
+    }
+}
 
 impl Walker {
     /// Marks the place `expr` (`&mut left`, `&data`, `&mut pair.0`, ...) as pending because of
@@ -121,43 +129,6 @@ impl Walker {
         }
     }
 
-    /// `ctx.push_reg(..)`, possibly as the value of a block (`{ ...; ctx.push_reg(..) }`): the
-    /// span of `push_reg`.
-    pub(super) fn push_reg_call(&self, expr: &Expr) -> Option<Span> {
-        match strip_parens(expr) {
-            Expr::MethodCall(call) if call.method == "push_reg" && self.is_ctx(&call.receiver) => {
-                Some(call.method.span())
-            }
-            Expr::Block(block) if block.label.is_none() => match block.block.stmts.last()? {
-                syn::Stmt::Expr(tail, None) => self.push_reg_call(tail),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
-    /// `expr` is the registration argument of a communication (`&r`, `r`, `r.remote()`).
-    fn use_registration(&mut self, expr: &Expr) {
-        let remote = match strip_parens(expr) {
-            Expr::MethodCall(call) if call.method == "remote" && call.args.is_empty() => Some(&*call.receiver),
-            _ => None,
-        };
-        let Some(ident) = root_ident(remote.unwrap_or(expr)) else {
-            return;
-        };
-        let key = self.next_use;
-        self.next_use += 1;
-        if !self.state.reachable {
-            return;
-        }
-        let binding = self.scopes.lookup(&ident.to_string());
-        let pushed: Vec<Entry> =
-            self.state.entries.iter().filter(|e| e.binding == binding && e.op == Op::PushReg).cloned().collect();
-        for entry in pushed {
-            self.report(key, &entry, Problem::RegistrationNotYetEffective, ident.span());
-        }
-    }
-
     pub(super) fn walk_method_call(&mut self, call: &syn::ExprMethodCall) {
         if !self.is_ctx(&call.receiver) {
             self.visit_expr(&call.receiver);
@@ -172,7 +143,15 @@ impl Walker {
         match (method.as_str(), args.as_slice()) {
             ("sync", []) => {
                 if let Some(ctx) = root_ident(&call.receiver) {
-                    self.check_not_in_superstep(ctx, call.method.span(), Problem::SyncInSuperstep);
+                    self.check_not_in_superstep(ctx, call.method.span(), Problem::SyncInSuperstep(None));
+                }
+                self.sync_at(call.method.span());
+            }
+            ("register" | "unregister" | "register_each" | "unregister_each", [_]) => {
+                self.walk_args(args.into_iter());
+                if let Some(ctx) = root_ident(&call.receiver) {
+                    let problem = Problem::SyncInSuperstep(Some(registration_call(&method)));
+                    self.check_not_in_superstep(ctx, call.method.span(), problem);
                 }
                 self.sync_at(call.method.span());
             }
@@ -185,7 +164,6 @@ impl Walker {
             ("get" | "hpget", [pid, src, offset, dst]) => {
                 let op = if method == "get" { Op::Get } else { Op::HpGet };
                 self.walk_args([*pid, *src, *offset].into_iter());
-                self.use_registration(src);
                 self.check_same_registration(src, dst, op);
                 match strip_parens(dst) {
                     Expr::Reference(reference) if reference.mutability.is_some() => {
@@ -198,13 +176,11 @@ impl Walker {
             }
             ("hpput", [pid, src, dst, offset]) => {
                 self.walk_args([*pid, *src, *dst, *offset].into_iter());
-                self.use_registration(dst);
                 self.check_lifetime(src, Op::HpPut, call.method.span());
                 self.make_pending(src, Op::HpPut, call.method.span());
             }
             ("put", [pid, src, dst, offset]) => {
                 self.walk_args([*pid, *src, *dst, *offset].into_iter());
-                self.use_registration(dst);
             }
             ("abort", _) => {
                 self.walk_args(args.into_iter());

@@ -2,8 +2,7 @@
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let x = ctx.push_reg([ctx.pid() as i32; 4]);
-    ctx.sync();
+    let x = ctx.register([ctx.pid() as i32; 4]);
     ctx.superstep(|s| {
         let mut row = [0; 4];
         let d = s.dest(&mut row);

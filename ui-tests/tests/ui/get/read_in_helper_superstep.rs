@@ -12,7 +12,6 @@ fn left_neighbour(ctx: &mut bsp::Ctx, x: &bsp::Reg<i32>) -> i32 {
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let x = ctx.push_reg([ctx.pid() as i32]);
-    ctx.sync();
+    let x = ctx.register([ctx.pid() as i32]);
     left_neighbour(ctx, &x);
 }

@@ -2,8 +2,7 @@
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let x = ctx.push_reg([0u64; 4]);
-    ctx.sync();
+    let x = ctx.register([0u64; 4]);
     let mut block = [0u64; 4];
     let mut total = 0;
     bsp::superstep!(ctx, {

@@ -3,8 +3,7 @@
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let mut reg = ctx.push_reg([ctx.pid() as i32]);
-    ctx.sync();
+    let mut reg = ctx.register([ctx.pid() as i32]);
     bsp::superstep!(ctx, {
         ctx.get(1 - ctx.pid(), &reg, 0, reg.local_mut(ctx));
     });

@@ -2,8 +2,7 @@
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let x = ctx.push_reg([0u8; 8]);
-    ctx.sync();
+    let x = ctx.register([0u8; 8]);
     let mut bytes = [0u8; 8];
     bsp::superstep!(ctx, {
         ctx.hpget(1 - ctx.pid(), &x, 0, &mut bytes);

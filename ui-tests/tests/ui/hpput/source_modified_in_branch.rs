@@ -2,8 +2,7 @@
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let x = ctx.push_reg([0u32]);
-    ctx.sync();
+    let x = ctx.register([0u32]);
     let mut count = 1u32;
     bsp::superstep!(ctx, {
         ctx.hpput(1 - ctx.pid(), &count, &x, 0);

@@ -2,8 +2,7 @@
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let x = ctx.push_reg([0u32; 3]);
-    ctx.sync();
+    let x = ctx.register([0u32; 3]);
     let mut data = [1u32, 2, 3];
     bsp::superstep!(ctx, {
         ctx.hpput(1 - ctx.pid(), &data, &x, 0);

@@ -4,8 +4,7 @@
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg([pid as u64 + 1]);
-    ctx.sync();
+    let x = ctx.register([pid as u64 + 1]);
     let total = ctx.allreduce(&[pid as u64 + 1], bsp::ops::sum);
     let largest = ctx.allreduce_one(pid as f64, bsp::ops::max);
     let offsets = ctx.scan_one(10u32, |a, b| a + b);

@@ -4,8 +4,7 @@
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let x = ctx.push_reg([10 * pid as i32, 10 * pid as i32 + 1]);
-    ctx.sync();
+    let x = ctx.register([10 * pid as i32, 10 * pid as i32 + 1]);
     let mut block = vec![0; 2 * p];
     bsp::superstep!(ctx, {
         let d = ctx.dest(&mut block);

@@ -23,8 +23,7 @@ fn main(ctx: &mut bsp::Ctx) {
     }
     assert_eq!(data, [pid as f64, pid as f64, pid as f64, pid as f64, pid as f64, pid as f64]);
 
-    let mut x = ctx.push_reg([0u32; 3]);
-    ctx.sync();
+    let mut x = ctx.register([0u32; 3]);
     let (mut a, mut b) = (vec![0u32; 2], [0u8; 2]);
     ctx.with_regs((&mut a, &mut b[..]), |ctx, (a, b)| {
         let other = 1 - ctx.pid();

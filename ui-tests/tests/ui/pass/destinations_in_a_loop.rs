@@ -2,8 +2,7 @@
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let x = ctx.push_reg([ctx.pid() as i32]);
-    ctx.sync();
+    let x = ctx.register([ctx.pid() as i32]);
     let mut all = vec![-1; ctx.nprocs()];
     bsp::superstep!(ctx, {
         for (q, slot) in all.iter_mut().enumerate() {

@@ -1,10 +1,9 @@
 // A `get` destination read after the superstep that fetches it (in `println!`, `format!` and
-// `assert!` too), and a registration used after the sync that follows `push_reg`.
+// `assert!` too), and a registration used after the `register` that made it effective.
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let x = ctx.push_reg([ctx.pid() as i32]);
-    ctx.sync();
+    let x = ctx.register([ctx.pid() as i32]);
     let mut left = 0;
     bsp::superstep!(ctx, {
         ctx.get(1 - ctx.pid(), &x, 0, &mut left);
@@ -12,6 +11,5 @@ fn main(ctx: &mut bsp::Ctx) {
     println!("left = {left}");
     let line = format!("{} got {}", ctx.pid(), left);
     assert!(left == 1 - ctx.pid() as i32, "{line}");
-    ctx.pop_reg(&x);
-    ctx.sync();
+    ctx.unregister(x);
 }

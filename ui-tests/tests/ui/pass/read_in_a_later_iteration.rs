@@ -3,8 +3,7 @@
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let x = ctx.push_reg([ctx.pid() as i32 + 1]);
-    ctx.sync();
+    let x = ctx.register([ctx.pid() as i32 + 1]);
     let mut left = 0;
     let mut total = 0;
     for _ in 0..3 {

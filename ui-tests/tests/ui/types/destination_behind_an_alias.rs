@@ -3,8 +3,7 @@
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let x = ctx.push_reg([ctx.pid() as i32]);
-    ctx.sync();
+    let x = ctx.register([ctx.pid() as i32]);
     let mut left = 0;
     bsp::superstep!(ctx, {
         let dst = &mut left;

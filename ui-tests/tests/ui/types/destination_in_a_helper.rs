@@ -9,8 +9,7 @@ fn fetch_left<'s>(s: &'s Superstep<'s, '_>, x: &Reg<i32>, dst: &'s mut i32) {
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let x = ctx.push_reg([ctx.pid() as i32]);
-    ctx.sync();
+    let x = ctx.register([ctx.pid() as i32]);
     let mut left = 0;
     bsp::superstep!(ctx, {
         fetch_left(ctx, &x, &mut left);

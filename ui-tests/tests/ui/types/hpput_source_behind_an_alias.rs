@@ -3,8 +3,7 @@
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let x = ctx.push_reg([0u32; 2]);
-    ctx.sync();
+    let x = ctx.register([0u32; 2]);
     let mut data = [1u32, 2];
     bsp::superstep!(ctx, {
         let src = &data;

@@ -2,6 +2,5 @@
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
-    let names = ctx.push_reg(vec![String::from("pid")]);
-    ctx.sync();
+    let names = ctx.register(vec![String::from("pid")]);
 }

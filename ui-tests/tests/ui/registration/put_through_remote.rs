@@ -1,8 +1,0 @@
-// A registration named by `r.remote()` in a `put` of the superstep that registers it.
-
-#[bsp::program(procs = 2)]
-fn main(ctx: &mut bsp::Ctx) {
-    let r = ctx.push_reg([0u32; 2]);
-    ctx.put(1 - ctx.pid(), &[7u32], r.remote(), 0);
-    ctx.sync();
-}
