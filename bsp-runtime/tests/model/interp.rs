@@ -8,14 +8,19 @@
 //! pieces the gets need, mutably until the sync; `HpSrc` ones lend theirs immutably; `Normal`
 //! ones stay writable between calls. After the sync it logs the get buffers, the memory of the
 //! registrations popped in the superstep (`into_vec`), and the memory of every live registration.
+//! A superstep that ends with a collective calls it in place of `ctx.sync()` and logs its result
+//! first. Every program starts by making one combiner per [`CombOp`], in the same order everywhere.
 
-use bsp_runtime::{Ctx, Reg, Remote, Superstep};
+use bsp_runtime::{Combiner, Ctx, Reg, Remote, Superstep};
 
-use super::program::{Dst, Event, Op, ProcStep, Program, RegOp, Role, Src};
+use super::program::{Coll, CombOp, Dst, Event, Form, Op, ProcStep, Program, RegOp, Role, Src};
 use super::reference::{MOVE_FILL, TAG_FILL};
 
 /// What a get destination buffer holds before the sync (always overwritten, unless empty).
 const GET_FILL: u32 = 0xDEAD_BEEF;
+
+/// This program's combiners, indexed by `CombOp as usize`.
+type Combiners = [Combiner<u32>; CombOp::ALL.len()];
 
 /// Runs `prog` on `prog.p` processes; returns each process's log, indexed by pid.
 pub fn run(prog: &Program) -> Result<Vec<Vec<Event>>, bsp_runtime::Error> {
@@ -29,6 +34,7 @@ pub fn process(prog: &Program, ctx: &mut Ctx) -> Vec<Event> {
     let me = ctx.pid();
     let mut regs: Vec<Option<Reg<u32>>> = (0..prog.regs.len()).map(|_| None).collect();
     let mut log = Vec::new();
+    let combs: Combiners = CombOp::ALL.map(|op| ctx.combiner(op.f()));
     for (s, step) in prog.steps.iter().enumerate() {
         let ps = &step.procs[me];
         for &t in &ps.tag_calls {
@@ -53,11 +59,15 @@ pub fn process(prog: &Program, ctx: &mut Ctx) -> Vec<Event> {
             })
             .collect();
         if ps.superstep {
+            assert!(step.coll.is_none(), "generator: a superstep ending with a collective is plain");
             let (regs, bufs, log) = (&mut regs, &mut bufs, &mut log);
-            ctx.superstep(move |s| in_superstep(s, ps, regs, bufs, log));
+            ctx.superstep(move |s| in_superstep(s, ps, regs, bufs, &combs, log));
         } else {
-            plain(ctx, &ps.ops, &mut Views::all_normal(&mut regs), &mut log);
-            ctx.sync();
+            plain(ctx, &ps.ops, &mut Views::all_normal(&mut regs), &combs, &mut log);
+            match &step.coll {
+                Some(coll) => log.push(Event::Collective(coll.name(), collective(ctx, coll))),
+                None => ctx.sync(),
+            }
         }
         log.push(Event::Synced(s));
         log.extend(bufs.into_iter().map(Event::GetBuf));
@@ -109,8 +119,28 @@ fn fill_held(held: Held<'_>, log: &mut [Event]) {
     }
 }
 
+/// This process's call of `coll` (which ends the superstep), its result as the model logs it.
+fn collective(ctx: &mut Ctx, coll: &Coll) -> Option<Vec<Vec<u32>>> {
+    let me = ctx.pid();
+    match coll {
+        Coll::Broadcast { root, form: Form::Slice, data } => Some(vec![ctx.broadcast(*root, &data[me])]),
+        Coll::Broadcast { root, form: Form::One, data } => Some(vec![vec![ctx.broadcast_one(*root, data[me][0])]]),
+        Coll::Broadcast { root, form: Form::Large, data } => Some(vec![ctx.broadcast_large(*root, &data[me])]),
+        Coll::Reduce { root, op, data } => ctx.reduce(*root, &data[me], op.f()).map(|r| vec![r]),
+        Coll::Allreduce { one: false, op, data } => Some(vec![ctx.allreduce(&data[me], op.f())]),
+        Coll::Allreduce { one: true, op, data } => Some(vec![vec![ctx.allreduce_one(data[me][0], op.f())]]),
+        Coll::Scan { one: false, op, data } => Some(vec![ctx.scan(&data[me], op.f())]),
+        Coll::Scan { one: true, op, data } => Some(vec![vec![ctx.scan_one(data[me][0], op.f())]]),
+        Coll::Gather { root, data } => ctx.gather(*root, &data[me]),
+        Coll::Allgather { data } => Some(ctx.allgather(&data[me])),
+        Coll::Scatter { root, parts } => Some(vec![ctx.scatter(*root, &parts[me])]),
+        Coll::Alltoall { data } => Some(vec![ctx.alltoall(&data[me])]),
+        Coll::Alltoallv { parts } => Some(ctx.alltoallv(&parts[me])),
+    }
+}
+
 /// Plain mode: everything through `&Ctx`, registrations named by `&Reg`.
-fn plain(ctx: &Ctx, ops: &[Op], views: &mut Views<'_>, log: &mut Vec<Event>) {
+fn plain(ctx: &Ctx, ops: &[Op], views: &mut Views<'_>, combs: &Combiners, log: &mut Vec<Event>) {
     let mut held = Held::new();
     for op in ops {
         match op {
@@ -120,6 +150,13 @@ fn plain(ctx: &Ctx, ops: &[Op], views: &mut Views<'_>, log: &mut Vec<Event>) {
                     Src::Reg(sp) => &views.handle(sp.reg).local(ctx)[sp.off..sp.off + sp.len],
                 };
                 ctx.put(*pid, data, views.handle(dst.reg), dst.off);
+            }
+            Op::PutCombine { pid, dst, src, op } => {
+                let data: &[u32] = match src {
+                    Src::Lit(v) => v,
+                    Src::Reg(sp) => &views.handle(sp.reg).local(ctx)[sp.off..sp.off + sp.len],
+                };
+                ctx.put_combine(*pid, data, views.handle(dst.reg), dst.off, combs[*op as usize]);
             }
             Op::HpPut { .. } | Op::Get { .. } => panic!("generator: {op:?} outside a superstep"),
             _ => local(ctx, op, views, log, &mut held),
@@ -156,7 +193,9 @@ fn local<'c>(ctx: &'c Ctx, op: &Op, views: &mut Views<'_>, log: &mut Vec<Event>,
             }
             log.push(Event::HpMove(None)); // the placeholder
         }
-        Op::Put { .. } | Op::HpPut { .. } | Op::Get { .. } => unreachable!("handled by the caller"),
+        Op::Put { .. } | Op::PutCombine { .. } | Op::HpPut { .. } | Op::Get { .. } => {
+            unreachable!("handled by the caller")
+        }
     }
 }
 
@@ -166,6 +205,7 @@ fn in_superstep<'s>(
     ps: &'s ProcStep,
     regs: &'s mut [Option<Reg<u32>>],
     bufs: &'s mut [Vec<u32>],
+    combs: &Combiners,
     log: &mut Vec<Event>,
 ) {
     let ctx: &'s Ctx = s;
@@ -206,6 +246,13 @@ fn in_superstep<'s>(
                     Src::Reg(sp) => &views.handle(sp.reg).local(ctx)[sp.off..sp.off + sp.len],
                 };
                 s.put(*pid, data, name(dst.reg), dst.off);
+            }
+            Op::PutCombine { pid, dst, src, op } => {
+                let data: &[u32] = match src {
+                    Src::Lit(v) => v,
+                    Src::Reg(sp) => &views.handle(sp.reg).local(ctx)[sp.off..sp.off + sp.len],
+                };
+                ctx.put_combine(*pid, data, name(dst.reg), dst.off, combs[*op as usize]);
             }
             Op::Get { hp, pid, src, dst } => {
                 let dst: &'s mut [u32] = match dst {
