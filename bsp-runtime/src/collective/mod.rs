@@ -9,6 +9,11 @@
 //! travels on the runtime's own message channel, so collectives need no registration and leave
 //! the BSMP queue and tag size untouched; like any sync, they empty the BSMP receive queue.
 //!
+//! The data argument ([`CollectiveData`]) is a slice, an array, a `Vec`, or a registration
+//! (`&x` for a [`Reg`](crate::Reg) or [`Registered`](crate::Registered)), whose local part is
+//! read at the call: `ctx.allreduce(&x, op)`, where `ctx.allreduce(x.local(ctx), op)` would not
+//! compile (its argument borrows the context the collective syncs).
+//!
 //! Results are deterministic: combining operators are applied in ascending pid order, elementwise
 //! (`((x₀ ∘ x₁) ∘ x₂) ∘ …`), so `allreduce` of floating-point numbers gives bit-identical
 //! results on every process and on every run, whatever the engine.
@@ -61,9 +66,13 @@
 //! assert_eq!(out[2], (vec![6.0, 4.0], 3, 3));
 //! ```
 
+mod data;
 pub mod ops;
 
+use std::borrow::Cow;
 use std::mem::size_of;
+
+pub use data::CollectiveData;
 
 use crate::{Ctx, Value};
 
@@ -266,6 +275,16 @@ impl Ctx {
         Call { kind, root, elem_size: size_of::<T>(), type_name: std::any::type_name::<T>(), step: self.step }
     }
 
+    /// This process's data for `call`, read now (before the sync) if `needed`, else empty.
+    #[track_caller]
+    fn coll_read<'a, T: Value>(&self, call: &Call, data: impl CollectiveData<T> + 'a, needed: bool) -> Cow<'a, [T]> {
+        if needed {
+            data.read(self, call.kind.op())
+        } else {
+            Cow::Borrowed(&[])
+        }
+    }
+
     /// Sends process `to` this process's header (with length argument `len`) and `payload`.
     #[track_caller]
     fn coll_send<T: Value>(&self, call: &Call, to: usize, len: usize, payload: &[T]) {
@@ -366,9 +385,11 @@ impl Ctx {
     /// If `root >= nprocs()`; after the sync, on every process, if the processes called
     /// different collectives or passed different roots or element types.
     #[track_caller]
-    pub fn broadcast<T: Value>(&mut self, root: usize, data: &[T]) -> Vec<T> {
+    pub fn broadcast<T: Value>(&mut self, root: usize, data: impl CollectiveData<T>) -> Vec<T> {
         let call = self.coll_call::<T>(Kind::Broadcast, root);
         let me = self.pid;
+        let data = self.coll_read(&call, data, me == root);
+        let data = &data[..];
         for q in 0..self.nprocs {
             let payload = if me == root && q != me { data } else { &[] };
             self.coll_send(&call, q, if me == root { data.len() } else { 0 }, payload);
@@ -393,7 +414,7 @@ impl Ctx {
     /// As [`broadcast`](Ctx::broadcast).
     #[track_caller]
     pub fn broadcast_one<T: Value>(&mut self, root: usize, value: T) -> T {
-        self.broadcast(root, std::slice::from_ref(&value))[0]
+        self.broadcast(root, &[value])[0]
     }
 
     /// Sends `data` from `root` to every process in two supersteps: the root scatters `p`
@@ -419,9 +440,11 @@ impl Ctx {
     /// # Panics
     /// As [`broadcast`](Ctx::broadcast).
     #[track_caller]
-    pub fn broadcast_large<T: Value>(&mut self, root: usize, data: &[T]) -> Vec<T> {
+    pub fn broadcast_large<T: Value>(&mut self, root: usize, data: impl CollectiveData<T>) -> Vec<T> {
         let call = self.coll_call::<T>(Kind::BroadcastLargePieces, root);
         let (me, p) = (self.pid, self.nprocs);
+        let data = self.coll_read(&call, data, me == root);
+        let data = &data[..];
         for q in 0..p {
             let payload = if me == root && q != me { &data[block(data.len(), p, q)] } else { &[] };
             self.coll_send(&call, q, if me == root { data.len() } else { 0 }, payload);
@@ -478,9 +501,16 @@ impl Ctx {
     /// If `root >= nprocs()`; after the sync, on every process, if the processes passed
     /// different lengths (the message lists them), or as [`broadcast`](Ctx::broadcast).
     #[track_caller]
-    pub fn reduce<T: Value>(&mut self, root: usize, data: &[T], op: impl Fn(T, T) -> T) -> Option<Vec<T>> {
+    pub fn reduce<T: Value>(
+        &mut self,
+        root: usize,
+        data: impl CollectiveData<T>,
+        op: impl Fn(T, T) -> T,
+    ) -> Option<Vec<T>> {
         let call = self.coll_call::<T>(Kind::Reduce, root);
         let me = self.pid;
+        let data = self.coll_read(&call, data, true);
+        let data = &data[..];
         for q in 0..self.nprocs {
             self.coll_send(&call, q, data.len(), if q == root && q != me { data } else { &[] });
         }
@@ -511,9 +541,11 @@ impl Ctx {
     /// # Panics
     /// As [`reduce`](Ctx::reduce).
     #[track_caller]
-    pub fn allreduce<T: Value>(&mut self, data: &[T], op: impl Fn(T, T) -> T) -> Vec<T> {
+    pub fn allreduce<T: Value>(&mut self, data: impl CollectiveData<T>, op: impl Fn(T, T) -> T) -> Vec<T> {
         let call = self.coll_call::<T>(Kind::Allreduce, 0);
         let me = self.pid;
+        let data = self.coll_read(&call, data, true);
+        let data = &data[..];
         for q in 0..self.nprocs {
             self.coll_send(&call, q, data.len(), if q != me { data } else { &[] });
         }
@@ -534,7 +566,7 @@ impl Ctx {
     /// As [`allreduce`](Ctx::allreduce).
     #[track_caller]
     pub fn allreduce_one<T: Value>(&mut self, value: T, op: impl Fn(T, T) -> T) -> T {
-        self.allreduce(std::slice::from_ref(&value), op)[0]
+        self.allreduce(&[value], op)[0]
     }
 
     /// Inclusive prefix combination over the processes: process `i` gets
@@ -559,9 +591,11 @@ impl Ctx {
     /// # Panics
     /// As [`reduce`](Ctx::reduce).
     #[track_caller]
-    pub fn scan<T: Value>(&mut self, data: &[T], op: impl Fn(T, T) -> T) -> Vec<T> {
+    pub fn scan<T: Value>(&mut self, data: impl CollectiveData<T>, op: impl Fn(T, T) -> T) -> Vec<T> {
         let call = self.coll_call::<T>(Kind::Scan, 0);
         let me = self.pid;
+        let data = self.coll_read(&call, data, true);
+        let data = &data[..];
         for q in 0..self.nprocs {
             self.coll_send(&call, q, data.len(), if q > me { data } else { &[] });
         }
@@ -582,7 +616,7 @@ impl Ctx {
     /// As [`scan`](Ctx::scan).
     #[track_caller]
     pub fn scan_one<T: Value>(&mut self, value: T, op: impl Fn(T, T) -> T) -> T {
-        self.scan(std::slice::from_ref(&value), op)[0]
+        self.scan(&[value], op)[0]
     }
 
     /// Collects every process's `data` on `root`, indexed by pid (`Some` there, `None`
@@ -599,9 +633,11 @@ impl Ctx {
     /// # Panics
     /// As [`broadcast`](Ctx::broadcast).
     #[track_caller]
-    pub fn gather<T: Value>(&mut self, root: usize, data: &[T]) -> Option<Vec<Vec<T>>> {
+    pub fn gather<T: Value>(&mut self, root: usize, data: impl CollectiveData<T>) -> Option<Vec<Vec<T>>> {
         let call = self.coll_call::<T>(Kind::Gather, root);
         let me = self.pid;
+        let data = self.coll_read(&call, data, true);
+        let data = &data[..];
         for q in 0..self.nprocs {
             self.coll_send(&call, q, data.len(), if q == root && q != me { data } else { &[] });
         }
@@ -633,9 +669,11 @@ impl Ctx {
     /// # Panics
     /// As [`broadcast`](Ctx::broadcast).
     #[track_caller]
-    pub fn allgather<T: Value>(&mut self, data: &[T]) -> Vec<Vec<T>> {
+    pub fn allgather<T: Value>(&mut self, data: impl CollectiveData<T>) -> Vec<Vec<T>> {
         let call = self.coll_call::<T>(Kind::Allgather, 0);
         let me = self.pid;
+        let data = self.coll_read(&call, data, true);
+        let data = &data[..];
         for q in 0..self.nprocs {
             self.coll_send(&call, q, data.len(), if q != me { data } else { &[] });
         }
@@ -716,9 +754,11 @@ impl Ctx {
     /// If `data.len()` is not a multiple of `nprocs()`; after the sync, on every process, if the
     /// processes passed different lengths, or as [`broadcast`](Ctx::broadcast).
     #[track_caller]
-    pub fn alltoall<T: Value>(&mut self, data: &[T]) -> Vec<T> {
+    pub fn alltoall<T: Value>(&mut self, data: impl CollectiveData<T>) -> Vec<T> {
         let call = self.coll_call::<T>(Kind::Alltoall, 0);
         let (me, p) = (self.pid, self.nprocs);
+        let data = self.coll_read(&call, data, true);
+        let data = &data[..];
         if data.len() % p != 0 {
             self.fail_misuse(format!(
                 "alltoall: the length {} is not a multiple of nprocs = {p} (block q of the data goes to process q, so it needs {p} blocks of equal length; for blocks of different lengths use `alltoallv`)",

@@ -271,6 +271,44 @@ pub fn collective_ends_the_superstep(ctx: &mut Ctx) -> Outcome {
     f.outcome(ctx)
 }
 
+/// Collectives take a registration (`&Reg`, `&Registered`) and read its local part at the call:
+/// puts that land in it at the collective's own sync do not change what the process contributes.
+pub fn collectives_read_registrations(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let next = (pid + 1) % p;
+    let x = ctx.push_reg(reduction_data(pid));
+    let row = ctx.push_reg((0..p).map(|q| (pid * p + q) as u64).collect::<Vec<_>>());
+    ctx.sync();
+    // Overwrite the next process's part of `x` in the superstep the allreduce ends.
+    ctx.put(next, &[7u64, 7], &x, 0);
+    let mixed = ctx.allreduce(&x, mix);
+    let after_put = x.local(ctx).to_vec();
+    ctx.put(next, &reduction_data(next), &x, 0); // back to the data
+    ctx.sync();
+    let sums = ctx.reduce(p - 1, &x, ops::sum);
+    let prefix = ctx.scan(&x, mix);
+    let from_last = ctx.broadcast(p - 1, &x);
+    let large = ctx.broadcast_large(0, &row);
+    let gathered = ctx.gather(0, &x);
+    let everyone = ctx.allgather(&row);
+    let column = ctx.alltoall(&row);
+    let mut scoped = [pid as u32, 1];
+    let scoped_sum = ctx.with_reg(&mut scoped, |ctx, r| ctx.allreduce(&r, ops::sum));
+    let mut f = Found::default();
+    f.eq("allreduce of &Reg (read before the put landed)", mixed, fold(p - 1, mix));
+    f.eq("the put landed", after_put, vec![7, 7]);
+    f.eq("reduce of &Reg", sums, (pid == p - 1).then(|| fold(p - 1, ops::sum)));
+    f.eq("scan of &Reg", prefix, fold(pid, mix));
+    f.eq("broadcast of &Reg", from_last, reduction_data(p - 1).to_vec());
+    f.eq("broadcast_large of &Reg", large, (0..p as u64).collect());
+    f.eq("gather of &Reg", gathered, (pid == 0).then(|| (0..p).map(|q| reduction_data(q).to_vec()).collect()));
+    let rows: Vec<Vec<u64>> = (0..p).map(|q| (0..p).map(|c| (q * p + c) as u64).collect()).collect();
+    f.eq("allgather of &Reg", everyone, rows);
+    f.eq("alltoall of &Reg", column, (0..p).map(|q| (q * p + pid) as u64).collect());
+    f.eq("allreduce of &Registered", scoped_sum, vec![(p * (p - 1) / 2) as u32, p as u32]);
+    f.outcome(ctx)
+}
+
 checks! {
     broadcast_from_every_root => ONE_TO_EIGHT,
     broadcast_large_from_every_root => ONE_TO_EIGHT,
@@ -282,6 +320,7 @@ checks! {
     alltoall_transposes => ONE_TO_EIGHT,
     element_types => ONE_TO_EIGHT,
     collective_ends_the_superstep => ONE_TO_EIGHT,
+    collectives_read_registrations => ONE_TO_EIGHT,
 }
 
 // ---------------------------------------------------------------------------------------------
