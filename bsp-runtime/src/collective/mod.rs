@@ -36,6 +36,10 @@
 //! | [`alltoall`](Ctx::alltoall) | 1 | `(p−1)·n/p` (`n = p·k`) | |
 //! | [`alltoallv`](Ctx::alltoallv) | 1 | the largest total a process sends to or receives from the others | |
 //!
+//! [`gather_into`](Ctx::gather_into), [`allgather_into`](Ctx::allgather_into) and
+//! [`alltoallv_into`](Ctx::alltoallv_into) cost the same as their allocating forms, but refill a
+//! [`Parts`] that the caller keeps instead of returning a new `Vec<Vec<T>>`.
+//!
 //! `broadcast` is the cheapest choice while `(p−1)·n·g < l`; for large `n` and many processes
 //! `broadcast_large` trades one more `l` for a `p/2` times smaller h-relation.
 //!
@@ -67,12 +71,14 @@
 //! ```
 
 mod data;
+mod into;
 pub mod ops;
 
 use std::borrow::Cow;
 use std::mem::size_of;
 
 pub use data::CollectiveData;
+pub use into::Parts;
 
 use crate::{Ctx, Value};
 
@@ -206,6 +212,8 @@ impl<'a> Part<'a> {
 /// This process's call.
 struct Call {
     kind: Kind,
+    /// The method called, for messages (`gather_into` is a `Kind::Gather` too).
+    op: &'static str,
     root: usize,
     elem_size: usize,
     type_name: &'static str,
@@ -268,20 +276,37 @@ fn block(n: usize, p: usize, q: usize) -> std::ops::Range<usize> {
 impl Ctx {
     #[track_caller]
     fn coll_call<T: Value>(&self, kind: Kind, root: usize) -> Call {
-        self.check_live(kind.op());
+        self.coll_call_as::<T>(kind, kind.op(), root)
+    }
+
+    /// As `coll_call`, for a method `op` that is another form of collective `kind`.
+    #[track_caller]
+    fn coll_call_as<T: Value>(&self, kind: Kind, op: &'static str, root: usize) -> Call {
+        self.check_live(op);
         if kind.has_root() && root >= self.nprocs {
-            self.fail_misuse(format!("{}: root {root} is out of range (nprocs = {})", kind.op(), self.nprocs));
+            self.fail_misuse(format!("{op}: root {root} is out of range (nprocs = {})", self.nprocs));
         }
-        Call { kind, root, elem_size: size_of::<T>(), type_name: std::any::type_name::<T>(), step: self.step }
+        Call { kind, op, root, elem_size: size_of::<T>(), type_name: std::any::type_name::<T>(), step: self.step }
     }
 
     /// This process's data for `call`, read now (before the sync) if `needed`, else empty.
     #[track_caller]
     fn coll_read<'a, T: Value>(&self, call: &Call, data: impl CollectiveData<T> + 'a, needed: bool) -> Cow<'a, [T]> {
         if needed {
-            data.read(self, call.kind.op())
+            data.read(self, call.op)
         } else {
             Cow::Borrowed(&[])
+        }
+    }
+
+    /// Fails the call unless `n` is one part per process (`alltoallv`).
+    #[track_caller]
+    fn coll_check_one_part_each(&self, call: &Call, n: usize) {
+        if n != self.nprocs {
+            self.fail_misuse(format!(
+                "{}: pass one part per process, but there are {n} parts (nprocs = {})",
+                call.op, self.nprocs
+            ));
         }
     }
 
@@ -296,7 +321,7 @@ impl Ctx {
             elem_size: call.elem_size as u64,
             name_len: call.type_name.len() as u64,
         };
-        self.sys_send(call.kind.op(), to, &[bytemuck::bytes_of(&head), call.type_name.as_bytes(), bytes_of(payload)]);
+        self.sys_send(call.op, to, &[bytemuck::bytes_of(&head), call.type_name.as_bytes(), bytes_of(payload)]);
     }
 
     /// Every process's call, indexed by pid, as received at the sync that ends the collective.
@@ -343,6 +368,7 @@ impl Ctx {
             let lens: Vec<usize> = parts.iter().map(|part| part.len).collect();
             self.fail_collective(format!(
                 "`{}` at the sync ending superstep {}: every process must pass {what} of the same length, but the lengths differ (per process: {lens:?})",
+                // The kind's name, not `call.op`: the message must be the same on every process.
                 call.kind.op(),
                 call.step
             ));
@@ -805,13 +831,8 @@ impl Ctx {
     #[track_caller]
     pub fn alltoallv<T: Value, P: AsRef<[T]>>(&mut self, parts: &[P]) -> Vec<Vec<T>> {
         let call = self.coll_call::<T>(Kind::Alltoallv, 0);
-        let (me, p) = (self.pid, self.nprocs);
-        if parts.len() != p {
-            self.fail_misuse(format!(
-                "alltoallv: pass one part per process, but there are {} parts (nprocs = {p})",
-                parts.len()
-            ));
-        }
+        let me = self.pid;
+        self.coll_check_one_part_each(&call, parts.len());
         for (q, part) in parts.iter().enumerate() {
             let part = part.as_ref();
             self.coll_send(&call, q, part.len(), if q != me { part } else { &[] });
