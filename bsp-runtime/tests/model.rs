@@ -138,6 +138,7 @@ fn regression_quiet_superstep_after_sends() {
                 reg_ops: vec![RegOp::Push(0)],
                 procs: vec![plain(vec![2], vec![]), plain(vec![2], vec![])],
                 coll: None,
+                coll_from: None,
             },
             Step {
                 reg_ops: vec![],
@@ -146,8 +147,14 @@ fn regression_quiet_superstep_after_sends() {
                     plain(vec![0], vec![Op::Send { pid: 1, tag: vec![3, 4], payload: vec![] }]),
                 ],
                 coll: None,
+                coll_from: None,
             },
-            Step { reg_ops: vec![], procs: vec![plain(vec![], vec![]), plain(vec![], vec![Op::Qsize])], coll: None },
+            Step {
+                reg_ops: vec![],
+                procs: vec![plain(vec![], vec![]), plain(vec![], vec![Op::Qsize])],
+                coll: None,
+                coll_from: None,
+            },
             Step {
                 reg_ops: vec![],
                 procs: vec![
@@ -155,6 +162,7 @@ fn regression_quiet_superstep_after_sends() {
                     plain(vec![], vec![Op::Qsize, Op::GetTag { len: 0 }, Op::HpMove]),
                 ],
                 coll: None,
+                coll_from: None,
             },
         ],
     };
@@ -236,6 +244,11 @@ fn generator_covers_the_semantics() {
         "collective with empty data",
         "collective completes puts",
         "collective completes sends",
+        "gather_into",
+        "allgather_into",
+        "alltoallv_into",
+        "collective on a registration",
+        "collective on a registration that a put changes at its sync",
     ];
     for what in expected {
         assert!(cov.get(what) >= 5, "the generator produced `{what}` only {} times in 300 programs", cov.get(what));

@@ -26,9 +26,9 @@ impl Coverage {
             }
             Coll::Broadcast { data, .. }
             | Coll::Gather { data, .. }
-            | Coll::Allgather { data }
+            | Coll::Allgather { data, .. }
             | Coll::Alltoall { data } => (None, data.iter().map(Vec::as_slice).collect()),
-            Coll::Scatter { parts, .. } | Coll::Alltoallv { parts } => {
+            Coll::Scatter { parts, .. } | Coll::Alltoallv { parts, .. } => {
                 (None, parts.iter().flatten().map(Vec::as_slice).collect())
             }
         };
@@ -55,6 +55,13 @@ impl Coverage {
             }
             if let Some(coll) = &step.coll {
                 self.collective(coll);
+                if let Some(reg) = step.coll_from {
+                    self.add("collective on a registration");
+                    let ops = || step.procs.iter().flat_map(|ps| &ps.ops);
+                    if ops().any(|op| matches!(op, Op::Put { dst, .. } | Op::PutCombine { dst, .. } if dst.reg == reg && dst.len > 0)) {
+                        self.add("collective on a registration that a put changes at its sync");
+                    }
+                }
                 let ops = || step.procs.iter().flat_map(|ps| &ps.ops);
                 if ops().any(|op| matches!(op, Op::Put { dst, .. } | Op::PutCombine { dst, .. } if dst.len > 0)) {
                     self.add("collective completes puts");

@@ -137,9 +137,16 @@ impl Gen {
 
     fn push(&mut self, s: usize) -> RegOp {
         let p = self.p;
+        // Sometimes the same length everywhere (as reductions from a registration need), and
+        // sometimes a multiple of p (as `alltoall` needs).
+        let same = match self.rng.below(6) {
+            0 | 1 => Some(self.rng.range(1, MAX_LEN)),
+            2 => Some(p * self.rng.range(1, (MAX_LEN / p).max(1))),
+            _ => None,
+        };
         let init = (0..p)
             .map(|_| {
-                let n = if self.rng.chance(1, 8) { 0 } else { self.rng.range(1, MAX_LEN) };
+                let n = same.unwrap_or_else(|| if self.rng.chance(1, 8) { 0 } else { self.rng.range(1, MAX_LEN) });
                 self.rng.u32s(n)
             })
             .collect();
@@ -181,10 +188,11 @@ impl Gen {
         if let Some(t) = tag {
             *requested = t;
         }
-        let coll = (!quiet && self.rng.chance(1, 3)).then(|| self.coll());
+        let mut coll = (!quiet && self.rng.chance(1, 3)).then(|| self.coll());
+        let coll_from = coll.as_mut().and_then(|c| self.coll_from(s, c));
         self.plain = coll.is_some();
         let procs = (0..self.p).map(|me| self.proc_step(s, me, quiet, in_force, in_queue, tag)).collect();
-        let mut step = Step { reg_ops, procs, coll };
+        let mut step = Step { reg_ops, procs, coll, coll_from };
         make_hp_defined(&mut step);
         step
     }
@@ -259,8 +267,8 @@ impl Gen {
             3 => Coll::Reduce { root, op, data: same },
             4 => Coll::Allreduce { one, op, data: same },
             5 => Coll::Scan { one, op, data: same },
-            6 => Coll::Gather { root, data: any(self) },
-            7 => Coll::Allgather { data: any(self) },
+            6 => Coll::Gather { root, into: self.rng.chance(1, 2), data: any(self) },
+            7 => Coll::Allgather { into: self.rng.chance(1, 2), data: any(self) },
             8 => {
                 // The others' parts are not read: any number of them.
                 let parts = (0..p)
@@ -275,8 +283,23 @@ impl Gen {
                 let k = self.rng.range(0, 2);
                 Coll::Alltoall { data: (0..p).map(|_| self.rng.u32s(p * k)).collect() }
             }
-            _ => Coll::Alltoallv { parts: (0..p).map(|_| parts(self, p)).collect() },
+            _ => Coll::Alltoallv { into: self.rng.chance(1, 2), parts: (0..p).map(|_| parts(self, p)).collect() },
         }
+    }
+
+    /// Now and then, a registration whose local parts suit `coll` as its data (lengths that agree
+    /// where they must); `coll`'s own data is then cleared, since it is not used.
+    fn coll_from(&mut self, s: usize, coll: &mut Coll) -> Option<RegId> {
+        let p = self.p;
+        let (data, multiple) = coll.slice_data(p)?;
+        let fits = |g: &Gen, r: RegId| {
+            let lens: Vec<usize> = g.regs[r].init.iter().map(Vec::len).collect();
+            g.local(r, s) && multiple.is_none_or(|k| lens.iter().all(|&n| n == lens[0] && n % k == 0))
+        };
+        let candidates: Vec<RegId> = (0..self.regs.len()).filter(|&r| fits(self, r)).collect();
+        let reg = self.rng.pick(&candidates).filter(|_| self.rng.chance(1, 2))?;
+        *data = vec![Vec::new(); p];
+        Some(reg)
     }
 
     fn write(&mut self, me: usize, regs: &[RegId]) -> Option<Write> {
@@ -376,7 +399,8 @@ impl Gen {
                     return None;
                 }
                 let hp = self.rng.chance(1, 2);
-                let pid = self.rng.below(self.p);
+                // From itself now and then: a get within one registration of the same process.
+                let pid = if self.rng.chance(1, 4) { me } else { self.rng.below(self.p) };
                 let zero = self.rng.chance(1, 12);
                 let sources: Vec<RegId> = named.iter().copied().filter(|&r| zero || self.len(r, pid) > 0).collect();
                 let reg = self.rng.pick(&sources)?;

@@ -11,6 +11,7 @@
 //! A superstep that ends with a collective calls it in place of `ctx.sync()` and logs its result
 //! first. Every program starts by making one combiner per [`CombOp`], in the same order everywhere.
 
+use bsp_runtime::collective::Parts;
 use bsp_runtime::{Combiner, Ctx, Reg, Remote, Superstep};
 
 use super::program::{Coll, CombOp, Dst, Event, Form, Op, ProcStep, Program, RegOp, Role, Src};
@@ -35,6 +36,7 @@ pub fn process(prog: &Program, ctx: &mut Ctx) -> Vec<Event> {
     let mut regs: Vec<Option<Reg<u32>>> = (0..prog.regs.len()).map(|_| None).collect();
     let mut log = Vec::new();
     let combs: Combiners = CombOp::ALL.map(|op| ctx.combiner(op.f()));
+    let mut parts = Parts::new();
     for (s, step) in prog.steps.iter().enumerate() {
         let ps = &step.procs[me];
         for &t in &ps.tag_calls {
@@ -65,7 +67,10 @@ pub fn process(prog: &Program, ctx: &mut Ctx) -> Vec<Event> {
         } else {
             plain(ctx, &ps.ops, &mut Views::all_normal(&mut regs), &combs, &mut log);
             match &step.coll {
-                Some(coll) => log.push(Event::Collective(coll.name(), collective(ctx, coll))),
+                Some(coll) => {
+                    let from = step.coll_from.map(|id| regs[id].as_ref().expect("generator: a live registration"));
+                    log.push(Event::Collective(coll.name(), collective(ctx, coll, from, &mut parts)));
+                }
                 None => ctx.sync(),
             }
         }
@@ -119,23 +124,60 @@ fn fill_held(held: Held<'_>, log: &mut [Event]) {
     }
 }
 
+/// Calls `$call` with `$d` bound to the collective's data: the registration if there is one
+/// (`&Reg`, its local part read at the call), else this process's row (`&Vec`).
+macro_rules! with_data {
+    ($reg:expr, $row:expr, |$d:ident| $call:expr) => {
+        match $reg {
+            Some($d) => $call,
+            None => {
+                let $d = $row;
+                $call
+            }
+        }
+    };
+}
+
 /// This process's call of `coll` (which ends the superstep), its result as the model logs it.
-fn collective(ctx: &mut Ctx, coll: &Coll) -> Option<Vec<Vec<u32>>> {
+/// `from` is the registration that gives the data, if any; `parts` is the `Parts` this process
+/// keeps for the `_into` forms (refilled by each).
+fn collective(ctx: &mut Ctx, coll: &Coll, from: Option<&Reg<u32>>, parts: &mut Parts<u32>) -> Option<Vec<Vec<u32>>> {
     let me = ctx.pid();
     match coll {
-        Coll::Broadcast { root, form: Form::Slice, data } => Some(vec![ctx.broadcast(*root, &data[me])]),
+        Coll::Broadcast { root, form: Form::Slice, data } => {
+            Some(vec![with_data!(from, &data[me], |d| ctx.broadcast(*root, d))])
+        }
         Coll::Broadcast { root, form: Form::One, data } => Some(vec![vec![ctx.broadcast_one(*root, data[me][0])]]),
-        Coll::Broadcast { root, form: Form::Large, data } => Some(vec![ctx.broadcast_large(*root, &data[me])]),
-        Coll::Reduce { root, op, data } => ctx.reduce(*root, &data[me], op.f()).map(|r| vec![r]),
-        Coll::Allreduce { one: false, op, data } => Some(vec![ctx.allreduce(&data[me], op.f())]),
+        Coll::Broadcast { root, form: Form::Large, data } => {
+            Some(vec![with_data!(from, &data[me], |d| ctx.broadcast_large(*root, d))])
+        }
+        Coll::Reduce { root, op, data } => {
+            with_data!(from, &data[me], |d| ctx.reduce(*root, d, op.f())).map(|r| vec![r])
+        }
+        Coll::Allreduce { one: false, op, data } => {
+            Some(vec![with_data!(from, &data[me], |d| ctx.allreduce(d, op.f()))])
+        }
         Coll::Allreduce { one: true, op, data } => Some(vec![vec![ctx.allreduce_one(data[me][0], op.f())]]),
-        Coll::Scan { one: false, op, data } => Some(vec![ctx.scan(&data[me], op.f())]),
+        Coll::Scan { one: false, op, data } => Some(vec![with_data!(from, &data[me], |d| ctx.scan(d, op.f()))]),
         Coll::Scan { one: true, op, data } => Some(vec![vec![ctx.scan_one(data[me][0], op.f())]]),
-        Coll::Gather { root, data } => ctx.gather(*root, &data[me]),
-        Coll::Allgather { data } => Some(ctx.allgather(&data[me])),
+        Coll::Gather { root, into: false, data } => with_data!(from, &data[me], |d| ctx.gather(*root, d)),
+        Coll::Gather { root, into: true, data } => {
+            with_data!(from, &data[me], |d| ctx.gather_into(*root, d, parts));
+            // Off the root the parts are emptied: logged as `gather`'s `None`, unless some remain.
+            (me == *root || !parts.is_empty()).then(|| parts.to_vecs())
+        }
+        Coll::Allgather { into: false, data } => Some(with_data!(from, &data[me], |d| ctx.allgather(d))),
+        Coll::Allgather { into: true, data } => {
+            with_data!(from, &data[me], |d| ctx.allgather_into(d, parts));
+            Some(parts.to_vecs())
+        }
         Coll::Scatter { root, parts } => Some(vec![ctx.scatter(*root, &parts[me])]),
-        Coll::Alltoall { data } => Some(vec![ctx.alltoall(&data[me])]),
-        Coll::Alltoallv { parts } => Some(ctx.alltoallv(&parts[me])),
+        Coll::Alltoall { data } => Some(vec![with_data!(from, &data[me], |d| ctx.alltoall(d))]),
+        Coll::Alltoallv { into: false, parts } => Some(ctx.alltoallv(&parts[me])),
+        Coll::Alltoallv { into: true, parts: outgoing } => {
+            ctx.alltoallv_into(&outgoing[me], parts);
+            Some(parts.to_vecs())
+        }
     }
 }
 

@@ -42,6 +42,9 @@ pub struct Step {
     /// A collective that ends the superstep in place of `sync` (every process then runs its
     /// communication phase in plain mode, since a collective needs `&mut Ctx`).
     pub coll: Option<Coll>,
+    /// Every process passes this registration (`&reg`) as the collective's data, instead of its
+    /// row of the collective's `data`: its local part, read at the call (D19).
+    pub coll_from: Option<RegId>,
 }
 
 impl Step {
@@ -118,11 +121,15 @@ pub enum Coll {
         op: CombOp,
         data: Vec<Vec<u32>>,
     },
+    /// `into`: `gather_into`, with a `Parts` the process keeps.
     Gather {
         root: usize,
+        into: bool,
         data: Vec<Vec<u32>>,
     },
+    /// `into`: `allgather_into`.
     Allgather {
+        into: bool,
         data: Vec<Vec<u32>>,
     },
     /// `parts[pid]` is what process `pid` passes (`p` parts on the root).
@@ -134,8 +141,9 @@ pub enum Coll {
     Alltoall {
         data: Vec<Vec<u32>>,
     },
-    /// `parts[from][to]`.
+    /// `parts[from][to]`; `into`: `alltoallv_into`.
     Alltoallv {
+        into: bool,
         parts: Vec<Vec<Vec<u32>>>,
     },
 }
@@ -151,11 +159,30 @@ impl Coll {
             Coll::Allreduce { one: true, .. } => "allreduce_one",
             Coll::Scan { one: false, .. } => "scan",
             Coll::Scan { one: true, .. } => "scan_one",
-            Coll::Gather { .. } => "gather",
-            Coll::Allgather { .. } => "allgather",
+            Coll::Gather { into: false, .. } => "gather",
+            Coll::Gather { into: true, .. } => "gather_into",
+            Coll::Allgather { into: false, .. } => "allgather",
+            Coll::Allgather { into: true, .. } => "allgather_into",
             Coll::Scatter { .. } => "scatter",
             Coll::Alltoall { .. } => "alltoall",
-            Coll::Alltoallv { .. } => "alltoallv",
+            Coll::Alltoallv { into: false, .. } => "alltoallv",
+            Coll::Alltoallv { into: true, .. } => "alltoallv_into",
+        }
+    }
+
+    /// The per-process data of a collective that takes a slice (so also a registration), and
+    /// whether its lengths must agree: `Some(k)` if every length must be the same multiple of
+    /// `k` (1 for the reductions, `p` for `alltoall`), `None` if they may differ.
+    pub fn slice_data(&mut self, p: usize) -> Option<(&mut Vec<Vec<u32>>, Option<usize>)> {
+        match self {
+            Coll::Broadcast { form: Form::Slice | Form::Large, data, .. }
+            | Coll::Gather { data, .. }
+            | Coll::Allgather { data, .. } => Some((data, None)),
+            Coll::Reduce { data, .. }
+            | Coll::Allreduce { one: false, data, .. }
+            | Coll::Scan { one: false, data, .. } => Some((data, Some(1))),
+            Coll::Alltoall { data } => Some((data, Some(p))),
+            _ => None,
         }
     }
 }
@@ -323,6 +350,9 @@ impl fmt::Display for Program {
             writeln!(f, "  superstep {s}: {:?}", step.reg_ops)?;
             if let Some(coll) = &step.coll {
                 writeln!(f, "    ends with {coll:?}")?;
+            }
+            if let Some(reg) = step.coll_from {
+                writeln!(f, "    its data: every process's local part of reg #{reg}")?;
             }
             for (pid, ps) in step.procs.iter().enumerate() {
                 if ps.tag_calls.is_empty() && ps.roles.is_empty() && ps.pre.is_empty() && ps.ops.is_empty() {

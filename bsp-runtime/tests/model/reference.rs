@@ -20,8 +20,10 @@
 //! 6. registrations popped in the superstep are gone (their memory goes back to the process),
 //!    pushed ones are effective; the tag sizes rotate: (A, B, C) -> (B, C, C);
 //! 7. a collective that ends the superstep returns what §8 says (operators applied elementwise in
-//!    ascending pid order, D19); it leaves the user's queue alone, and `broadcast_large` adds a
-//!    second sync, in which nobody sends (so the queue is emptied and the tag sizes rotate again).
+//!    ascending pid order, D19); data from a registration is its local part at the call, the end
+//!    of the local phase (before this sync's gets and puts); the `_into` forms return the same; it
+//!    leaves the user's queue alone, and `broadcast_large` adds a second sync, in which nobody
+//!    sends (so the queue is emptied and the tag sizes rotate again).
 
 use std::collections::VecDeque;
 
@@ -52,6 +54,8 @@ pub fn run(prog: &Program) -> Vec<Vec<Event>> {
         let mut msgs: Outgoing<Message> = vec![vec![Vec::new(); p]; p];
         let mut gets: Vec<Vec<(usize, Span, Dst)>> = vec![Vec::new(); p];
         let mut requests = vec![requested; p];
+        // The collective's data from a registration: each process's local part at the call.
+        let mut coll_inputs: Vec<Vec<u32>> = vec![Vec::new(); p];
 
         for me in 0..p {
             let ps = &step.procs[me];
@@ -114,6 +118,9 @@ pub fn run(prog: &Program) -> Vec<Vec<Event>> {
                     Op::HpMove => log.push(Event::HpMove(queue[me].pop_front())),
                 }
             }
+            if let Some(r) = step.coll_from {
+                coll_inputs[me] = mine[r].clone().expect("generator: the collective's registration has memory");
+            }
         }
 
         // The sync.
@@ -150,7 +157,13 @@ pub fn run(prog: &Program) -> Vec<Vec<Event>> {
             in_queue = in_force;
         }
         let mut results = match &step.coll {
-            Some(c) => collective(c, p).into_iter().map(|r| Some(Event::Collective(c.name(), r))).collect(),
+            Some(c) => {
+                let mut c = c.clone();
+                if step.coll_from.is_some() {
+                    *c.slice_data(p).expect("generator: a collective that takes a slice").0 = coll_inputs;
+                }
+                collective(&c, p).into_iter().map(|r| Some(Event::Collective(c.name(), r))).collect()
+            }
             None => vec![None; p],
         };
 
@@ -186,8 +199,8 @@ fn collective(c: &Coll, p: usize) -> Vec<Option<Vec<Vec<u32>>>> {
         // Process i: x₀ ∘ … ∘ xᵢ.
         Coll::Scan { op, data, .. } => (0..p).map(|i| Some(vec![fold(*op, &data[..=i])])).collect(),
         // Every process's data, indexed by pid.
-        Coll::Gather { root, data } => on_root(*root, data.clone()),
-        Coll::Allgather { data } => everywhere(data.clone()),
+        Coll::Gather { root, data, .. } => on_root(*root, data.clone()),
+        Coll::Allgather { data, .. } => everywhere(data.clone()),
         // Part q of the root's parts on process q.
         Coll::Scatter { root, parts } => (0..p).map(|q| Some(vec![parts[*root][q].clone()])).collect(),
         // Block `me` of every process's data, in pid order.
@@ -196,7 +209,7 @@ fn collective(c: &Coll, p: usize) -> Vec<Option<Vec<Vec<u32>>>> {
             (0..p).map(|me| Some(vec![data.iter().flat_map(|d| d[me * k..(me + 1) * k].to_vec()).collect()])).collect()
         }
         // Row `me` of the parts matrix: what every process sent here, indexed by sender.
-        Coll::Alltoallv { parts } => {
+        Coll::Alltoallv { parts, .. } => {
             (0..p).map(|me| Some(parts.iter().map(|from| from[me].clone()).collect())).collect()
         }
     }
