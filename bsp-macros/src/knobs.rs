@@ -13,13 +13,13 @@ use syn::{Expr, Ident, Lit, Path, Token};
 
 /// The list of valid knobs, appended to every knob error.
 pub(crate) const VALID_KNOBS: &str =
-    "the valid knobs are `procs = <expression>` (the default number of processes; `BSP_NPROCS` \
-     overrides it) and `crate = \"<path>\"` (where the `bsp` crate is, if it was renamed)";
+    "the valid knobs are `procs = <expression>` (the number of processes, which wins over \
+     `BSP_NPROCS`) and `crate = \"<path>\"` (where the `bsp` crate is, if it was renamed)";
 
 /// The validated knobs.
 #[derive(Debug)]
 pub(crate) struct Knobs {
-    /// `procs = N`: the default number of processes, if given.
+    /// `procs = N`: the number of processes, if given (it wins over `BSP_NPROCS`).
     pub(crate) procs: Option<Expr>,
     /// The absolute path of the `bsp` crate: `::bsp` unless `crate = "..."` says otherwise.
     pub(crate) krate: Path,
@@ -98,7 +98,7 @@ fn duplicate(cx: &mut Ctxt, name: &Ident) {
 fn procs_value(cx: &mut Ctxt, knob: &RawKnob) -> Option<Expr> {
     match &knob.value {
         None => {
-            cx.error(knob.name.span(), "`procs` needs a value, the default number of processes: `procs = 4`");
+            cx.error(knob.name.span(), "`procs` needs a value, the number of processes: `procs = 4`");
             None
         }
         Some(Expr::Lit(lit)) if !matches!(lit.lit, Lit::Int(_)) => {

@@ -42,8 +42,10 @@ use proc_macro::TokenStream;
 ///
 /// # Knobs
 ///
-/// - `procs = N`: the number of processes, any `usize` expression. The `BSP_NPROCS` environment
-///   variable overrides it; without either, one process per core.
+/// - `procs = N`: the number of processes, any `usize` expression. It wins over the `BSP_NPROCS`
+///   environment variable, as explicit code does in rayon and tokio; without it, `BSP_NPROCS`
+///   decides, else one process per core. Under `mpirun` it must not exceed the number of ranks
+///   (see `Launch::procs`).
 /// - `crate = "path"`: where the `bsp` crate is, if the dependency was renamed
 ///   (`crate = "my_bsp"`).
 ///
@@ -57,7 +59,7 @@ use proc_macro::TokenStream;
 /// ```rust,ignore
 /// fn main() {
 ///     let __bsp_result = ::bsp::__private::Launch::new()
-///         .default_procs(4)
+///         .procs(4)
 ///         .run(|ctx: &mut bsp::Ctx| {
 ///             let x = ctx.register([ctx.pid() as i32]);
 ///             let mut left = 0;
@@ -89,7 +91,7 @@ use proc_macro::TokenStream;
 ///     offset: usize,
 /// ) -> ::core::result::Result<::std::vec::Vec<usize>, ::bsp::__private::Error> {
 ///     ::bsp::__private::Launch::new()
-///         .default_procs(2)
+///         .procs(2)
 ///         .run(|ctx: &mut bsp::Ctx| -> usize { ctx.pid() + offset })
 /// }
 /// ```

@@ -3,7 +3,7 @@
 //! ```text
 //! #[bsp::program(procs = 4)]            fn main() {
 //! fn main(ctx: &mut bsp::Ctx) {   ==>       let __bsp_result = ::bsp::__private::Launch::new()
-//!     body                                      .default_procs(4)
+//!     body                                      .procs(4)
 //! }                                             .run(|ctx: &mut bsp::Ctx| { body });
 //!                                           ::bsp::__private::exit_on_error(__bsp_result);
 //!                                       }
@@ -117,7 +117,8 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
 
     let krate = &knobs.krate;
     let private = quote!(#krate::__private);
-    let default_procs = knobs.procs.as_ref().map(|procs| quote!(.default_procs(#procs)));
+    // Explicit code wins over the environment (D28): `procs = N` is `Launch::procs(N)`.
+    let procs = knobs.procs.as_ref().map(|procs| quote!(.procs(#procs)));
     let pat = &ctx.pat;
     let ty = match &ctx.ty {
         Some(ty) => ty.to_token_stream(),
@@ -140,7 +141,7 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
             #vis #safety #fn_token #ident #generics() #where_clause {
                 #errors
                 let __bsp_result = #private::Launch::new()
-                    #default_procs
+                    #procs
                     .run(#body);
                 #private::exit_on_error(__bsp_result);
             }
@@ -160,7 +161,7 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
             {
                 #errors
                 #private::Launch::new()
-                    #default_procs
+                    #procs
                     .run(#body)
             }
         }

@@ -75,14 +75,28 @@ impl Launch {
         Self::default()
     }
 
-    /// Start exactly `p` processes (this wins over `BSP_NPROCS`).
+    /// Start exactly `p` processes: explicit code wins over `BSP_NPROCS` (D28). This is what
+    /// `run(p, f)` and `#[bsp::program(procs = p)]` use.
+    ///
+    /// Under `mpirun`, `p` must not exceed the number of ranks (the launch fails on every rank,
+    /// with a message that says so); a smaller `p` runs on ranks `0..p`, and the others take no
+    /// part.
+    ///
+    /// ```
+    /// use bsp_runtime::Launch;
+    /// std::env::set_var("BSP_NPROCS", "5");
+    /// assert_eq!(Launch::new().procs(2).run(|ctx| ctx.nprocs()).unwrap(), [2, 2]);
+    /// assert_eq!(Launch::new().default_procs(2).nprocs().unwrap(), 5);
+    /// # std::env::remove_var("BSP_NPROCS");
+    /// ```
     pub fn procs(mut self, p: usize) -> Self {
         self.procs = Some(p);
         self
     }
 
-    /// Start `p` processes unless `BSP_NPROCS` says otherwise (what `#[bsp::program(procs = p)]`
-    /// uses).
+    /// Start `p` processes unless `BSP_NPROCS` says otherwise (and, under `mpirun`, unless there
+    /// are ranks: then their number wins). For a program that has a sensible default but lets the
+    /// person running it choose.
     pub fn default_procs(mut self, p: usize) -> Self {
         self.default_procs = Some(p);
         self

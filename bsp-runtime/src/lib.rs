@@ -83,6 +83,7 @@ mod exchange;
 mod ext;
 pub mod gp;
 mod launch;
+mod locals;
 mod reg;
 mod register;
 mod scoped;
@@ -98,6 +99,7 @@ pub use ctx::Ctx;
 pub use dest::{Dest, DestPart, GetDest};
 pub use error::{Error, ErrorKind};
 pub use launch::{exit_on_error, run, Launch, NPROCS_VAR};
+pub use locals::{LocalPart, LocalParts};
 pub use reg::{AsRemote, Reg, Remote};
 pub use register::{RegValues, Registration, Unregistration};
 #[doc(hidden)]

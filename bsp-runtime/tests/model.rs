@@ -1,5 +1,6 @@
 //! Model-based property test: random BSP programs run on the runtime and on a sequential
-//! reference model of the semantics (docs/semantics.md §0–§4), and every observation must agree.
+//! reference model of the semantics (docs/semantics.md §0–§4 and §8), and every observation must
+//! agree. Programs mix BSPlib DRMA and BSMP with combining puts (D18) and collectives (D19).
 //!
 //! - `model/program.rs`: a program as data, and the events a process observes;
 //! - `model/gen.rs`: random valid programs (collectives matching, transfers in extent, borrows
@@ -133,21 +134,35 @@ fn regression_quiet_superstep_after_sends() {
         p: 2,
         regs: vec![RegInfo { init: vec![vec![7], vec![8]] }],
         steps: vec![
-            Step { reg_ops: vec![RegOp::Push(0)], procs: vec![plain(vec![2], vec![]), plain(vec![2], vec![])] },
+            Step {
+                reg_ops: vec![RegOp::Push(0)],
+                procs: vec![plain(vec![2], vec![]), plain(vec![2], vec![])],
+                coll: None,
+                coll_from: None,
+            },
             Step {
                 reg_ops: vec![],
                 procs: vec![
                     plain(vec![0], vec![Op::Send { pid: 1, tag: vec![1, 2], payload: vec![5] }]),
                     plain(vec![0], vec![Op::Send { pid: 1, tag: vec![3, 4], payload: vec![] }]),
                 ],
+                coll: None,
+                coll_from: None,
             },
-            Step { reg_ops: vec![], procs: vec![plain(vec![], vec![]), plain(vec![], vec![Op::Qsize])] },
+            Step {
+                reg_ops: vec![],
+                procs: vec![plain(vec![], vec![]), plain(vec![], vec![Op::Qsize])],
+                coll: None,
+                coll_from: None,
+            },
             Step {
                 reg_ops: vec![],
                 procs: vec![
                     plain(vec![], vec![Op::Qsize]),
                     plain(vec![], vec![Op::Qsize, Op::GetTag { len: 0 }, Op::HpMove]),
                 ],
+                coll: None,
+                coll_from: None,
             },
         ],
     };
@@ -159,7 +174,7 @@ fn regression_quiet_superstep_after_sends() {
 #[test]
 fn generator_covers_the_semantics() {
     let mut cov = Coverage::default();
-    for seed in 0..300u64 {
+    for seed in 0..600u64 {
         let p = 1 + (seed % 8) as usize;
         let prog = gen::generate(seed, p, 1 + (seed % 6) as usize);
         let logs = reference::run(&prog);
@@ -202,8 +217,40 @@ fn generator_covers_the_semantics() {
         "puts overlap (two sources)",
         "put meets a get destination (D1)",
         "put meets a get source",
+        "put_combine (add)",
+        "put_combine (min)",
+        "put_combine (max)",
+        "put_combine (affine)",
+        "put_combine from registered memory",
+        "put_combine to self",
+        "put_combines overlap (same source)",
+        "put_combines overlap (two sources)",
+        "put_combine meets a plain put",
+        "put_combine meets a get destination (D1)",
+        "broadcast",
+        "broadcast_one",
+        "broadcast_large",
+        "reduce",
+        "allreduce",
+        "allreduce_one",
+        "scan",
+        "scan_one",
+        "gather",
+        "allgather",
+        "scatter",
+        "alltoall",
+        "alltoallv",
+        "collective with a non-commutative operator",
+        "collective with empty data",
+        "collective completes puts",
+        "collective completes sends",
+        "gather_into",
+        "allgather_into",
+        "alltoallv_into",
+        "collective on a registration",
+        "collective on a registration that a put changes at its sync",
     ];
     for what in expected {
-        assert!(cov.get(what) >= 5, "the generator produced `{what}` only {} times in 300 programs", cov.get(what));
+        assert!(cov.get(what) >= 5, "the generator produced `{what}` only {} times in 600 programs", cov.get(what));
     }
 }

@@ -20,10 +20,10 @@ fn ui() {
         })
         .collect();
     topics.sort();
-    // The pass cases run, and are written for the 2 processes of their `procs = 2`; an inherited
-    // `BSP_NPROCS` would override that. (This test is alone in its binary: no other thread reads
-    // the environment.)
-    std::env::set_var("BSP_NPROCS", "2");
+    // The pass cases run, and are written for the 2 processes of their `procs = 2`, which wins
+    // over `BSP_NPROCS` (D28): with 3 in the environment, every pass case checks that rule.
+    // (This test is alone in its binary: no other thread reads the environment.)
+    std::env::set_var("BSP_NPROCS", "3");
     let t = trybuild::TestCases::new();
     for topic in topics {
         if topic == "pass" {

@@ -70,7 +70,7 @@ fn main_with_procs() {
         r#"/// Docs stay.
 fn main() {
     let __bsp_result = ::bsp::__private::Launch::new()
-        .default_procs(4)
+        .procs(4)
         .run(|ctx: &mut bsp::Ctx| {
             let x = ctx.register([ctx.pid() as i32]);
             let mut left = 0;

@@ -9,6 +9,11 @@
 //! travels on the runtime's own message channel, so collectives need no registration and leave
 //! the BSMP queue and tag size untouched; like any sync, they empty the BSMP receive queue.
 //!
+//! The data argument ([`CollectiveData`]) is a slice, an array, a `Vec`, or a registration
+//! (`&x` for a [`Reg`](crate::Reg) or [`Registered`](crate::Registered)), whose local part is
+//! read at the call: `ctx.allreduce(&x, op)`, where `ctx.allreduce(x.local(ctx), op)` would not
+//! compile (its argument borrows the context the collective syncs).
+//!
 //! Results are deterministic: combining operators are applied in ascending pid order, elementwise
 //! (`((x₀ ∘ x₁) ∘ x₂) ∘ …`), so `allreduce` of floating-point numbers gives bit-identical
 //! results on every process and on every run, whatever the engine.
@@ -30,6 +35,10 @@
 //! | [`scatter`](Ctx::scatter) | 1 | `N − n_root`, sent by the root | |
 //! | [`alltoall`](Ctx::alltoall) | 1 | `(p−1)·n/p` (`n = p·k`) | |
 //! | [`alltoallv`](Ctx::alltoallv) | 1 | the largest total a process sends to or receives from the others | |
+//!
+//! [`gather_into`](Ctx::gather_into), [`allgather_into`](Ctx::allgather_into) and
+//! [`alltoallv_into`](Ctx::alltoallv_into) cost the same as their allocating forms, but refill a
+//! [`Parts`] that the caller keeps instead of returning a new `Vec<Vec<T>>`.
 //!
 //! `broadcast` is the cheapest choice while `(p−1)·n·g < l`; for large `n` and many processes
 //! `broadcast_large` trades one more `l` for a `p/2` times smaller h-relation.
@@ -61,9 +70,15 @@
 //! assert_eq!(out[2], (vec![6.0, 4.0], 3, 3));
 //! ```
 
+mod data;
+mod into;
 pub mod ops;
 
+use std::borrow::Cow;
 use std::mem::size_of;
+
+pub use data::CollectiveData;
+pub use into::Parts;
 
 use crate::{Ctx, Value};
 
@@ -197,6 +212,8 @@ impl<'a> Part<'a> {
 /// This process's call.
 struct Call {
     kind: Kind,
+    /// The method called, for messages (`gather_into` is a `Kind::Gather` too).
+    op: &'static str,
     root: usize,
     elem_size: usize,
     type_name: &'static str,
@@ -259,11 +276,38 @@ fn block(n: usize, p: usize, q: usize) -> std::ops::Range<usize> {
 impl Ctx {
     #[track_caller]
     fn coll_call<T: Value>(&self, kind: Kind, root: usize) -> Call {
-        self.check_live(kind.op());
+        self.coll_call_as::<T>(kind, kind.op(), root)
+    }
+
+    /// As `coll_call`, for a method `op` that is another form of collective `kind`.
+    #[track_caller]
+    fn coll_call_as<T: Value>(&self, kind: Kind, op: &'static str, root: usize) -> Call {
+        self.check_live(op);
         if kind.has_root() && root >= self.nprocs {
-            self.fail_misuse(format!("{}: root {root} is out of range (nprocs = {})", kind.op(), self.nprocs));
+            self.fail_misuse(format!("{op}: root {root} is out of range (nprocs = {})", self.nprocs));
         }
-        Call { kind, root, elem_size: size_of::<T>(), type_name: std::any::type_name::<T>(), step: self.step }
+        Call { kind, op, root, elem_size: size_of::<T>(), type_name: std::any::type_name::<T>(), step: self.step }
+    }
+
+    /// This process's data for `call`, read now (before the sync) if `needed`, else empty.
+    #[track_caller]
+    fn coll_read<'a, T: Value>(&self, call: &Call, data: impl CollectiveData<T> + 'a, needed: bool) -> Cow<'a, [T]> {
+        if needed {
+            data.read(self, call.op)
+        } else {
+            Cow::Borrowed(&[])
+        }
+    }
+
+    /// Fails the call unless `n` is one part per process (`alltoallv`).
+    #[track_caller]
+    fn coll_check_one_part_each(&self, call: &Call, n: usize) {
+        if n != self.nprocs {
+            self.fail_misuse(format!(
+                "{}: pass one part per process, but there are {n} parts (nprocs = {})",
+                call.op, self.nprocs
+            ));
+        }
     }
 
     /// Sends process `to` this process's header (with length argument `len`) and `payload`.
@@ -277,7 +321,7 @@ impl Ctx {
             elem_size: call.elem_size as u64,
             name_len: call.type_name.len() as u64,
         };
-        self.sys_send(call.kind.op(), to, &[bytemuck::bytes_of(&head), call.type_name.as_bytes(), bytes_of(payload)]);
+        self.sys_send(call.op, to, &[bytemuck::bytes_of(&head), call.type_name.as_bytes(), bytes_of(payload)]);
     }
 
     /// Every process's call, indexed by pid, as received at the sync that ends the collective.
@@ -324,6 +368,7 @@ impl Ctx {
             let lens: Vec<usize> = parts.iter().map(|part| part.len).collect();
             self.fail_collective(format!(
                 "`{}` at the sync ending superstep {}: every process must pass {what} of the same length, but the lengths differ (per process: {lens:?})",
+                // The kind's name, not `call.op`: the message must be the same on every process.
                 call.kind.op(),
                 call.step
             ));
@@ -366,9 +411,11 @@ impl Ctx {
     /// If `root >= nprocs()`; after the sync, on every process, if the processes called
     /// different collectives or passed different roots or element types.
     #[track_caller]
-    pub fn broadcast<T: Value>(&mut self, root: usize, data: &[T]) -> Vec<T> {
+    pub fn broadcast<T: Value>(&mut self, root: usize, data: impl CollectiveData<T>) -> Vec<T> {
         let call = self.coll_call::<T>(Kind::Broadcast, root);
         let me = self.pid;
+        let data = self.coll_read(&call, data, me == root);
+        let data = &data[..];
         for q in 0..self.nprocs {
             let payload = if me == root && q != me { data } else { &[] };
             self.coll_send(&call, q, if me == root { data.len() } else { 0 }, payload);
@@ -393,7 +440,7 @@ impl Ctx {
     /// As [`broadcast`](Ctx::broadcast).
     #[track_caller]
     pub fn broadcast_one<T: Value>(&mut self, root: usize, value: T) -> T {
-        self.broadcast(root, std::slice::from_ref(&value))[0]
+        self.broadcast(root, &[value])[0]
     }
 
     /// Sends `data` from `root` to every process in two supersteps: the root scatters `p`
@@ -419,9 +466,11 @@ impl Ctx {
     /// # Panics
     /// As [`broadcast`](Ctx::broadcast).
     #[track_caller]
-    pub fn broadcast_large<T: Value>(&mut self, root: usize, data: &[T]) -> Vec<T> {
+    pub fn broadcast_large<T: Value>(&mut self, root: usize, data: impl CollectiveData<T>) -> Vec<T> {
         let call = self.coll_call::<T>(Kind::BroadcastLargePieces, root);
         let (me, p) = (self.pid, self.nprocs);
+        let data = self.coll_read(&call, data, me == root);
+        let data = &data[..];
         for q in 0..p {
             let payload = if me == root && q != me { &data[block(data.len(), p, q)] } else { &[] };
             self.coll_send(&call, q, if me == root { data.len() } else { 0 }, payload);
@@ -478,9 +527,16 @@ impl Ctx {
     /// If `root >= nprocs()`; after the sync, on every process, if the processes passed
     /// different lengths (the message lists them), or as [`broadcast`](Ctx::broadcast).
     #[track_caller]
-    pub fn reduce<T: Value>(&mut self, root: usize, data: &[T], op: impl Fn(T, T) -> T) -> Option<Vec<T>> {
+    pub fn reduce<T: Value>(
+        &mut self,
+        root: usize,
+        data: impl CollectiveData<T>,
+        op: impl Fn(T, T) -> T,
+    ) -> Option<Vec<T>> {
         let call = self.coll_call::<T>(Kind::Reduce, root);
         let me = self.pid;
+        let data = self.coll_read(&call, data, true);
+        let data = &data[..];
         for q in 0..self.nprocs {
             self.coll_send(&call, q, data.len(), if q == root && q != me { data } else { &[] });
         }
@@ -511,9 +567,11 @@ impl Ctx {
     /// # Panics
     /// As [`reduce`](Ctx::reduce).
     #[track_caller]
-    pub fn allreduce<T: Value>(&mut self, data: &[T], op: impl Fn(T, T) -> T) -> Vec<T> {
+    pub fn allreduce<T: Value>(&mut self, data: impl CollectiveData<T>, op: impl Fn(T, T) -> T) -> Vec<T> {
         let call = self.coll_call::<T>(Kind::Allreduce, 0);
         let me = self.pid;
+        let data = self.coll_read(&call, data, true);
+        let data = &data[..];
         for q in 0..self.nprocs {
             self.coll_send(&call, q, data.len(), if q != me { data } else { &[] });
         }
@@ -534,7 +592,7 @@ impl Ctx {
     /// As [`allreduce`](Ctx::allreduce).
     #[track_caller]
     pub fn allreduce_one<T: Value>(&mut self, value: T, op: impl Fn(T, T) -> T) -> T {
-        self.allreduce(std::slice::from_ref(&value), op)[0]
+        self.allreduce(&[value], op)[0]
     }
 
     /// Inclusive prefix combination over the processes: process `i` gets
@@ -559,9 +617,11 @@ impl Ctx {
     /// # Panics
     /// As [`reduce`](Ctx::reduce).
     #[track_caller]
-    pub fn scan<T: Value>(&mut self, data: &[T], op: impl Fn(T, T) -> T) -> Vec<T> {
+    pub fn scan<T: Value>(&mut self, data: impl CollectiveData<T>, op: impl Fn(T, T) -> T) -> Vec<T> {
         let call = self.coll_call::<T>(Kind::Scan, 0);
         let me = self.pid;
+        let data = self.coll_read(&call, data, true);
+        let data = &data[..];
         for q in 0..self.nprocs {
             self.coll_send(&call, q, data.len(), if q > me { data } else { &[] });
         }
@@ -582,7 +642,7 @@ impl Ctx {
     /// As [`scan`](Ctx::scan).
     #[track_caller]
     pub fn scan_one<T: Value>(&mut self, value: T, op: impl Fn(T, T) -> T) -> T {
-        self.scan(std::slice::from_ref(&value), op)[0]
+        self.scan(&[value], op)[0]
     }
 
     /// Collects every process's `data` on `root`, indexed by pid (`Some` there, `None`
@@ -599,9 +659,11 @@ impl Ctx {
     /// # Panics
     /// As [`broadcast`](Ctx::broadcast).
     #[track_caller]
-    pub fn gather<T: Value>(&mut self, root: usize, data: &[T]) -> Option<Vec<Vec<T>>> {
+    pub fn gather<T: Value>(&mut self, root: usize, data: impl CollectiveData<T>) -> Option<Vec<Vec<T>>> {
         let call = self.coll_call::<T>(Kind::Gather, root);
         let me = self.pid;
+        let data = self.coll_read(&call, data, true);
+        let data = &data[..];
         for q in 0..self.nprocs {
             self.coll_send(&call, q, data.len(), if q == root && q != me { data } else { &[] });
         }
@@ -633,9 +695,11 @@ impl Ctx {
     /// # Panics
     /// As [`broadcast`](Ctx::broadcast).
     #[track_caller]
-    pub fn allgather<T: Value>(&mut self, data: &[T]) -> Vec<Vec<T>> {
+    pub fn allgather<T: Value>(&mut self, data: impl CollectiveData<T>) -> Vec<Vec<T>> {
         let call = self.coll_call::<T>(Kind::Allgather, 0);
         let me = self.pid;
+        let data = self.coll_read(&call, data, true);
+        let data = &data[..];
         for q in 0..self.nprocs {
             self.coll_send(&call, q, data.len(), if q != me { data } else { &[] });
         }
@@ -716,9 +780,11 @@ impl Ctx {
     /// If `data.len()` is not a multiple of `nprocs()`; after the sync, on every process, if the
     /// processes passed different lengths, or as [`broadcast`](Ctx::broadcast).
     #[track_caller]
-    pub fn alltoall<T: Value>(&mut self, data: &[T]) -> Vec<T> {
+    pub fn alltoall<T: Value>(&mut self, data: impl CollectiveData<T>) -> Vec<T> {
         let call = self.coll_call::<T>(Kind::Alltoall, 0);
         let (me, p) = (self.pid, self.nprocs);
+        let data = self.coll_read(&call, data, true);
+        let data = &data[..];
         if data.len() % p != 0 {
             self.fail_misuse(format!(
                 "alltoall: the length {} is not a multiple of nprocs = {p} (block q of the data goes to process q, so it needs {p} blocks of equal length; for blocks of different lengths use `alltoallv`)",
@@ -765,13 +831,8 @@ impl Ctx {
     #[track_caller]
     pub fn alltoallv<T: Value, P: AsRef<[T]>>(&mut self, parts: &[P]) -> Vec<Vec<T>> {
         let call = self.coll_call::<T>(Kind::Alltoallv, 0);
-        let (me, p) = (self.pid, self.nprocs);
-        if parts.len() != p {
-            self.fail_misuse(format!(
-                "alltoallv: pass one part per process, but there are {} parts (nprocs = {p})",
-                parts.len()
-            ));
-        }
+        let me = self.pid;
+        self.coll_check_one_part_each(&call, parts.len());
         for (q, part) in parts.iter().enumerate() {
             let part = part.as_ref();
             self.coll_send(&call, q, part.len(), if q != me { part } else { &[] });

@@ -678,7 +678,8 @@ fn ranks_from_env() -> Option<usize> {
 
 /// The number of processes a launch runs on MPI: the one asked for, else the number of ranks.
 fn procs(launch: &Launch, size: usize) -> Result<usize, Error> {
-    // `default_procs` (what `#[bsp::program(procs = N)]` sets) gives way to the number of ranks.
+    // `default_procs` gives way to the number of ranks; an explicit count (`Launch::procs`,
+    // `run(p, ..)`, `#[bsp::program(procs = N)]`) or `BSP_NPROCS` does not (D28).
     let p = launch.requested_procs()?.unwrap_or(size);
     if p == 0 {
         return Err(Error::launch("cannot run an SPMD program on 0 processes".to_string()));

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::program::{Dst, Op, Program, RegOp, Role, Span, Src};
+use super::program::{Coll, CombOp, Dst, Op, Program, RegOp, Role, Span, Src};
 
 /// Counts of features over programs, by name.
 #[derive(Default, Debug)]
@@ -16,6 +16,28 @@ impl Coverage {
 
     pub fn get(&self, what: &str) -> usize {
         self.0.get(what).copied().unwrap_or(0)
+    }
+
+    fn collective(&mut self, coll: &Coll) {
+        self.add(coll.name());
+        let (op, data): (Option<CombOp>, Vec<&[u32]>) = match coll {
+            Coll::Reduce { op, data, .. } | Coll::Allreduce { op, data, .. } | Coll::Scan { op, data, .. } => {
+                (Some(*op), data.iter().map(Vec::as_slice).collect())
+            }
+            Coll::Broadcast { data, .. }
+            | Coll::Gather { data, .. }
+            | Coll::Allgather { data, .. }
+            | Coll::Alltoall { data } => (None, data.iter().map(Vec::as_slice).collect()),
+            Coll::Scatter { parts, .. } | Coll::Alltoallv { parts, .. } => {
+                (None, parts.iter().flatten().map(Vec::as_slice).collect())
+            }
+        };
+        if op == Some(CombOp::Affine) {
+            self.add("collective with a non-commutative operator");
+        }
+        if data.iter().any(|d| d.is_empty()) {
+            self.add("collective with empty data");
+        }
     }
 
     pub fn count(&mut self, prog: &Program) {
@@ -31,8 +53,26 @@ impl Coverage {
             {
                 self.add("superstep without communication");
             }
+            if let Some(coll) = &step.coll {
+                self.collective(coll);
+                if let Some(reg) = step.coll_from {
+                    self.add("collective on a registration");
+                    let ops = || step.procs.iter().flat_map(|ps| &ps.ops);
+                    if ops().any(|op| matches!(op, Op::Put { dst, .. } | Op::PutCombine { dst, .. } if dst.reg == reg && dst.len > 0)) {
+                        self.add("collective on a registration that a put changes at its sync");
+                    }
+                }
+                let ops = || step.procs.iter().flat_map(|ps| &ps.ops);
+                if ops().any(|op| matches!(op, Op::Put { dst, .. } | Op::PutCombine { dst, .. } if dst.len > 0)) {
+                    self.add("collective completes puts");
+                }
+                if ops().any(|op| matches!(op, Op::Send { .. })) {
+                    self.add("collective completes sends");
+                }
+            }
             // Areas written by puts and get results, read by gets: (pid, span).
-            let mut put_dsts: Vec<(usize, usize, Span)> = Vec::new(); // (target, issuer, span)
+            // (target, issuer, span, combining)
+            let mut put_dsts: Vec<(usize, usize, Span, bool)> = Vec::new();
             let mut get_dsts: Vec<(usize, Span)> = Vec::new();
             let mut get_srcs: Vec<(usize, Span)> = Vec::new();
             for (me, ps) in step.procs.iter().enumerate() {
@@ -67,7 +107,22 @@ impl Coverage {
                             if *pid == me {
                                 self.add("put to self");
                             }
-                            put_dsts.push((*pid, me, *dst));
+                            put_dsts.push((*pid, me, *dst, false));
+                        }
+                        Op::PutCombine { pid, dst, src, op } => {
+                            self.add(match op {
+                                CombOp::Add => "put_combine (add)",
+                                CombOp::Min => "put_combine (min)",
+                                CombOp::Max => "put_combine (max)",
+                                CombOp::Affine => "put_combine (affine)",
+                            });
+                            if matches!(src, Src::Reg(_)) {
+                                self.add("put_combine from registered memory");
+                            }
+                            if *pid == me {
+                                self.add("put_combine to self");
+                            }
+                            put_dsts.push((*pid, me, *dst, true));
                         }
                         Op::Get { hp, pid, src, dst } => {
                             self.add(match (hp, dst) {
@@ -97,14 +152,24 @@ impl Coverage {
                 }
             }
             let meets = |a: &Span, b: &Span| a.reg == b.reg && a.off < b.off + b.len && b.off < a.off + a.len;
-            for (i, (t, who, d)) in put_dsts.iter().enumerate() {
-                for (t2, who2, d2) in &put_dsts[i + 1..] {
+            for (i, (t, who, d, comb)) in put_dsts.iter().enumerate() {
+                for (t2, who2, d2, comb2) in &put_dsts[i + 1..] {
                     if t == t2 && meets(d, d2) {
-                        self.add(if who == who2 { "puts overlap (same source)" } else { "puts overlap (two sources)" });
+                        self.add(match (comb, comb2, who == who2) {
+                            (false, false, true) => "puts overlap (same source)",
+                            (false, false, false) => "puts overlap (two sources)",
+                            (true, true, true) => "put_combines overlap (same source)",
+                            (true, true, false) => "put_combines overlap (two sources)",
+                            _ => "put_combine meets a plain put",
+                        });
                     }
                 }
                 if get_dsts.iter().any(|(q, g)| q == t && meets(d, g)) {
-                    self.add("put meets a get destination (D1)");
+                    self.add(if *comb {
+                        "put_combine meets a get destination (D1)"
+                    } else {
+                        "put meets a get destination (D1)"
+                    });
                 }
                 if get_srcs.iter().any(|(q, g)| q == t && meets(d, g)) {
                     self.add("put meets a get source");

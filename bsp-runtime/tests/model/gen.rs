@@ -16,11 +16,18 @@
 //!   role `GetDst` (named in that superstep only through a `Remote` taken before, and never a put
 //!   source); hpput sources in registered memory come from registrations with role `HpSrc` (no
 //!   local writes after the borrow);
+//! - collectives agree: the same call on every process, with the same root and operator, and
+//!   lengths that agree where §8 of docs/semantics.md says they must; a superstep that ends with
+//!   one runs every process's communication in plain mode (a collective needs `&mut Ctx`);
+//! - every process makes the same combiners in the same order (`interp.rs` makes one per
+//!   [`CombOp`] at the start);
 //! - `hpget`/`hpput` only where the standard defines them (`make_hp_defined`): an unbuffered
 //!   transfer whose source or destination is touched by other communication or by local writes in
 //!   the same superstep is undefined in BSPlib, so it is turned into its buffered twin.
 
-use super::program::{Dst, Op, ProcStep, Program, RegId, RegInfo, RegOp, Role, Span, Src, Step, Write};
+use super::program::{
+    Coll, CombOp, Dst, Form, Op, ProcStep, Program, RegId, RegInfo, RegOp, Role, Span, Src, Step, Write,
+};
 use super::rng::Rng;
 
 /// Most registrations alive at once.
@@ -31,18 +38,30 @@ const MAX_LEN: usize = 12;
 const MAX_XFER: usize = 5;
 /// Most communication-phase operations per process per superstep.
 const MAX_OPS: usize = 7;
+/// Longest collective argument on one process (per part for `scatter` and `alltoallv`).
+const MAX_COLL: usize = 4;
 
 /// The program for `seed` on `p` processes with `steps` supersteps.
 pub fn generate(seed: u64, p: usize, steps: usize) -> Program {
-    let mut g = Gen { rng: Rng::new(seed), p, regs: Vec::new(), pushed_at: Vec::new(), popped_at: Vec::new() };
+    let mut g = Gen {
+        rng: Rng::new(seed),
+        p,
+        regs: Vec::new(),
+        pushed_at: Vec::new(),
+        popped_at: Vec::new(),
+        get_dsts: Vec::new(),
+        plain: false,
+    };
     let mut requested = 0; // C of docs/semantics.md §4.1
     let (mut in_queue, mut in_force) = (0, 0); // A and B
     let mut out = Vec::new();
     for s in 0..steps {
         let step = g.step(s, in_force, in_queue, &mut requested);
+        for _ in 0..step.syncs() {
+            in_queue = in_force;
+            in_force = requested;
+        }
         out.push(step);
-        in_queue = in_force;
-        in_force = requested;
     }
     Program { seed, p, regs: g.regs, steps: out }
 }
@@ -53,12 +72,19 @@ struct Gen {
     regs: Vec<RegInfo>,
     pushed_at: Vec<usize>,
     popped_at: Vec<Option<usize>>,
+    /// Get destinations in registered memory so far in this superstep: (pid, span). Puts aim
+    /// at them now and then, since D1 and D18 are about what happens where they meet.
+    get_dsts: Vec<(usize, Span)>,
+    /// This superstep ends with a collective or a registration change (each takes the place of
+    /// the sync and needs `&mut Ctx`), so every process communicates in plain mode.
+    plain: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Write,
     Put,
+    PutCombine,
     HpPut,
     Get,
     Send,
@@ -68,9 +94,10 @@ enum Kind {
     HpMove,
 }
 
-const KINDS: [(Kind, usize); 9] = [
+const KINDS: [(Kind, usize); 10] = [
     (Kind::Write, 3),
     (Kind::Put, 4),
+    (Kind::PutCombine, 3),
     (Kind::HpPut, 2),
     (Kind::Get, 4),
     (Kind::Send, 3),
@@ -115,9 +142,16 @@ impl Gen {
 
     fn push(&mut self, s: usize) -> RegOp {
         let p = self.p;
+        // Sometimes the same length everywhere (as reductions from a registration need), and
+        // sometimes a multiple of p (as `alltoall` needs).
+        let same = match self.rng.below(6) {
+            0 | 1 => Some(self.rng.range(1, MAX_LEN)),
+            2 => Some(p * self.rng.range(1, (MAX_LEN / p).max(1))),
+            _ => None,
+        };
         let init = (0..p)
             .map(|_| {
-                let n = if self.rng.chance(1, 8) { 0 } else { self.rng.range(1, MAX_LEN) };
+                let n = same.unwrap_or_else(|| if self.rng.chance(1, 8) { 0 } else { self.rng.range(1, MAX_LEN) });
                 self.rng.u32s(n)
             })
             .collect();
@@ -129,6 +163,7 @@ impl Gen {
 
     fn step(&mut self, s: usize, in_force: usize, in_queue: usize, requested: &mut usize) -> Step {
         let quiet = s > 0 && self.rng.chance(1, 6);
+        self.get_dsts.clear();
         let mut reg_ops = Vec::new();
         if s == 0 {
             for _ in 0..self.rng.range(1, 3) {
@@ -158,9 +193,12 @@ impl Gen {
         if let Some(t) = tag {
             *requested = t;
         }
-        let plain = !reg_ops.is_empty();
-        let procs = (0..self.p).map(|me| self.proc_step(s, me, quiet, plain, in_force, in_queue, tag)).collect();
-        let mut step = Step { reg_ops, procs };
+        // A collective, like a registration change, takes the place of the sync: never both.
+        let mut coll = (!quiet && reg_ops.is_empty() && self.rng.chance(1, 3)).then(|| self.coll());
+        let coll_from = coll.as_mut().and_then(|c| self.coll_from(s, c));
+        self.plain = coll.is_some() || !reg_ops.is_empty();
+        let procs = (0..self.p).map(|me| self.proc_step(s, me, quiet, in_force, in_queue, tag)).collect();
+        let mut step = Step { reg_ops, procs, coll, coll_from };
         make_hp_defined(&mut step);
         step
     }
@@ -171,7 +209,6 @@ impl Gen {
         s: usize,
         me: usize,
         quiet: bool,
-        plain: bool,
         in_force: usize,
         in_queue: usize,
         tag: Option<usize>,
@@ -184,7 +221,7 @@ impl Gen {
             }
             None => Vec::new(),
         };
-        let superstep = !plain && self.rng.chance(2, 3);
+        let superstep = !self.plain && self.rng.chance(2, 3);
         let with_mem: Vec<RegId> = (0..self.regs.len()).filter(|&r| self.local(r, s) && self.len(r, me) > 0).collect();
         let mut roles = Vec::new();
         if superstep {
@@ -211,6 +248,65 @@ impl Gen {
             }
         }
         ProcStep { tag_calls, superstep, roles, pre, ops }
+    }
+
+    /// A collective call with random arguments that satisfy its rules (docs/semantics.md §8).
+    fn coll(&mut self) -> Coll {
+        let p = self.p;
+        let root = self.rng.below(p);
+        let op = CombOp::ALL[self.rng.below(CombOp::ALL.len())];
+        let one = self.rng.chance(1, 2);
+        // Lengths that agree, and lengths that need not.
+        let n = if one { 1 } else { self.rng.range(0, MAX_COLL) };
+        let same: Vec<Vec<u32>> = (0..p).map(|_| self.rng.u32s(n)).collect();
+        let any = |g: &mut Self| -> Vec<Vec<u32>> {
+            (0..p).map(|_| (0..g.rng.range(0, MAX_COLL)).map(|_| g.rng.next_u64() as u32).collect()).collect()
+        };
+        let parts = |g: &mut Self, count: usize| -> Vec<Vec<u32>> {
+            (0..count).map(|_| (0..g.rng.range(0, MAX_COLL)).map(|_| g.rng.next_u64() as u32).collect()).collect()
+        };
+        match self.rng.below(11) {
+            0..=2 => {
+                let form = [Form::Slice, Form::One, Form::Large][self.rng.below(3)];
+                let data = if form == Form::One { (0..p).map(|_| self.rng.u32s(1)).collect() } else { any(self) };
+                Coll::Broadcast { root, form, data }
+            }
+            3 => Coll::Reduce { root, op, data: same },
+            4 => Coll::Allreduce { one, op, data: same },
+            5 => Coll::Scan { one, op, data: same },
+            6 => Coll::Gather { root, into: self.rng.chance(1, 2), data: any(self) },
+            7 => Coll::Allgather { into: self.rng.chance(1, 2), data: any(self) },
+            8 => {
+                // The others' parts are not read: any number of them.
+                let parts = (0..p)
+                    .map(|q| {
+                        let count = if q == root { p } else { self.rng.range(0, p + 1) };
+                        parts(self, count)
+                    })
+                    .collect();
+                Coll::Scatter { root, parts }
+            }
+            9 => {
+                let k = self.rng.range(0, 2);
+                Coll::Alltoall { data: (0..p).map(|_| self.rng.u32s(p * k)).collect() }
+            }
+            _ => Coll::Alltoallv { into: self.rng.chance(1, 2), parts: (0..p).map(|_| parts(self, p)).collect() },
+        }
+    }
+
+    /// Now and then, a registration whose local parts suit `coll` as its data (lengths that agree
+    /// where they must); `coll`'s own data is then cleared, since it is not used.
+    fn coll_from(&mut self, s: usize, coll: &mut Coll) -> Option<RegId> {
+        let p = self.p;
+        let (data, multiple) = coll.slice_data(p)?;
+        let fits = |g: &Gen, r: RegId| {
+            let lens: Vec<usize> = g.regs[r].init.iter().map(Vec::len).collect();
+            g.local(r, s) && multiple.is_none_or(|k| lens.iter().all(|&n| n == lens[0] && n % k == 0))
+        };
+        let candidates: Vec<RegId> = (0..self.regs.len()).filter(|&r| fits(self, r)).collect();
+        let reg = self.rng.pick(&candidates).filter(|_| self.rng.chance(1, 2))?;
+        *data = vec![Vec::new(); p];
+        Some(reg)
     }
 
     fn write(&mut self, me: usize, regs: &[RegId]) -> Option<Write> {
@@ -252,21 +348,38 @@ impl Gen {
                     .collect();
                 self.write(me, &normal).map(Op::Write)
             }
-            Kind::Put | Kind::HpPut => {
+            Kind::Put | Kind::HpPut | Kind::PutCombine => {
                 let hp = kind == Kind::HpPut;
                 if hp && !sc.superstep {
                     return None;
                 }
-                let pid = self.rng.below(self.p);
                 let zero = self.rng.chance(1, 12);
                 if sc.quiet && !zero {
                     return None;
                 }
-                let targets: Vec<RegId> = named.iter().copied().filter(|&r| zero || self.len(r, pid) > 0).collect();
-                let reg = self.rng.pick(&targets)?;
-                let (off, len) =
-                    if zero { (self.rng.range(0, self.len(reg, pid)), 0) } else { self.piece(self.len(reg, pid)) };
-                let dst = Span { reg, off, len };
+                // Get destinations this process may name (not in a registration pushed just now).
+                let aims: Vec<(usize, Span)> =
+                    self.get_dsts.iter().copied().filter(|(_, g)| named.contains(&g.reg)).collect();
+                let (pid, dst) = match self.rng.pick(&aims).filter(|_| !zero && self.rng.chance(1, 3)) {
+                    Some((pid, g)) => {
+                        // Into a get destination (D1).
+                        let (off, len) = self.piece(g.len);
+                        (pid, Span { reg: g.reg, off: g.off + off, len })
+                    }
+                    None => {
+                        let pid = self.rng.below(self.p);
+                        let targets: Vec<RegId> =
+                            named.iter().copied().filter(|&r| zero || self.len(r, pid) > 0).collect();
+                        let reg = self.rng.pick(&targets)?;
+                        let (off, len) = if zero {
+                            (self.rng.range(0, self.len(reg, pid)), 0)
+                        } else {
+                            self.piece(self.len(reg, pid))
+                        };
+                        (pid, Span { reg, off, len })
+                    }
+                };
+                let len = dst.len;
                 let from_reg = len > 0 && self.rng.chance(1, 2);
                 let src_regs: Vec<RegId> = (0..nregs)
                     .filter(|&r| {
@@ -279,14 +392,22 @@ impl Gen {
                     Some(r) => Src::Reg(Span { reg: r, off: self.rng.range(0, self.len(r, me) - len), len }),
                     None => Src::Lit(self.rng.u32s(len)),
                 };
-                Some(if hp { Op::HpPut { pid, dst, src } } else { Op::Put { pid, dst, src } })
+                Some(match kind {
+                    Kind::HpPut => Op::HpPut { pid, dst, src },
+                    Kind::PutCombine => {
+                        let op = CombOp::ALL[self.rng.below(CombOp::ALL.len())];
+                        Op::PutCombine { pid, dst, src, op }
+                    }
+                    _ => Op::Put { pid, dst, src },
+                })
             }
             Kind::Get => {
                 if !sc.superstep || sc.quiet {
                     return None;
                 }
                 let hp = self.rng.chance(1, 2);
-                let pid = self.rng.below(self.p);
+                // From itself now and then: a get within one registration of the same process.
+                let pid = if self.rng.chance(1, 4) { me } else { self.rng.below(self.p) };
                 let zero = self.rng.chance(1, 12);
                 let sources: Vec<RegId> = named.iter().copied().filter(|&r| zero || self.len(r, pid) > 0).collect();
                 let reg = self.rng.pick(&sources)?;
@@ -294,7 +415,10 @@ impl Gen {
                     if zero { (self.rng.range(0, self.len(reg, pid)), 0) } else { self.piece(self.len(reg, pid)) };
                 let src = Span { reg, off, len };
                 let dst = if len > 0 && self.rng.chance(1, 2) {
-                    self.free_piece(free, len).map_or(Dst::Buf(len), Dst::Reg)
+                    self.free_piece(free, len).map_or(Dst::Buf(len), |d| {
+                        self.get_dsts.push((me, d));
+                        Dst::Reg(d)
+                    })
                 } else {
                     Dst::Buf(len)
                 };
@@ -357,7 +481,7 @@ pub fn make_hp_defined(step: &mut Step) {
         for (i, op) in ps.ops.iter().enumerate() {
             match op {
                 Op::Write(w) => writes.push((me, w.reg, w.off, w.vals.len())),
-                Op::Put { pid, dst, .. } | Op::HpPut { pid, dst, .. } => {
+                Op::Put { pid, dst, .. } | Op::HpPut { pid, dst, .. } | Op::PutCombine { pid, dst, .. } => {
                     put_dsts.push((*pid, dst.reg, dst.off, dst.len));
                     put_issuer.push((me, i));
                 }

@@ -4,20 +4,26 @@
 //! communication phase, either with `&Ctx` ("plain", registrations named by `&Reg`) followed by
 //! the sync, or inside `ctx.superstep(|s| ..)`. The sync of a plain superstep is
 //! `ctx.register_each(..)` if the superstep pushes, `ctx.unregister_each(..)` if it pops (the
-//! generator never does both, and uses plain mode there), `ctx.sync()` otherwise. Inside a
-//! `superstep` the registrations are split by role: `GetDst` ones lend their memory, cut into
-//! the disjoint pieces the gets need, mutably until the sync (and are named by the `Remote` that
-//! `split_mut` gives with it); `HpSrc` ones lend theirs immutably; `Normal` ones stay writable
-//! between calls. After the sync it logs the get buffers, the data `unregister_each` gave back,
-//! and the memory of every live registration.
+//! generator never does both, and uses plain mode there), the superstep's collective if it ends
+//! with one (then its result is logged first), `ctx.sync()` otherwise. Inside a `superstep` the
+//! registrations are split by role: `GetDst` ones lend their memory, cut into the disjoint pieces
+//! the gets need, mutably until the sync (and are named by the `Remote` that `split_mut` gives
+//! with it); `HpSrc` ones lend theirs immutably; `Normal` ones stay writable between calls. After
+//! the sync it logs the get buffers, the data `unregister_each` gave back, and the memory of every
+//! live registration. Every program starts by making one combiner per [`CombOp`], in the same
+//! order everywhere.
 
-use bsp_runtime::{Ctx, Reg, Remote, Superstep};
+use bsp_runtime::collective::Parts;
+use bsp_runtime::{Combiner, Ctx, Reg, Remote, Superstep};
 
-use super::program::{Dst, Event, Op, ProcStep, Program, RegOp, Role, Src};
+use super::program::{Coll, CombOp, Dst, Event, Form, Op, ProcStep, Program, RegOp, Role, Src};
 use super::reference::{MOVE_FILL, TAG_FILL};
 
 /// What a get destination buffer holds before the sync (always overwritten, unless empty).
 const GET_FILL: u32 = 0xDEAD_BEEF;
+
+/// This program's combiners, indexed by `CombOp as usize`.
+type Combiners = [Combiner<u32>; CombOp::ALL.len()];
 
 /// Runs `prog` on `prog.p` processes; returns each process's log, indexed by pid.
 pub fn run(prog: &Program) -> Result<Vec<Vec<Event>>, bsp_runtime::Error> {
@@ -31,6 +37,8 @@ pub fn process(prog: &Program, ctx: &mut Ctx) -> Vec<Event> {
     let me = ctx.pid();
     let mut regs: Vec<Option<Reg<u32>>> = (0..prog.regs.len()).map(|_| None).collect();
     let mut log = Vec::new();
+    let combs: Combiners = CombOp::ALL.map(|op| ctx.combiner(op.f()));
+    let mut parts = Parts::new();
     for (s, step) in prog.steps.iter().enumerate() {
         let ps = &step.procs[me];
         for &t in &ps.tag_calls {
@@ -51,29 +59,35 @@ pub fn process(prog: &Program, ctx: &mut Ctx) -> Vec<Event> {
         let mut returned = Vec::new();
         if ps.superstep {
             assert!(step.reg_ops.is_empty(), "generator: registration changes in a `superstep` closure");
+            assert!(step.coll.is_none(), "generator: a superstep ending with a collective is plain");
             let (regs, bufs, log) = (&mut regs, &mut bufs, &mut log);
-            ctx.superstep(move |s| in_superstep(s, ps, regs, bufs, log));
+            ctx.superstep(move |s| in_superstep(s, ps, regs, bufs, &combs, log));
         } else {
-            plain(ctx, &ps.ops, &mut Views::all_normal(&mut regs), &mut log);
+            plain(ctx, &ps.ops, &mut Views::all_normal(&mut regs), &combs, &mut log);
             let (pushes, pops): (Vec<RegOp>, Vec<RegOp>) =
                 step.reg_ops.iter().partition(|op| matches!(op, RegOp::Push(_)));
             let id = |op: &RegOp| match *op {
                 RegOp::Push(id) | RegOp::Pop(id) => id,
             };
-            match (pushes.is_empty(), pops.is_empty()) {
-                (true, true) => ctx.sync(),
-                (false, true) => {
+            match (&step.coll, pushes.is_empty(), pops.is_empty()) {
+                (Some(coll), true, true) => {
+                    let from = step.coll_from.map(|id| regs[id].as_ref().expect("generator: a live registration"));
+                    log.push(Event::Collective(coll.name(), collective(ctx, coll, from, &mut parts)));
+                }
+                (Some(_), _, _) => panic!("generator: a collective and registration changes in one superstep"),
+                (None, true, true) => ctx.sync(),
+                (None, false, true) => {
                     let made = ctx.register_each(pushes.iter().map(|op| prog.regs[id(op)].init[me].clone()));
                     for (op, reg) in pushes.iter().zip(made) {
                         regs[id(op)] = Some(reg);
                     }
                 }
-                (true, false) => {
+                (None, true, false) => {
                     let handles = pops.iter().map(|op| regs[id(op)].take().expect("popping a live registration"));
                     let data = ctx.unregister_each(handles.collect());
                     returned.extend(pops.iter().map(id).zip(data));
                 }
-                (false, false) => panic!("generator: pushes and pops in one superstep"),
+                (None, false, false) => panic!("generator: pushes and pops in one superstep"),
             }
         }
         log.push(Event::Synced(s));
@@ -121,8 +135,65 @@ fn fill_held(held: Held<'_>, log: &mut [Event]) {
     }
 }
 
+/// Calls `$call` with `$d` bound to the collective's data: the registration if there is one
+/// (`&Reg`, its local part read at the call), else this process's row (`&Vec`).
+macro_rules! with_data {
+    ($reg:expr, $row:expr, |$d:ident| $call:expr) => {
+        match $reg {
+            Some($d) => $call,
+            None => {
+                let $d = $row;
+                $call
+            }
+        }
+    };
+}
+
+/// This process's call of `coll` (which ends the superstep), its result as the model logs it.
+/// `from` is the registration that gives the data, if any; `parts` is the `Parts` this process
+/// keeps for the `_into` forms (refilled by each).
+fn collective(ctx: &mut Ctx, coll: &Coll, from: Option<&Reg<u32>>, parts: &mut Parts<u32>) -> Option<Vec<Vec<u32>>> {
+    let me = ctx.pid();
+    match coll {
+        Coll::Broadcast { root, form: Form::Slice, data } => {
+            Some(vec![with_data!(from, &data[me], |d| ctx.broadcast(*root, d))])
+        }
+        Coll::Broadcast { root, form: Form::One, data } => Some(vec![vec![ctx.broadcast_one(*root, data[me][0])]]),
+        Coll::Broadcast { root, form: Form::Large, data } => {
+            Some(vec![with_data!(from, &data[me], |d| ctx.broadcast_large(*root, d))])
+        }
+        Coll::Reduce { root, op, data } => {
+            with_data!(from, &data[me], |d| ctx.reduce(*root, d, op.f())).map(|r| vec![r])
+        }
+        Coll::Allreduce { one: false, op, data } => {
+            Some(vec![with_data!(from, &data[me], |d| ctx.allreduce(d, op.f()))])
+        }
+        Coll::Allreduce { one: true, op, data } => Some(vec![vec![ctx.allreduce_one(data[me][0], op.f())]]),
+        Coll::Scan { one: false, op, data } => Some(vec![with_data!(from, &data[me], |d| ctx.scan(d, op.f()))]),
+        Coll::Scan { one: true, op, data } => Some(vec![vec![ctx.scan_one(data[me][0], op.f())]]),
+        Coll::Gather { root, into: false, data } => with_data!(from, &data[me], |d| ctx.gather(*root, d)),
+        Coll::Gather { root, into: true, data } => {
+            with_data!(from, &data[me], |d| ctx.gather_into(*root, d, parts));
+            // Off the root the parts are emptied: logged as `gather`'s `None`, unless some remain.
+            (me == *root || !parts.is_empty()).then(|| parts.to_vecs())
+        }
+        Coll::Allgather { into: false, data } => Some(with_data!(from, &data[me], |d| ctx.allgather(d))),
+        Coll::Allgather { into: true, data } => {
+            with_data!(from, &data[me], |d| ctx.allgather_into(d, parts));
+            Some(parts.to_vecs())
+        }
+        Coll::Scatter { root, parts } => Some(vec![ctx.scatter(*root, &parts[me])]),
+        Coll::Alltoall { data } => Some(vec![with_data!(from, &data[me], |d| ctx.alltoall(d))]),
+        Coll::Alltoallv { into: false, parts } => Some(ctx.alltoallv(&parts[me])),
+        Coll::Alltoallv { into: true, parts: outgoing } => {
+            ctx.alltoallv_into(&outgoing[me], parts);
+            Some(parts.to_vecs())
+        }
+    }
+}
+
 /// Plain mode: everything through `&Ctx`, registrations named by `&Reg`.
-fn plain(ctx: &Ctx, ops: &[Op], views: &mut Views<'_>, log: &mut Vec<Event>) {
+fn plain(ctx: &Ctx, ops: &[Op], views: &mut Views<'_>, combs: &Combiners, log: &mut Vec<Event>) {
     let mut held = Held::new();
     for op in ops {
         match op {
@@ -132,6 +203,13 @@ fn plain(ctx: &Ctx, ops: &[Op], views: &mut Views<'_>, log: &mut Vec<Event>) {
                     Src::Reg(sp) => &views.handle(sp.reg).local(ctx)[sp.off..sp.off + sp.len],
                 };
                 ctx.put(*pid, data, views.handle(dst.reg), dst.off);
+            }
+            Op::PutCombine { pid, dst, src, op } => {
+                let data: &[u32] = match src {
+                    Src::Lit(v) => v,
+                    Src::Reg(sp) => &views.handle(sp.reg).local(ctx)[sp.off..sp.off + sp.len],
+                };
+                ctx.put_combine(*pid, data, views.handle(dst.reg), dst.off, combs[*op as usize]);
             }
             Op::HpPut { .. } | Op::Get { .. } => panic!("generator: {op:?} outside a superstep"),
             _ => local(ctx, op, views, log, &mut held),
@@ -168,7 +246,9 @@ fn local<'c>(ctx: &'c Ctx, op: &Op, views: &mut Views<'_>, log: &mut Vec<Event>,
             }
             log.push(Event::HpMove(None)); // the placeholder
         }
-        Op::Put { .. } | Op::HpPut { .. } | Op::Get { .. } => unreachable!("handled by the caller"),
+        Op::Put { .. } | Op::PutCombine { .. } | Op::HpPut { .. } | Op::Get { .. } => {
+            unreachable!("handled by the caller")
+        }
     }
 }
 
@@ -178,6 +258,7 @@ fn in_superstep<'s>(
     ps: &'s ProcStep,
     regs: &'s mut [Option<Reg<u32>>],
     bufs: &'s mut [Vec<u32>],
+    combs: &Combiners,
     log: &mut Vec<Event>,
 ) {
     let ctx: &'s Ctx = s;
@@ -221,6 +302,13 @@ fn in_superstep<'s>(
                     Src::Reg(sp) => &views.handle(sp.reg).local(ctx)[sp.off..sp.off + sp.len],
                 };
                 s.put(*pid, data, name(&views, &get_names, dst.reg), dst.off);
+            }
+            Op::PutCombine { pid, dst, src, op } => {
+                let data: &[u32] = match src {
+                    Src::Lit(v) => v,
+                    Src::Reg(sp) => &views.handle(sp.reg).local(ctx)[sp.off..sp.off + sp.len],
+                };
+                ctx.put_combine(*pid, data, name(&views, &get_names, dst.reg), dst.off, combs[*op as usize]);
             }
             Op::Get { hp, pid, src, dst } => {
                 let dst: &'s mut [u32] = match dst {

@@ -39,6 +39,152 @@ pub struct Step {
     pub reg_ops: Vec<RegOp>,
     /// Indexed by pid.
     pub procs: Vec<ProcStep>,
+    /// A collective that ends the superstep in place of `sync` (every process then runs its
+    /// communication phase in plain mode, since a collective needs `&mut Ctx`).
+    pub coll: Option<Coll>,
+    /// Every process passes this registration (`&reg`) as the collective's data, instead of its
+    /// row of the collective's `data`: its local part, read at the call (D19).
+    pub coll_from: Option<RegId>,
+}
+
+impl Step {
+    /// How many syncs end this superstep (`broadcast_large` takes two).
+    pub fn syncs(&self) -> usize {
+        match self.coll {
+            Some(Coll::Broadcast { form: Form::Large, .. }) => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// An operator of combining puts (D18) and of reductions (D19). `Affine` is neither commutative
+/// nor associative, so only the order the rules prescribe gives the model's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CombOp {
+    Add,
+    Min,
+    Max,
+    Affine,
+}
+
+impl CombOp {
+    pub const ALL: [CombOp; 4] = [CombOp::Add, CombOp::Min, CombOp::Max, CombOp::Affine];
+
+    /// The function (the same one in the model and on the runtime: the rules are about where and
+    /// in which order it is applied, not about what it computes).
+    pub fn f(self) -> fn(u32, u32) -> u32 {
+        match self {
+            CombOp::Add => |a, b| a.wrapping_add(b),
+            CombOp::Min => |a, b| a.min(b),
+            CombOp::Max => |a, b| a.max(b),
+            CombOp::Affine => |a, b| a.wrapping_mul(3).wrapping_add(b),
+        }
+    }
+}
+
+/// Which call a broadcast is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `broadcast(root, &data)`.
+    Slice,
+    /// `broadcast_one(root, value)` (every process's data has one element).
+    One,
+    /// `broadcast_large(root, &data)`: two syncs.
+    Large,
+}
+
+/// A collective call, with every process's arguments (indexed by pid). Arguments that a process
+/// other than the root passes but that are not read (`broadcast`'s data, `scatter`'s parts) are
+/// random too.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Coll {
+    Broadcast {
+        root: usize,
+        form: Form,
+        data: Vec<Vec<u32>>,
+    },
+    /// Lengths agree.
+    Reduce {
+        root: usize,
+        op: CombOp,
+        data: Vec<Vec<u32>>,
+    },
+    /// Lengths agree; `one`: `allreduce_one` (length 1).
+    Allreduce {
+        one: bool,
+        op: CombOp,
+        data: Vec<Vec<u32>>,
+    },
+    /// Lengths agree; `one`: `scan_one` (length 1).
+    Scan {
+        one: bool,
+        op: CombOp,
+        data: Vec<Vec<u32>>,
+    },
+    /// `into`: `gather_into`, with a `Parts` the process keeps.
+    Gather {
+        root: usize,
+        into: bool,
+        data: Vec<Vec<u32>>,
+    },
+    /// `into`: `allgather_into`.
+    Allgather {
+        into: bool,
+        data: Vec<Vec<u32>>,
+    },
+    /// `parts[pid]` is what process `pid` passes (`p` parts on the root).
+    Scatter {
+        root: usize,
+        parts: Vec<Vec<Vec<u32>>>,
+    },
+    /// Every length is the same multiple of `p`.
+    Alltoall {
+        data: Vec<Vec<u32>>,
+    },
+    /// `parts[from][to]`; `into`: `alltoallv_into`.
+    Alltoallv {
+        into: bool,
+        parts: Vec<Vec<Vec<u32>>>,
+    },
+}
+
+impl Coll {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Coll::Broadcast { form: Form::Slice, .. } => "broadcast",
+            Coll::Broadcast { form: Form::One, .. } => "broadcast_one",
+            Coll::Broadcast { form: Form::Large, .. } => "broadcast_large",
+            Coll::Reduce { .. } => "reduce",
+            Coll::Allreduce { one: false, .. } => "allreduce",
+            Coll::Allreduce { one: true, .. } => "allreduce_one",
+            Coll::Scan { one: false, .. } => "scan",
+            Coll::Scan { one: true, .. } => "scan_one",
+            Coll::Gather { into: false, .. } => "gather",
+            Coll::Gather { into: true, .. } => "gather_into",
+            Coll::Allgather { into: false, .. } => "allgather",
+            Coll::Allgather { into: true, .. } => "allgather_into",
+            Coll::Scatter { .. } => "scatter",
+            Coll::Alltoall { .. } => "alltoall",
+            Coll::Alltoallv { into: false, .. } => "alltoallv",
+            Coll::Alltoallv { into: true, .. } => "alltoallv_into",
+        }
+    }
+
+    /// The per-process data of a collective that takes a slice (so also a registration), and
+    /// whether its lengths must agree: `Some(k)` if every length must be the same multiple of
+    /// `k` (1 for the reductions, `p` for `alltoall`), `None` if they may differ.
+    pub fn slice_data(&mut self, p: usize) -> Option<(&mut Vec<Vec<u32>>, Option<usize>)> {
+        match self {
+            Coll::Broadcast { form: Form::Slice | Form::Large, data, .. }
+            | Coll::Gather { data, .. }
+            | Coll::Allgather { data, .. } => Some((data, None)),
+            Coll::Reduce { data, .. }
+            | Coll::Allreduce { one: false, data, .. }
+            | Coll::Scan { one: false, data, .. } => Some((data, Some(1))),
+            Coll::Alltoall { data } => Some((data, Some(p))),
+            _ => None,
+        }
+    }
 }
 
 /// What a registration is used for by one process during one superstep's communication phase.
@@ -115,6 +261,13 @@ pub enum Op {
         dst: Span,
         src: Src,
     },
+    /// `ctx.put_combine(pid, src, dst.reg, dst.off, op)`, with this process's combiner for `op`.
+    PutCombine {
+        pid: usize,
+        dst: Span,
+        src: Src,
+        op: CombOp,
+    },
     /// `s.hpput(pid, src, dst.reg, dst.off)`; a `Src::Reg` source has role `HpSrc`.
     HpPut {
         pid: usize,
@@ -149,7 +302,7 @@ impl Op {
     /// Whether the runtime counts this call as communication (it makes the sync do an exchange).
     pub fn communicates(&self) -> bool {
         match self {
-            Op::Put { dst, .. } | Op::HpPut { dst, .. } => dst.len > 0,
+            Op::Put { dst, .. } | Op::HpPut { dst, .. } | Op::PutCombine { dst, .. } => dst.len > 0,
             Op::Get { src, .. } => src.len > 0,
             Op::Send { .. } => true,
             _ => false,
@@ -168,6 +321,9 @@ pub enum Event {
     /// `move_bytes`: the result and the buffer afterwards.
     Move(Option<usize>, Vec<u8>),
     HpMove(Option<(Vec<u8>, Vec<u8>)>),
+    /// The collective ending this superstep returned this (`None` for a `reduce` or `gather`
+    /// off the root; one row for the calls that return a `Vec<T>` or a `T`).
+    Collective(&'static str, Option<Vec<Vec<u32>>>),
     /// The sync ending this superstep returned.
     Synced(usize),
     /// A get destination buffer after the sync (in issue order).
@@ -193,6 +349,12 @@ impl fmt::Display for Program {
         }
         for (s, step) in self.steps.iter().enumerate() {
             writeln!(f, "  superstep {s}: {:?}", step.reg_ops)?;
+            if let Some(coll) = &step.coll {
+                writeln!(f, "    ends with {coll:?}")?;
+            }
+            if let Some(reg) = step.coll_from {
+                writeln!(f, "    its data: every process's local part of reg #{reg}")?;
+            }
             for (pid, ps) in step.procs.iter().enumerate() {
                 if ps.tag_calls.is_empty() && ps.roles.is_empty() && ps.pre.is_empty() && ps.ops.is_empty() {
                     continue; // does nothing but sync

@@ -1,4 +1,5 @@
-//! The sequential reference: what a program must observe, by the rules of docs/semantics.md §0–§4.
+//! The sequential reference: what a program must observe, by the rules of docs/semantics.md §0–§4
+//! and §8.
 //!
 //! Each superstep runs every process's local phase in turn (they touch only their own memory and
 //! their own outgoing queues), then one sync:
@@ -12,15 +13,21 @@
 //!    phase);
 //! 3. get results are written, per process in issue order;
 //! 4. puts land: per destination, ascending source pid, then issue order; the last write wins
-//!    (D1: after the get results; D2);
+//!    (D1: after the get results; D2); a combining put makes each element `op(element, value)`
+//!    in that same order, interleaved with plain puts (D18);
 //! 5. each process's new queue is the messages sent to it, ascending source pid then send order
 //!    (D10); unread messages from before are gone;
 //! 6. registrations popped in the superstep are gone (their memory goes back to the process),
-//!    pushed ones are effective; the tag sizes rotate: (A, B, C) -> (B, C, C).
+//!    pushed ones are effective; the tag sizes rotate: (A, B, C) -> (B, C, C);
+//! 7. a collective that ends the superstep returns what §8 says (operators applied elementwise in
+//!    ascending pid order, D19); data from a registration is its local part at the call, the end
+//!    of the local phase (before this sync's gets and puts); the `_into` forms return the same; it
+//!    leaves the user's queue alone, and `broadcast_large` adds a second sync, in which nobody
+//!    sends (so the queue is emptied and the tag sizes rotate again).
 
 use std::collections::VecDeque;
 
-use super::program::{Dst, Event, Op, Program, RegOp, Span, Src, Write};
+use super::program::{Coll, CombOp, Dst, Event, Op, Program, RegOp, Span, Src, Write};
 
 /// Fill of a `get_tag_bytes` buffer before the call.
 pub const TAG_FILL: u8 = 0xA5;
@@ -28,6 +35,8 @@ pub const TAG_FILL: u8 = 0xA5;
 pub const MOVE_FILL: u8 = 0xEE;
 
 type Message = (Vec<u8>, Vec<u8>);
+/// A put in flight: where, what, and with which operator (`None`: a plain put).
+type Put = (Span, Vec<u32>, Option<CombOp>);
 /// What every process queued for every process in one superstep: `[source][destination]`.
 type Outgoing<T> = Vec<Vec<Vec<T>>>;
 
@@ -41,10 +50,12 @@ pub fn run(prog: &Program) -> Vec<Vec<Event>> {
     let mut logs: Vec<Vec<Event>> = vec![Vec::new(); p];
 
     for (s, step) in prog.steps.iter().enumerate() {
-        let mut puts: Outgoing<(Span, Vec<u32>)> = vec![vec![Vec::new(); p]; p];
+        let mut puts: Outgoing<Put> = vec![vec![Vec::new(); p]; p];
         let mut msgs: Outgoing<Message> = vec![vec![Vec::new(); p]; p];
         let mut gets: Vec<Vec<(usize, Span, Dst)>> = vec![Vec::new(); p];
         let mut requests = vec![requested; p];
+        // The collective's data from a registration: each process's local part at the call.
+        let mut coll_inputs: Vec<Vec<u32>> = vec![Vec::new(); p];
 
         for me in 0..p {
             let ps = &step.procs[me];
@@ -65,13 +76,17 @@ pub fn run(prog: &Program) -> Vec<Vec<Event>> {
             for op in &ps.ops {
                 match op {
                     Op::Write(w) => write(mine, w),
-                    Op::Put { pid, dst, src } | Op::HpPut { pid, dst, src } => {
+                    Op::Put { pid, dst, src } | Op::HpPut { pid, dst, src } | Op::PutCombine { pid, dst, src, .. } => {
                         let vals = match src {
                             Src::Lit(v) => v.clone(),
                             Src::Reg(sp) => read(mine, sp).to_vec(),
                         };
                         assert_eq!(vals.len(), dst.len, "generator: put length");
-                        puts[me][*pid].push((*dst, vals));
+                        let op = match op {
+                            Op::PutCombine { op, .. } => Some(*op),
+                            _ => None,
+                        };
+                        puts[me][*pid].push((*dst, vals, op));
                     }
                     Op::Get { pid, src, dst, .. } => gets[me].push((*pid, *src, *dst)),
                     Op::Send { pid, tag, payload } => {
@@ -103,6 +118,9 @@ pub fn run(prog: &Program) -> Vec<Vec<Event>> {
                     Op::HpMove => log.push(Event::HpMove(queue[me].pop_front())),
                 }
             }
+            if let Some(r) = step.coll_from {
+                coll_inputs[me] = mine[r].clone().expect("generator: the collective's registration has memory");
+            }
         }
 
         // The sync.
@@ -121,8 +139,11 @@ pub fn run(prog: &Program) -> Vec<Vec<Event>> {
         }
         for (to, dst_mem) in mem.iter_mut().enumerate() {
             for from_src in &puts {
-                for (sp, vals) in &from_src[to] {
-                    write(dst_mem, &Write { reg: sp.reg, off: sp.off, vals: vals.clone() });
+                for (sp, vals, op) in &from_src[to] {
+                    match op {
+                        None => write(dst_mem, &Write { reg: sp.reg, off: sp.off, vals: vals.clone() }),
+                        Some(op) => combine(dst_mem, sp, vals, *op),
+                    }
                 }
             }
         }
@@ -131,8 +152,23 @@ pub fn run(prog: &Program) -> Vec<Vec<Event>> {
         }
         in_queue = in_force;
         in_force = requested;
+        if step.syncs() == 2 {
+            queue.iter_mut().for_each(VecDeque::clear);
+            in_queue = in_force;
+        }
+        let mut results = match &step.coll {
+            Some(c) => {
+                let mut c = c.clone();
+                if step.coll_from.is_some() {
+                    *c.slice_data(p).expect("generator: a collective that takes a slice").0 = coll_inputs;
+                }
+                collective(&c, p).into_iter().map(|r| Some(Event::Collective(c.name(), r))).collect()
+            }
+            None => vec![None; p],
+        };
 
         for (me, log) in logs.iter_mut().enumerate() {
+            log.extend(results[me].take());
             log.push(Event::Synced(s));
             log.extend(bufs[me].drain(..).map(Event::GetBuf));
             for op in &step.reg_ops {
@@ -148,6 +184,53 @@ pub fn run(prog: &Program) -> Vec<Vec<Event>> {
         }
     }
     logs
+}
+
+/// What each process's call of `c` returns, indexed by pid (docs/semantics.md §8).
+fn collective(c: &Coll, p: usize) -> Vec<Option<Vec<Vec<u32>>>> {
+    let on_root = |root: usize, r: Vec<Vec<u32>>| (0..p).map(|q| (q == root).then(|| r.clone())).collect();
+    let everywhere = |r: Vec<Vec<u32>>| vec![Some(r); p];
+    match c {
+        // The root's data, on every process.
+        Coll::Broadcast { root, data, .. } => everywhere(vec![data[*root].clone()]),
+        // x₀ ∘ x₁ ∘ … ∘ x_{p−1}, elementwise, left to right.
+        Coll::Reduce { root, op, data } => on_root(*root, vec![fold(*op, data)]),
+        Coll::Allreduce { op, data, .. } => everywhere(vec![fold(*op, data)]),
+        // Process i: x₀ ∘ … ∘ xᵢ.
+        Coll::Scan { op, data, .. } => (0..p).map(|i| Some(vec![fold(*op, &data[..=i])])).collect(),
+        // Every process's data, indexed by pid.
+        Coll::Gather { root, data, .. } => on_root(*root, data.clone()),
+        Coll::Allgather { data, .. } => everywhere(data.clone()),
+        // Part q of the root's parts on process q.
+        Coll::Scatter { root, parts } => (0..p).map(|q| Some(vec![parts[*root][q].clone()])).collect(),
+        // Block `me` of every process's data, in pid order.
+        Coll::Alltoall { data } => {
+            let k = data[0].len() / p;
+            (0..p).map(|me| Some(vec![data.iter().flat_map(|d| d[me * k..(me + 1) * k].to_vec()).collect()])).collect()
+        }
+        // Row `me` of the parts matrix: what every process sent here, indexed by sender.
+        Coll::Alltoallv { parts, .. } => {
+            (0..p).map(|me| Some(parts.iter().map(|from| from[me].clone()).collect())).collect()
+        }
+    }
+}
+
+/// `op` over the rows, elementwise, in row order: `((r₀ ∘ r₁) ∘ r₂) ∘ …`.
+fn fold(op: CombOp, rows: &[Vec<u32>]) -> Vec<u32> {
+    let f = op.f();
+    let mut acc = rows[0].clone();
+    for row in &rows[1..] {
+        assert_eq!(row.len(), acc.len(), "generator: reduction lengths agree");
+        acc.iter_mut().zip(row).for_each(|(a, &b)| *a = f(*a, b));
+    }
+    acc
+}
+
+/// A combining put landing: each element becomes `op(element, value)` (D18).
+fn combine(mem: &mut [Option<Vec<u32>>], sp: &Span, vals: &[u32], op: CombOp) {
+    let f = op.f();
+    let m = mem[sp.reg].as_mut().expect("generator: registration has memory");
+    m[sp.off..sp.off + sp.len].iter_mut().zip(vals).for_each(|(e, &v)| *e = f(*e, v));
 }
 
 fn read<'m>(mem: &'m [Option<Vec<u32>>], sp: &Span) -> &'m [u32] {

@@ -60,6 +60,31 @@ pub const CASES: &[Case] = &[
         },
     },
     Case {
+        name: "explicit-count-over-the-environment",
+        ranks: 2,
+        env: &[("BSP_NPROCS", "4")],
+        summary: "`Launch::procs(2)` with BSP_NPROCS=4 on 2 ranks runs on 2: explicit code wins over the environment (D27)",
+        judge: |job| {
+            succeeds(job)?;
+            has_lines(job, &["in the run: pid 0 of 2", "in the run: pid 1 of 2", "rank 0: Ok([(0, 2)])"])?;
+            lacks_rank_lines(job, 1..2)
+        },
+    },
+    Case {
+        name: "explicit-count-above-the-ranks",
+        ranks: 2,
+        env: &[],
+        summary: "`bsp::run(3, f)` (as `#[bsp::program(procs = 3)]`) on 2 ranks is a clear launch error on every rank, printed once, never running `f`",
+        judge: |job| {
+            fails_promptly(job)?;
+            mentions_once(
+                job,
+                "error: 3 processes were requested but mpirun started only 2 MPI ranks: start more ranks (`mpirun -n 3`) or ask for fewer",
+            )?;
+            expect_count(job, "in the run: ", 0)
+        },
+    },
+    Case {
         name: "second-run",
         ranks: 2,
         env: &[],
@@ -164,6 +189,17 @@ pub fn run_case(name: &str) -> ExitCode {
             });
             println!("rank {}: {results:?}", world_rank());
             exit_on_error(results);
+        }
+        "explicit-count-over-the-environment" => {
+            let results = Launch::new().procs(2).run(|ctx| {
+                println!("in the run: pid {} of {}", ctx.pid(), ctx.nprocs());
+                (ctx.pid(), ctx.nprocs())
+            });
+            println!("rank {}: {results:?}", world_rank());
+            exit_on_error(results);
+        }
+        "explicit-count-above-the-ranks" => {
+            exit_on_error(bsp_runtime::run(3, |ctx| println!("in the run: pid {}", ctx.pid())));
         }
         "code-after-the-run" => {
             println!("rank {}: before", world_rank());

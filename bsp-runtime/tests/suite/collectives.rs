@@ -6,6 +6,7 @@
 
 use std::fmt::Debug;
 
+use bsp_runtime::collective::Parts;
 use bsp_runtime::{ops, Ctx};
 
 use super::check::{cases, checks, Outcome, Probe, Procs};
@@ -269,6 +270,79 @@ pub fn collective_ends_the_superstep(ctx: &mut Ctx) -> Outcome {
     f.outcome(ctx)
 }
 
+/// Collectives take a registration (`&Reg`, `&Registered`) and read its local part at the call:
+/// puts that land in it at the collective's own sync do not change what the process contributes.
+pub fn collectives_read_registrations(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let next = (pid + 1) % p;
+    let (x, row) = ctx.register((reduction_data(pid), (0..p).map(|q| (pid * p + q) as u64).collect::<Vec<_>>()));
+    // Overwrite the next process's part of `x` in the superstep the allreduce ends.
+    ctx.put(next, &[7u64, 7], &x, 0);
+    let mixed = ctx.allreduce(&x, mix);
+    let after_put = x.local(ctx).to_vec();
+    ctx.put(next, &reduction_data(next), &x, 0); // back to the data
+    ctx.sync();
+    let sums = ctx.reduce(p - 1, &x, ops::sum);
+    let prefix = ctx.scan(&x, mix);
+    let from_last = ctx.broadcast(p - 1, &x);
+    let large = ctx.broadcast_large(0, &row);
+    let gathered = ctx.gather(0, &x);
+    let everyone = ctx.allgather(&row);
+    let column = ctx.alltoall(&row);
+    let mut scoped = [pid as u32, 1];
+    let scoped_sum = ctx.with_reg(&mut scoped, |ctx, r| ctx.allreduce(&r, ops::sum));
+    let mut f = Found::default();
+    f.eq("allreduce of &Reg (read before the put landed)", mixed, fold(p - 1, mix));
+    f.eq("the put landed", after_put, vec![7, 7]);
+    f.eq("reduce of &Reg", sums, (pid == p - 1).then(|| fold(p - 1, ops::sum)));
+    f.eq("scan of &Reg", prefix, fold(pid, mix));
+    f.eq("broadcast of &Reg", from_last, reduction_data(p - 1).to_vec());
+    f.eq("broadcast_large of &Reg", large, (0..p as u64).collect());
+    f.eq("gather of &Reg", gathered, (pid == 0).then(|| (0..p).map(|q| reduction_data(q).to_vec()).collect()));
+    let rows: Vec<Vec<u64>> = (0..p).map(|q| (0..p).map(|c| (q * p + c) as u64).collect()).collect();
+    f.eq("allgather of &Reg", everyone, rows);
+    f.eq("alltoall of &Reg", column, (0..p).map(|q| (q * p + pid) as u64).collect());
+    f.eq("allreduce of &Registered", scoped_sum, vec![(p * (p - 1) / 2) as u32, p as u32]);
+    f.outcome(ctx)
+}
+
+/// The `_into` forms give what the allocating forms give, refill the caller's `Parts` (keeping
+/// its memory once it is large enough), and mix with the allocating forms across processes.
+pub fn into_forms_refill_the_buffer(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let sizes = [3usize, 0, 2];
+    let mut f = Found::default();
+    let mut out = Parts::new();
+    let mut first_buffer = None;
+    for (round, &n) in sizes.iter().enumerate() {
+        // Part q: n + q + pid elements (round 0 is the largest, so later rounds fit in its memory).
+        let parts: Vec<Vec<u32>> = (0..p).map(|q| vec![(round * 100 + pid * 10 + q) as u32; n + q + pid]).collect();
+        let want: Vec<Vec<u32>> = (0..p).map(|q| vec![(round * 100 + q * 10 + pid) as u32; n + pid + q]).collect();
+        if pid == p - 1 {
+            // The last process uses the allocating form: the two forms are one collective.
+            f.eq(format_args!("alltoallv in round {round}"), ctx.alltoallv(&parts), want);
+        } else {
+            ctx.alltoallv_into(&parts, &mut out);
+            f.eq(format_args!("alltoallv_into in round {round}"), out.to_vecs(), want);
+            f.eq(format_args!("parts after alltoallv_into in round {round}"), out.len(), p);
+            let at = out.flat().as_ptr();
+            if *first_buffer.get_or_insert(at) != at {
+                f.0.push(format!("alltoallv_into in round {round} moved the buffer (it should reuse it)"));
+            }
+        }
+    }
+    let mine = vec![pid as u16; pid + 1];
+    let all: Vec<Vec<u16>> = (0..p).map(|q| vec![q as u16; q + 1]).collect();
+    let mut gathered = Parts::new();
+    ctx.allgather_into(&mine, &mut gathered);
+    f.eq("allgather_into", gathered.to_vecs(), all.clone());
+    f.eq("allgather_into, flat", gathered.flat().to_vec(), all.concat());
+    ctx.gather_into(p - 1, &mine, &mut gathered);
+    let want = if pid == p - 1 { all } else { Vec::new() };
+    f.eq("gather_into", gathered.to_vecs(), want);
+    f.outcome(ctx)
+}
+
 checks! {
     broadcast_from_every_root => ONE_TO_EIGHT,
     broadcast_large_from_every_root => ONE_TO_EIGHT,
@@ -280,6 +354,8 @@ checks! {
     alltoall_transposes => ONE_TO_EIGHT,
     element_types => ONE_TO_EIGHT,
     collective_ends_the_superstep => ONE_TO_EIGHT,
+    collectives_read_registrations => ONE_TO_EIGHT,
+    into_forms_refill_the_buffer => ONE_TO_EIGHT,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -330,6 +406,13 @@ fn alltoallv_needs_one_part_per_process(ctx: &mut Ctx, probe: &Probe) {
     let p = ctx.nprocs();
     ctx.alltoallv(&vec![[1u8]; p + 1]);
     probe.reached("past an alltoallv with too many parts");
+}
+
+/// Every process passes one part too few to the `_into` form, which names itself.
+fn alltoallv_into_needs_one_part_per_process(ctx: &mut Ctx, probe: &Probe) {
+    let p = ctx.nprocs();
+    ctx.alltoallv_into(&vec![[1u8]; p - 1], &mut Parts::new());
+    probe.reached("past an alltoallv_into with too few parts");
 }
 
 /// Every process passes p + 1 elements.
@@ -431,6 +514,10 @@ cases! {
     #[several]
     alltoallv_needs_one_part_per_process: [1, 3] => |f| {
         f.mentions(&[&format!("alltoallv: pass one part per process, but there are {} parts (nprocs = {})", f.p + 1, f.p)])
+    },
+    #[several]
+    alltoallv_into_needs_one_part_per_process: [1, 3] => |f| {
+        f.mentions(&[&format!("alltoallv_into: pass one part per process, but there are {} parts (nprocs = {})", f.p - 1, f.p)])
     },
     #[several]
     alltoall_needs_a_multiple_of_p: [2, 3] => |f| {
