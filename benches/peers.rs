@@ -18,6 +18,8 @@
 //!   puts spread cyclically over the other processes (to (s+1+i mod (p−1)) mod p, at index
 //!   s + ⌊i/(p−1)⌋·p); T(h) fitted by least squares to g·h + l over h = p..`MAXH` (in seconds,
 //!   not flops; `examples/bspbench.rs` is the full bspbench).
+//! - `t1_us`, `t16_us`, `t256_us`: T(h) itself at h = 1, 16, 256 (µs per superstep; not with
+//!   `--quick`).
 //! - `puts_us`: a superstep of `PUTS` one-word (`u64`) puts to (s+1) mod p, word i to index i:
 //!   the median over blocks of `PUT_STEPS` supersteps.
 //! - `put_gbs`, `hpput_gbs`, `get_gbs`, `hpget_gbs`: 8 MiB per process to (for the gets, from)
@@ -134,6 +136,11 @@ fn bench_gl(ctx: &mut Ctx, c: Counts) {
     let l = (st - g * sh) / n;
     report(ctx, "g_ns", 1e9 * g);
     report(ctx, "l_us", 1e6 * l);
+    if c.maxh >= 256 {
+        report(ctx, "t1_us", 1e6 * t[1]);
+        report(ctx, "t16_us", 1e6 * t[16]);
+        report(ctx, "t256_us", 1e6 * t[256]);
+    }
     ctx.pop_reg(&dest);
     ctx.sync();
 }

@@ -16,6 +16,7 @@
  *              spread cyclically over the other processes (to (s+1+i mod (p-1)) mod p, at
  *              index s + (i div (p-1))·p); T(h) fitted by least squares to g·h + l over
  *              h = p..MAXH (in seconds here, not flops).
+ *   t1_us t16_us t256_us  T(h) itself at h = 1, 16, 256 (µs per superstep; not with --quick).
  *   puts_us    a superstep of PUTS one-word (8-byte) puts to (s+1) mod p, word i to index i:
  *              median over blocks of PUT_STEPS supersteps.
  *   put_gbs hpput_gbs get_gbs hpget_gbs
@@ -119,6 +120,11 @@ static void bench_gl(void) {
     double g = (n * sht - sh * st) / (n * shh - sh * sh), l = (st - g * sh) / n;
     report("g_ns", 1e9 * g);
     report("l_us", 1e6 * l);
+    if (g_maxh >= 256) {
+        report("t1_us", 1e6 * t[1]);
+        report("t16_us", 1e6 * t[16]);
+        report("t256_us", 1e6 * t[256]);
+    }
     bsp_pop_reg(dest);
     bsp_sync();
     free(src);
