@@ -60,7 +60,7 @@ const FULL: Counts = Counts {
     puts: 1000,
     put_steps: 50,
     put_blocks: 21,
-    large_steps: 20,
+    large_steps: 40,
 };
 
 const QUICK: Counts =

@@ -41,7 +41,7 @@
 static int g_syncs = 1000, g_sync_blocks = 21;
 static int g_maxh = 256, g_niters = 100;
 static int g_puts = 1000, g_put_steps = 50, g_put_blocks = 21;
-static int g_large_steps = 20;
+static int g_large_steps = 40;
 static int g_procs; /* 0: bsp_nprocs() */
 
 static void *alloc(size_t bytes) {

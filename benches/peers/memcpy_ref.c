@@ -1,12 +1,16 @@
 /*
  * The physical reference for bulk data on one machine (run by scripts/peers): two threads at
- * once, each pinned to a core of its own, copy 8 MiB with memcpy from a buffer the *other*
- * thread wrote (as a BSP process reads data another process wrote), then meet at a spin
- * barrier; the work of one superstep of bsplib_bench's 8 MiB transfers, done by hand.
+ * once, each pinned to a core of its own, copy 8 MiB with memcpy, then meet at a spin barrier;
+ * the work of one superstep of bsplib_bench's 8 MiB transfers, done by hand. Two ways:
+ *
+ *   memcpy_gbs       pull: each thread copies from a buffer the *other* thread wrote into its
+ *                    own buffer (as a get, or a put applied by its receiver, moves data);
+ *   memcpy_push_gbs  push: each thread copies from its own buffer into the other thread's
+ *                    (as a put applied by its sender moves data).
  *
  *   memcpy_ref [--quick]
  *
- * Prints "memcpy_gbs value": 8 MiB / thread 0's median round, in GB/s per thread.
+ * Prints "name value" lines: 8 MiB / thread 0's median round, in GB/s per thread.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -21,10 +25,10 @@
 #define BYTES ((size_t)8 << 20)
 #define WARM 3
 
-static int g_rounds = 20;
-static unsigned char *g_buf[2];
+static int g_rounds = 40;
+static unsigned char *g_buf[2], *g_dst[2];
 static pthread_barrier_t g_start;
-static double g_median;
+static double g_median[2]; /* pull, push */
 
 /* The textbook centralized spin barrier for two threads: a counter and a generation. */
 static _Alignas(128) atomic_uint g_count;
@@ -67,20 +71,15 @@ static void pin(int me) {
     }
 }
 
-static void *copier(void *arg) {
-    int me = (int)(intptr_t)arg;
-    pin(me);
-    g_buf[me] = malloc(BYTES);
-    unsigned char *dst = malloc(BYTES);
+/* Thread me's median round copying src to dst; checks that dst holds byte `expect`. */
+static double series(int me, unsigned char *dst, const unsigned char *src, unsigned char expect) {
     double *t = malloc(sizeof(double) * (size_t)g_rounds);
-    if (g_buf[me] == NULL || dst == NULL || t == NULL) {
+    if (t == NULL) {
         fprintf(stderr, "memcpy_ref: out of memory\n");
         exit(1);
     }
-    memset(g_buf[me], me + 1, BYTES);
-    memset(dst, 0, BYTES);
+    memset(g_dst[me], 0, BYTES);
     pthread_barrier_wait(&g_start);
-    const unsigned char *src = g_buf[1 - me];
     double before = now();
     for (int r = 0; r < WARM + g_rounds; r++) {
         memcpy(dst, src, BYTES);
@@ -90,17 +89,34 @@ static void *copier(void *arg) {
             t[r - WARM] = t1 - before;
         before = t1;
     }
-    if (dst[0] != 2 - me || dst[BYTES - 1] != 2 - me) {
-        fprintf(stderr, "memcpy_ref: thread %d copied the wrong bytes\n", me);
+    if (g_dst[me][0] != expect || g_dst[me][BYTES - 1] != expect) {
+        fprintf(stderr, "memcpy_ref: thread %d found the wrong bytes\n", me);
         exit(1);
     }
-    if (me == 0) {
-        qsort(t, (size_t)g_rounds, sizeof(double), cmp_double);
-        g_median = g_rounds % 2 ? t[g_rounds / 2] : (t[g_rounds / 2 - 1] + t[g_rounds / 2]) / 2;
-    }
-    pthread_barrier_wait(&g_start);
-    free(dst);
+    qsort(t, (size_t)g_rounds, sizeof(double), cmp_double);
+    double m = g_rounds % 2 ? t[g_rounds / 2] : (t[g_rounds / 2 - 1] + t[g_rounds / 2]) / 2;
     free(t);
+    return m;
+}
+
+static void *copier(void *arg) {
+    int me = (int)(intptr_t)arg, other = 1 - me;
+    pin(me);
+    g_buf[me] = malloc(BYTES);
+    g_dst[me] = malloc(BYTES);
+    if (g_buf[me] == NULL || g_dst[me] == NULL) {
+        fprintf(stderr, "memcpy_ref: out of memory\n");
+        exit(1);
+    }
+    memset(g_buf[me], me + 1, BYTES);
+    pthread_barrier_wait(&g_start);
+    double pull = series(me, g_dst[me], g_buf[other], (unsigned char)(other + 1));
+    pthread_barrier_wait(&g_start);
+    double push = series(me, g_dst[other], g_buf[me], (unsigned char)(other + 1));
+    if (me == 0) {
+        g_median[0] = pull;
+        g_median[1] = push;
+    }
     return NULL;
 }
 
@@ -121,8 +137,11 @@ int main(int argc, char **argv) {
     }
     copier((void *)(intptr_t)0);
     pthread_join(other, NULL);
-    printf("memcpy_gbs %.6g\n", (double)BYTES / g_median / 1e9);
-    free(g_buf[0]);
-    free(g_buf[1]);
+    printf("memcpy_gbs %.6g\n", (double)BYTES / g_median[0] / 1e9);
+    printf("memcpy_push_gbs %.6g\n", (double)BYTES / g_median[1] / 1e9);
+    for (int i = 0; i < 2; i++) {
+        free(g_buf[i]);
+        free(g_dst[i]);
+    }
     return 0;
 }

@@ -30,7 +30,7 @@
 
 static int g_syncs = 1000, g_sync_blocks = 21;
 static int g_puts = 1000, g_put_steps = 50, g_put_blocks = 21;
-static int g_large_steps = 20;
+static int g_large_steps = 40;
 static int g_rank, g_size;
 
 static void *alloc(size_t bytes) {
