@@ -8,6 +8,8 @@
  *
  *   barrier_us     MPI_Barrier: median over blocks of SYNCS consecutive barriers (against
  *                  sync_us).
+ *   allreduce_us   the same with an MPI_Allreduce (bitwise or) of one 8-byte word: the least
+ *                  a sync costs that must also agree on something.
  *   sendrecv_gbs   MPI_Sendrecv of 8 MiB to rank (s+1) mod p and from (s-1) mod p, followed
  *                  by an MPI_Barrier (as a superstep ends in a sync): 8 MiB / the median
  *                  round, in GB/s per rank (against put_gbs and the others).
@@ -66,15 +68,26 @@ static void fail(const char *what, unsigned long long got, unsigned long long ex
 
 static void bench_barrier(void) {
     double *t = alloc(sizeof(double) * (size_t)g_sync_blocks);
-    for (int b = 0; b <= g_sync_blocks; b++) {
+    double *a = alloc(sizeof(double) * (size_t)g_sync_blocks);
+    uint64_t mine = (uint64_t)1 << (g_rank % 64), all = 0;
+    for (int b = 0; b <= g_sync_blocks; b++) { /* block 0 warms up */
         double t0 = MPI_Wtime();
         for (int i = 0; i < g_syncs; i++)
             MPI_Barrier(MPI_COMM_WORLD);
-        if (b > 0)
-            t[b - 1] = (MPI_Wtime() - t0) / g_syncs;
+        double t1 = MPI_Wtime();
+        for (int i = 0; i < g_syncs; i++)
+            MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_BOR, MPI_COMM_WORLD);
+        if (b > 0) {
+            t[b - 1] = (t1 - t0) / g_syncs;
+            a[b - 1] = (MPI_Wtime() - t1) / g_syncs;
+        }
     }
+    if (all != (g_size >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << g_size) - 1))
+        fail("MPI_Allreduce", (unsigned long long)all, (unsigned long long)(((uint64_t)1 << g_size) - 1));
     report("barrier_us", 1e6 * median(t, g_sync_blocks));
+    report("allreduce_us", 1e6 * median(a, g_sync_blocks));
     free(t);
+    free(a);
 }
 
 static void bench_sendrecv(void) {
