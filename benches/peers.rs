@@ -13,18 +13,19 @@
 //!
 //! Process 0 times and prints one figure per line, `name value`:
 //!
-//! - `sync_us`: an empty superstep, the median over blocks of `SYNCS` consecutive syncs.
-//! - `g_ns`, `l_us`: bspbench's method: for h = 0..`MAXH`, `NITERS` supersteps of h one-`f64`
-//!   puts spread cyclically over the other processes (to (s+1+i mod (p−1)) mod p, at index
-//!   s + ⌊i/(p−1)⌋·p); T(h) fitted by least squares to g·h + l over h = p..`MAXH` (in seconds,
+//! - `sync_us`: an empty superstep, the median over 21 blocks (after one more to warm up) of
+//!   1000 consecutive syncs.
+//! - `g_ns`, `l_us`: bspbench's method: for h = 0..256, 100 supersteps of h one-`f64` puts
+//!   spread cyclically over the other processes (to (s+1+i mod (p−1)) mod p, at index
+//!   s + ⌊i/(p−1)⌋·p); T(h) fitted by least squares to g·h + l over h = p..256 (in seconds,
 //!   not flops; `examples/bspbench.rs` is the full bspbench).
 //! - `t1_us`, `t16_us`, `t256_us`: T(h) itself at h = 1, 16, 256 (µs per superstep; not with
 //!   `--quick`).
-//! - `puts_us`: a superstep of `PUTS` one-word (`u64`) puts to (s+1) mod p, word i to index i:
-//!   the median over blocks of `PUT_STEPS` supersteps.
+//! - `puts_us`: a superstep of 1000 one-word (`u64`) puts to (s+1) mod p, word i to index i:
+//!   the median over 21 blocks (after one to warm up) of 50 supersteps.
 //! - `put_gbs`, `hpput_gbs`, `get_gbs`, `hpget_gbs`: 8 MiB per process to (for the gets, from)
 //!   pid (s+1) mod p, every process at once, one transfer per superstep: 8 MiB / the median
-//!   superstep time, in GB/s per process.
+//!   time of 40 supersteps (after 3 to warm up), in GB/s per process.
 //!
 //! Every transfer is checked (a wrong word fails the run). `--quick` shrinks the repetition
 //! counts: a smoke test, whose figures mean nothing.
@@ -39,7 +40,7 @@ const LARGE_WORDS: usize = LARGE_BYTES / 8;
 /// Untimed rounds before every timed series of large transfers.
 const WARM: usize = 3;
 
-/// Repetition counts (the C program's globals).
+/// Repetition counts (the C program's globals; the numbers above are `FULL`'s).
 #[derive(Clone, Copy, Debug)]
 struct Counts {
     syncs: usize,
@@ -115,14 +116,14 @@ fn bench_gl(ctx: &mut Ctx, c: Counts) {
         }
         *th = (ctx.time() - t0) / c.niters as f64;
     }
-    // What the last h = MAXH supersteps left here: word i of process q, if it came here.
+    // What the last h = c.maxh supersteps left here: word i of process q, if it came here.
     let here = dest.local(ctx);
     for q in (0..p).filter(|&q| q != s) {
         for i in (0..c.maxh).filter(|i| (q + 1 + i % (p - 1)) % p == s) {
             assert_eq!(here[q + (i / (p - 1)) * p], i as f64, "process {s}: word {i} of process {q} did not arrive");
         }
     }
-    // Least squares T(h) = g·h + l over h = p..MAXH.
+    // Least squares T(h) = g·h + l over h = p..c.maxh.
     let (mut n, mut sh, mut st, mut shh, mut sht) = (0.0, 0.0, 0.0, 0.0, 0.0);
     for (h, &th) in t.iter().enumerate().skip(p) {
         let h = h as f64;

@@ -11,18 +11,19 @@
  * Every process takes part in every measurement; process 0 times and prints one figure per
  * line, "name value" (the names below), for scripts/peers to collect:
  *
- *   sync_us    an empty superstep: median over blocks of SYNCS consecutive bsp_sync()s.
- *   g_ns l_us  bspbench's method: for h = 0..MAXH, NITERS supersteps of h one-double puts
+ *   sync_us    an empty superstep: the median over 21 blocks (after one more to warm up) of
+ *              1000 consecutive bsp_sync()s.
+ *   g_ns l_us  bspbench's method: for h = 0..256, 100 supersteps of h one-double puts
  *              spread cyclically over the other processes (to (s+1+i mod (p-1)) mod p, at
  *              index s + (i div (p-1))·p); T(h) fitted by least squares to g·h + l over
- *              h = p..MAXH (in seconds here, not flops).
+ *              h = p..256 (in seconds here, not flops).
  *   t1_us t16_us t256_us  T(h) itself at h = 1, 16, 256 (µs per superstep; not with --quick).
- *   puts_us    a superstep of PUTS one-word (8-byte) puts to (s+1) mod p, word i to index i:
- *              median over blocks of PUT_STEPS supersteps.
+ *   puts_us    a superstep of 1000 one-word (8-byte) puts to (s+1) mod p, word i to index i:
+ *              the median over 21 blocks (after one to warm up) of 50 supersteps.
  *   put_gbs hpput_gbs get_gbs hpget_gbs
  *              8 MiB per process to (or, for the gets, from) pid (s+1) mod p, every process at
- *              once, one transfer per superstep: 8 MiB / the median superstep time, in GB/s
- *              per process.
+ *              once, one transfer per superstep: 8 MiB / the median time of 40 supersteps
+ *              (after 3 to warm up), in GB/s per process.
  *
  * Every transfer is checked: a wrong word aborts the run. --quick shrinks the repetition
  * counts (a smoke test of the harness; its figures mean nothing).
@@ -103,12 +104,12 @@ static void bench_gl(void) {
         }
         t[h] = (bsp_time() - t0) / g_niters;
     }
-    /* What the last h = MAXH supersteps left here: word i of process q, if it came here. */
+    /* What the last h = g_maxh supersteps left here: word i of process q, if it came here. */
     for (int q = 0; q < p; q++)
         for (int i = 0; q != s && i < g_maxh; i++)
             if ((q + 1 + i % (p - 1)) % p == s && dest[q + (i / (p - 1)) * p] != (double)i)
                 bsp_abort("bsplib_bench: process %d: word %d of process %d did not arrive\n", s, i, q);
-    /* Least squares T(h) = g·h + l over h = p..MAXH. */
+    /* Least squares T(h) = g·h + l over h = p..g_maxh. */
     double n = 0, sh = 0, st = 0, shh = 0, sht = 0;
     for (int h = p; h <= g_maxh; h++) {
         n += 1;

@@ -6,16 +6,17 @@
  *
  * Rank 0 times and prints "name value" lines:
  *
- *   barrier_us     MPI_Barrier: median over blocks of SYNCS consecutive barriers (against
- *                  sync_us).
+ *   barrier_us     MPI_Barrier: the median over 21 blocks (after one to warm up) of 1000
+ *                  consecutive barriers (against sync_us).
  *   allreduce_us   the same with an MPI_Allreduce (bitwise or) of one 8-byte word: the least
  *                  a sync costs that must also agree on something.
  *   sendrecv_gbs   MPI_Sendrecv of 8 MiB to rank (s+1) mod p and from (s-1) mod p, followed
- *                  by an MPI_Barrier (as a superstep ends in a sync): 8 MiB / the median
- *                  round, in GB/s per rank (against put_gbs and the others).
- *   alltoallv_us   PUTS one-word values to rank (s+1) mod p, packed by hand into a send
+ *                  by an MPI_Barrier (as a superstep ends in a sync): 8 MiB / the median of
+ *                  40 rounds (after 3), in GB/s per rank (against put_gbs and the others).
+ *   alltoallv_us   1000 one-word values to rank (s+1) mod p, packed by hand into a send
  *                  buffer, one MPI_Alltoallv with counts known in advance, unpacked into the
- *                  destination array: median over blocks of PUT_STEPS rounds (against puts_us).
+ *                  destination array: the median over 21 blocks (after one) of 50 rounds
+ *                  (against puts_us).
  *
  * Same constants as bsplib_bench.c; transfers are checked.
  */
