@@ -101,8 +101,7 @@ fn bench_sync(ctx: &mut Ctx, c: Counts) {
 fn bench_gl(ctx: &mut Ctx, c: Counts) {
     let (p, s) = (ctx.nprocs(), ctx.pid());
     let src: Vec<f64> = (0..c.maxh).map(|i| i as f64).collect();
-    let dest = ctx.push_reg(vec![0.0f64; p * c.maxh]);
-    ctx.sync();
+    let dest = ctx.register(vec![0.0f64; p * c.maxh]);
     let mut t = vec![0.0; c.maxh + 1];
     for (h, th) in t.iter_mut().enumerate() {
         ctx.sync();
@@ -142,15 +141,13 @@ fn bench_gl(ctx: &mut Ctx, c: Counts) {
         report(ctx, "t16_us", 1e6 * t[16]);
         report(ctx, "t256_us", 1e6 * t[256]);
     }
-    ctx.pop_reg(&dest);
-    ctx.sync();
+    ctx.unregister(dest);
 }
 
 fn bench_puts(ctx: &mut Ctx, c: Counts) {
     let (p, s) = (ctx.nprocs(), ctx.pid());
     let next = (s + 1) % p;
-    let dst = ctx.push_reg(vec![0u64; c.puts]);
-    ctx.sync();
+    let dst = ctx.register(vec![0u64; c.puts]);
     let mut t = Vec::with_capacity(c.put_blocks);
     let mut step = 0u64;
     for b in 0..=c.put_blocks {
@@ -171,8 +168,7 @@ fn bench_puts(ctx: &mut Ctx, c: Counts) {
     let last = (step - 1) * c.puts as u64 + (c.puts - 1) as u64;
     assert_eq!(dst.local(ctx)[c.puts - 1], last, "process {s}: the last put word");
     report(ctx, "puts_us", 1e6 * median(t));
-    ctx.pop_reg(&dst);
-    ctx.sync();
+    ctx.unregister(dst);
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,9 +184,8 @@ fn bench_large(ctx: &mut Ctx, c: Counts) {
     let (next, prev) = ((s + 1) % p, (s + p - 1) % p);
     // Not zero: pages of zeros may all map one page until written.
     let src = vec![s as u64 + 1; LARGE_WORDS];
-    let mut area = ctx.push_reg(vec![s as u64 + 1; LARGE_WORDS]);
+    let mut area = ctx.register(vec![s as u64 + 1; LARGE_WORDS]);
     let mut dst = vec![0u64; LARGE_WORDS];
-    ctx.sync();
     let kinds =
         [(Kind::Put, "put_gbs"), (Kind::HpPut, "hpput_gbs"), (Kind::Get, "get_gbs"), (Kind::HpGet, "hpget_gbs")];
     for (kind, name) in kinds {
@@ -231,8 +226,7 @@ fn bench_large(ctx: &mut Ctx, c: Counts) {
         report(ctx, name, LARGE_BYTES as f64 / median(t) / 1e9);
     }
     black_box(&dst);
-    ctx.pop_reg(&area);
-    ctx.sync();
+    ctx.unregister(area);
 }
 
 fn main() -> ExitCode {
