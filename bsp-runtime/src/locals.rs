@@ -119,10 +119,7 @@ impl Ctx {
     ///
     /// ```
     /// let out = bsp_runtime::run(2, |ctx| {
-    ///     let mut sum = ctx.push_reg(vec![0.0f64; 3]);
-    ///     let x = ctx.push_reg(vec![ctx.pid() as f64 + 1.0; 3]);
-    ///     let y = ctx.push_reg(vec![10.0f64; 3]);
-    ///     ctx.sync();
+    ///     let (mut sum, x, y) = ctx.register((vec![0.0f64; 3], vec![ctx.pid() as f64 + 1.0; 3], vec![10.0f64; 3]));
     ///     let (sum_v, x_v, y_v) = ctx.locals((&mut sum, &x, &y));
     ///     for ((s, a), b) in sum_v.iter_mut().zip(x_v).zip(y_v) {
     ///         *s = a + b;

@@ -27,8 +27,7 @@ mod sealed {
 /// use bsp_runtime::ops;
 ///
 /// let out = bsp_runtime::run(3, |ctx| {
-///     let x = ctx.push_reg(vec![ctx.pid() as u64; 2]);
-///     ctx.sync();
+///     let x = ctx.register(vec![ctx.pid() as u64; 2]);
 ///     let sums = ctx.allreduce(&x, ops::sum); // the local part of `x`, no `x.local(ctx)`
 ///     let all = ctx.allgather(&x);
 ///     (sums, all.concat().len())
