@@ -408,15 +408,7 @@ impl Ctx {
         }
         r.stats.last.step = self.step;
         if r.timed {
-            let (compute, now) = r.lap();
-            r.stats.last.compute = compute;
-            r.fresh.set(true);
-            r.in_sync.set(true);
-            r.wait.set(Duration::ZERO);
-            r.data.set(Duration::ZERO);
-            if let Some(t) = &r.trace {
-                t.end_compute(now);
-            }
+            r.begin_timed();
         }
         let flags = self.state.get_mut().flags;
         if flags & flags::WORK != 0 {
@@ -472,38 +464,61 @@ impl Ctx {
         }
         let moved = all & (flags::WORK | flags::GET) != 0;
         let r = &mut self.stats;
-        // An empty sync ends when its barrier returns; otherwise time the data phase's end.
-        let end = if moved && r.timed {
-            let (d, now) = r.lap();
-            r.data.set(r.data.get() + d);
-            if let Some(t) = &r.trace {
+        r.stats.total.supersteps += 1;
+        // Nobody queued anything in an empty superstep: no traffic to add. The traffic itself
+        // was added to the totals as it was counted.
+        if moved {
+            let cur = &mut r.stats.last;
+            cur.h_bytes = cur.sent.bytes().max(cur.received.bytes());
+            r.stats.total.h_bytes += cur.h_bytes;
+        }
+        if r.timed {
+            r.end_timed(moved);
+        }
+    }
+}
+
+impl Recorder {
+    /// The times at the start of a sync (`BSP_STATS=timed`, or a trace): the computation ends.
+    #[inline(never)]
+    fn begin_timed(&mut self) {
+        let (compute, now) = self.lap();
+        self.stats.last.compute = compute;
+        self.fresh.set(true);
+        self.in_sync.set(true);
+        self.wait.set(Duration::ZERO);
+        self.data.set(Duration::ZERO);
+        if let Some(t) = &self.trace {
+            t.end_compute(now);
+        }
+    }
+
+    /// The times at the end of a sync: an empty sync ends when its barrier returns; otherwise
+    /// the data phase ends now.
+    #[inline(never)]
+    fn end_timed(&mut self, moved: bool) {
+        let end = if moved {
+            let (d, now) = self.lap();
+            self.data.set(self.data.get() + d);
+            if let Some(t) = &self.trace {
                 t.mark(Phase::Data, now);
             }
             now
         } else {
-            r.last.get()
+            self.last.get()
         };
-        let (cur, tot) = (&mut r.stats.last, &mut r.stats.total);
-        tot.supersteps += 1;
-        if r.timed {
-            r.fresh.set(false);
-            r.in_sync.set(false);
-            cur.wait = r.wait.get();
-            cur.data = r.data.get();
-            tot.compute += cur.compute;
-            tot.wait += cur.wait;
-            tot.data += cur.data;
+        self.fresh.set(false);
+        self.in_sync.set(false);
+        let (cur, tot) = (&mut self.stats.last, &mut self.stats.total);
+        cur.wait = self.wait.get();
+        cur.data = self.data.get();
+        tot.compute += cur.compute;
+        tot.wait += cur.wait;
+        tot.data += cur.data;
+        if let Some(t) = &mut self.trace {
+            t.end_step(cur, self.step_start, end);
         }
-        // Nobody queued anything in an empty superstep: no traffic to add.
-        if moved {
-            // The traffic was added to the totals as it was counted.
-            cur.h_bytes = cur.sent.bytes().max(cur.received.bytes());
-            tot.h_bytes += cur.h_bytes;
-        }
-        if let Some(t) = &mut r.trace {
-            t.end_step(cur, r.step_start, end);
-        }
-        r.step_start = end;
+        self.step_start = end;
     }
 }
 
