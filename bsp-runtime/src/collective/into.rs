@@ -252,10 +252,7 @@ impl Ctx {
         let call = self.coll_call_as::<T>(Kind::Gather, "gather_into", root);
         let me = self.pid;
         let data = self.coll_read(&call, data, true);
-        for q in 0..self.nprocs {
-            self.coll_send(&call, q, data.len(), if q == root && q != me { &data[..] } else { &[] });
-        }
-        self.sync();
+        self.coll_exchange(&call, &data, |q| q == root);
         let parts = self.coll_parts(&call);
         if me == root {
             self.coll_collect_into(&parts, &data, out);
@@ -285,12 +282,8 @@ impl Ctx {
     #[track_caller]
     pub fn allgather_into<T: Value>(&mut self, data: impl CollectiveData<T>, out: &mut Parts<T>) {
         let call = self.coll_call_as::<T>(Kind::Allgather, "allgather_into", 0);
-        let me = self.pid;
         let data = self.coll_read(&call, data, true);
-        for q in 0..self.nprocs {
-            self.coll_send(&call, q, data.len(), if q != me { &data[..] } else { &[] });
-        }
-        self.sync();
+        self.coll_exchange(&call, &data, |_| true);
         let parts = self.coll_parts(&call);
         self.coll_collect_into(&parts, &data, out);
     }
@@ -319,14 +312,8 @@ impl Ctx {
     #[track_caller]
     pub fn alltoallv_into<T: Value, P: AsRef<[T]>>(&mut self, parts: &[P], out: &mut Parts<T>) {
         let call = self.coll_call_as::<T>(Kind::Alltoallv, "alltoallv_into", 0);
-        let me = self.pid;
-        self.coll_check_one_part_each(&call, parts.len());
-        for (q, part) in parts.iter().enumerate() {
-            let part = part.as_ref();
-            self.coll_send(&call, q, part.len(), if q != me { part } else { &[] });
-        }
-        self.sync();
+        self.coll_exchange_parts(&call, parts);
         let got = self.coll_parts(&call);
-        self.coll_collect_into(&got, parts[me].as_ref(), out);
+        self.coll_collect_into(&got, parts[self.pid].as_ref(), out);
     }
 }

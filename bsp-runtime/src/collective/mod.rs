@@ -324,6 +324,30 @@ impl Ctx {
         self.sys_send(call.op, to, &[bytemuck::bytes_of(&head), call.type_name.as_bytes(), bytes_of(payload)]);
     }
 
+    /// The one superstep of most collectives: tells every process this process's length, sends
+    /// `data` to the processes `to` picks (never to itself: its own part stays in `data`), and
+    /// syncs.
+    #[track_caller]
+    fn coll_exchange<T: Value>(&mut self, call: &Call, data: &[T], to: impl Fn(usize) -> bool) {
+        let me = self.pid;
+        for q in 0..self.nprocs {
+            self.coll_send(call, q, data.len(), if q != me && to(q) { data } else { &[] });
+        }
+        self.sync();
+    }
+
+    /// The superstep of `alltoallv`: sends `parts[q]` to process `q` (not its own part) and syncs.
+    #[track_caller]
+    fn coll_exchange_parts<T: Value, P: AsRef<[T]>>(&mut self, call: &Call, parts: &[P]) {
+        let me = self.pid;
+        self.coll_check_one_part_each(call, parts.len());
+        for (q, part) in parts.iter().enumerate() {
+            let part = part.as_ref();
+            self.coll_send(call, q, part.len(), if q != me { part } else { &[] });
+        }
+        self.sync();
+    }
+
     /// Every process's call, indexed by pid, as received at the sync that ends the collective.
     ///
     /// Fails the run unless every process made the same call: on every process alike if each
@@ -537,10 +561,7 @@ impl Ctx {
         let me = self.pid;
         let data = self.coll_read(&call, data, true);
         let data = &data[..];
-        for q in 0..self.nprocs {
-            self.coll_send(&call, q, data.len(), if q == root && q != me { data } else { &[] });
-        }
-        self.sync();
+        self.coll_exchange(&call, data, |q| q == root);
         let parts = self.coll_parts(&call);
         self.coll_same_len(&call, &parts, "data");
         (me == root).then(|| self.coll_fold(&parts, self.nprocs - 1, data, &op))
@@ -569,13 +590,9 @@ impl Ctx {
     #[track_caller]
     pub fn allreduce<T: Value>(&mut self, data: impl CollectiveData<T>, op: impl Fn(T, T) -> T) -> Vec<T> {
         let call = self.coll_call::<T>(Kind::Allreduce, 0);
-        let me = self.pid;
         let data = self.coll_read(&call, data, true);
         let data = &data[..];
-        for q in 0..self.nprocs {
-            self.coll_send(&call, q, data.len(), if q != me { data } else { &[] });
-        }
-        self.sync();
+        self.coll_exchange(&call, data, |_| true);
         let parts = self.coll_parts(&call);
         self.coll_same_len(&call, &parts, "data");
         self.coll_fold(&parts, self.nprocs - 1, data, &op)
@@ -622,10 +639,7 @@ impl Ctx {
         let me = self.pid;
         let data = self.coll_read(&call, data, true);
         let data = &data[..];
-        for q in 0..self.nprocs {
-            self.coll_send(&call, q, data.len(), if q > me { data } else { &[] });
-        }
-        self.sync();
+        self.coll_exchange(&call, data, |q| q > me);
         let parts = self.coll_parts(&call);
         self.coll_same_len(&call, &parts, "data");
         self.coll_fold(&parts, me, data, &op)
@@ -664,10 +678,7 @@ impl Ctx {
         let me = self.pid;
         let data = self.coll_read(&call, data, true);
         let data = &data[..];
-        for q in 0..self.nprocs {
-            self.coll_send(&call, q, data.len(), if q == root && q != me { data } else { &[] });
-        }
-        self.sync();
+        self.coll_exchange(&call, data, |q| q == root);
         let parts = self.coll_parts(&call);
         (me == root).then(|| self.coll_collect(&parts, data))
     }
@@ -697,13 +708,9 @@ impl Ctx {
     #[track_caller]
     pub fn allgather<T: Value>(&mut self, data: impl CollectiveData<T>) -> Vec<Vec<T>> {
         let call = self.coll_call::<T>(Kind::Allgather, 0);
-        let me = self.pid;
         let data = self.coll_read(&call, data, true);
         let data = &data[..];
-        for q in 0..self.nprocs {
-            self.coll_send(&call, q, data.len(), if q != me { data } else { &[] });
-        }
-        self.sync();
+        self.coll_exchange(&call, data, |_| true);
         let parts = self.coll_parts(&call);
         self.coll_collect(&parts, data)
     }
@@ -831,14 +838,8 @@ impl Ctx {
     #[track_caller]
     pub fn alltoallv<T: Value, P: AsRef<[T]>>(&mut self, parts: &[P]) -> Vec<Vec<T>> {
         let call = self.coll_call::<T>(Kind::Alltoallv, 0);
-        let me = self.pid;
-        self.coll_check_one_part_each(&call, parts.len());
-        for (q, part) in parts.iter().enumerate() {
-            let part = part.as_ref();
-            self.coll_send(&call, q, part.len(), if q != me { part } else { &[] });
-        }
-        self.sync();
+        self.coll_exchange_parts(&call, parts);
         let got = self.coll_parts(&call);
-        self.coll_collect(&got, parts[me].as_ref())
+        self.coll_collect(&got, parts[self.pid].as_ref())
     }
 }
