@@ -70,6 +70,12 @@ pub struct Ctx {
     pub(crate) pid: usize,
     pub(crate) nprocs: usize,
     pub(crate) step: usize,
+    /// Which of the two outboxes the current superstep writes. It alternates at every sync,
+    /// except after one that ended with every reader done (`Engine::end_outbox_reads`).
+    parity: usize,
+    /// Set by a sync whose readers are all done with this superstep's outbox: the next
+    /// superstep writes the same one.
+    pub(crate) keep_outbox: bool,
     start: Instant,
     pub(crate) state: RefCell<State>,
     pub(crate) recv: Recv,
@@ -99,6 +105,8 @@ impl Ctx {
             pid,
             nprocs,
             step: 0,
+            parity: 0,
+            keep_outbox: false,
             start: Instant::now(),
             state: RefCell::new(State {
                 table: Table::default(),
@@ -175,10 +183,20 @@ impl Ctx {
         self.fate.run_id()
     }
 
-    /// Parity of the current superstep: which of the two outboxes it writes.
+    /// Which of the two outboxes the current superstep writes (the same on every process: each
+    /// sync changes it the same way everywhere).
     #[inline]
     pub(crate) fn parity(&self) -> usize {
-        self.step & 1
+        self.parity
+    }
+
+    /// Moves to the next superstep's outbox: the other one, unless the sync just ended with
+    /// every reader done with this one.
+    #[inline]
+    pub(crate) fn advance_parity(&mut self) {
+        if !std::mem::take(&mut self.keep_outbox) {
+            self.parity ^= 1;
+        }
     }
 
     /// This process's outbox for the current superstep.
@@ -195,7 +213,14 @@ impl Ctx {
         // reads it outside the sync that ends the superstep (the engine's contract; the sync
         // switches parity only after every reader is done); the caller holds no other reference
         // to it (this function's contract).
-        unsafe { &mut *self.outboxes.0[self.parity()].as_ptr() }
+        unsafe { &mut *self.outbox_ptr() }
+    }
+
+    /// Where this process's outbox for the current superstep is (for [`outbox`](Ctx::outbox)
+    /// and the batch of `batch.rs`, under the same contract).
+    #[inline]
+    pub(crate) fn outbox_ptr(&self) -> *mut Outbox {
+        self.outboxes.0[self.parity()].as_ptr()
     }
 
     /// Panics (in this process) with a misuse message; the launcher stops the others.

@@ -70,11 +70,10 @@ impl Ctx {
     #[inline]
     fn queue_buffered_put(&self, pid: usize, slot: u32, byte_offset: usize, bytes: &[u8]) {
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
-        let q = unsafe { self.outbox() }.dest(pid);
-        q.push_put(slot, byte_offset, bytes.len(), PutSrc::Buffered(q.put_data.len()));
-        crate::exchange::append(&mut q.put_data, bytes);
+        unsafe { self.outbox() }.dest(pid).push_buffered(slot, byte_offset, bytes);
+        let bulk = if bytes.len() >= crate::exchange::BULK_BYTES { flags::BULK } else { 0 };
         let mut st = self.state.borrow_mut();
-        st.flags |= flags::WORK | flags::PUT;
+        st.flags |= flags::WORK | flags::PUT | bulk;
         st.pending.puts += 1;
     }
 

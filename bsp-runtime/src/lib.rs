@@ -70,6 +70,7 @@
 //! [`Error`]. Nothing hangs.
 
 mod barrier;
+mod batch;
 mod bsmp;
 mod channel;
 pub mod collective;
@@ -94,6 +95,7 @@ mod trace;
 mod value;
 
 pub use collective::ops;
+pub use batch::PutBatch;
 pub use combine::Combiner;
 pub use ctx::Ctx;
 pub use dest::{Dest, DestPart, GetDest};

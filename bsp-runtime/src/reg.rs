@@ -607,19 +607,44 @@ impl Ctx {
     fn lookup_entry(&self, op: &str, pid: usize, run_id: u64, owner: usize, slot: u32, serial: u64) -> (usize, usize) {
         self.check_handle(op, run_id, owner, serial);
         let st = self.state.borrow();
-        let Some(entry) = st.table.get(slot, serial) else {
-            drop(st);
-            self.fail_misuse(format!(
-                "{op} with process {pid}: registration #{serial} is not registered (it was deregistered by an earlier sync)"
-            ));
-        };
-        if let RegState::Pushed(s) = entry.state {
-            drop(st);
-            self.fail_misuse(format!(
-                "{op} with process {pid}: registration #{serial} was pushed in this superstep ({s}) and takes effect only at the next sync"
-            ));
+        match st.table.get(slot, serial) {
+            Some(entry) if !matches!(entry.state, RegState::Pushed(_)) => entry.remote[pid],
+            entry => {
+                let pushed = entry.map(|e| e.state);
+                drop(st);
+                self.not_effective(&format!("{op} with process {pid}"), serial, pushed)
+            }
         }
-        entry.remote[pid]
+    }
+
+    /// Every process's (address, extent in bytes) of the effective registration
+    /// `(slot, serial)` of this process (the handle is checked by the caller).
+    #[track_caller]
+    pub(crate) fn effective_row(&self, op: &str, slot: u32, serial: u64) -> Arc<[(usize, usize)]> {
+        let st = self.state.borrow();
+        match st.table.get(slot, serial) {
+            Some(entry) if !matches!(entry.state, RegState::Pushed(_)) => entry.remote.clone(),
+            entry => {
+                let pushed = entry.map(|e| e.state);
+                drop(st);
+                self.not_effective(op, serial, pushed)
+            }
+        }
+    }
+
+    /// Fails a use (`what`) of registration #`serial`, which is not effective: deregistered
+    /// (`state` is `None`), or pushed in this superstep.
+    #[cold]
+    #[track_caller]
+    fn not_effective(&self, what: &str, serial: u64, state: Option<RegState>) -> ! {
+        match state {
+            Some(RegState::Pushed(s)) => self.fail_misuse(format!(
+                "{what}: registration #{serial} was pushed in this superstep ({s}) and takes effect only at the next sync"
+            )),
+            _ => self.fail_misuse(format!(
+                "{what}: registration #{serial} is not registered (it was deregistered by an earlier sync)"
+            )),
+        }
     }
 }
 

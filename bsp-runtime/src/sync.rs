@@ -185,7 +185,14 @@ impl Ctx {
                     ctx.apply_registrations(peers);
                 }
                 Ok(())
-            })
+            })?;
+            // 6. After bulk buffered puts, wait (where the engine can, cheaply) until nobody
+            // reads this superstep's outboxes any more, so that the next superstep refills the
+            // same ones while they are still in the cache.
+            if all & flags::BULK != 0 {
+                ctx.keep_outbox = engine.end_outbox_reads()?;
+            }
+            Ok(())
         });
         if let Some(payload) = failure {
             self.broken.set(true);
@@ -406,6 +413,7 @@ impl Ctx {
         st.tag.in_queue = st.tag.in_force;
         st.tag.in_force = st.tag.requested;
         self.step += 1;
+        self.advance_parity();
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         unsafe { self.outbox() }.clear();
     }

@@ -105,6 +105,11 @@ pub(crate) trait Engine {
 
     /// Returns once no process reads this process's hpput sources in this sync any more.
     fn end_puts(&mut self) -> Result<(), Poisoned>;
+
+    /// After the last phase of a sync with bulk buffered puts: returns `true` once no process
+    /// reads this process's outbox of the sync any more (the next superstep may then write the
+    /// same outbox again), or `false` at once where waiting would cost more than it saves.
+    fn end_outbox_reads(&mut self) -> Result<bool, Poisoned>;
 }
 
 /// The engines this build has. A closed set, so that calls dispatch statically.

@@ -1,12 +1,15 @@
 //! The threads engine: processes are threads of one OS process.
 //!
 //! # Who touches what, when
-//! Each process owns two outboxes, used alternately by superstep parity. During superstep `s`
-//! only the owner writes outbox `s % 2`. During sync `s`, after the first barrier, any process
-//! may read any outbox `s % 2`, until it leaves sync `s`. The owner clears outbox `s % 2` again
-//! only at the start of superstep `s + 2`, i.e. after the first barrier of sync `s + 1`, which
-//! every reader reaches only after it left sync `s`. So reads and writes of an outbox never
-//! overlap, with no lock. Registered memory follows the rule in `sync.rs`: gets read the owners'
+//! Each process owns two outboxes, used alternately: superstep `s` writes the one of its parity
+//! ([`Ctx::parity`], the same on every process). During superstep `s` only the owner writes
+//! that outbox. During sync `s`, after the first barrier, any process may read any outbox of
+//! that parity, until it leaves sync `s`. The owner clears it again only at the start of the
+//! next superstep that has the same parity: normally `s + 2`, i.e. after the first barrier of
+//! sync `s + 1`, which every reader reaches only after it left sync `s`. A sync with bulk
+//! buffered puts (`flags::BULK`) ends instead with a barrier after its last reading phase
+//! ([`Engine::end_outbox_reads`]) and keeps the parity, so that superstep `s + 1` refills the
+//! outbox still in the cache. So reads and writes of an outbox never overlap, with no lock. Registered memory follows the rule in `sync.rs`: gets read the owners'
 //! registered memory between the first barrier and the get-phase barrier ([`Engine::end_reads`]),
 //! before which no process writes its own; hpput sources are read until the closing barrier
 //! ([`Engine::end_puts`]).
@@ -90,7 +93,7 @@ impl Engine for Threads {
     }
 
     fn statuses(&mut self, ctx: &Ctx, _mine: Status) -> Result<Vec<Status>, Poisoned> {
-        let parity = ctx.step() & 1;
+        let parity = ctx.parity();
         Ok((0..ctx.nprocs())
             .map(|q| {
                 // SAFETY: called inside the sync (or the end) of a superstep of `parity`, after
@@ -103,7 +106,7 @@ impl Engine for Threads {
 
     fn exchange(&mut self, ctx: &Ctx) -> Result<(), Poisoned> {
         // Nothing moves: after the first barrier every outbox of this parity is complete.
-        self.parity = ctx.step() & 1;
+        self.parity = ctx.parity();
         Ok(())
     }
 
@@ -144,6 +147,11 @@ impl Engine for Threads {
 
     fn end_puts(&mut self) -> Result<(), Poisoned> {
         self.combine(0).map(drop)
+    }
+
+    fn end_outbox_reads(&mut self) -> Result<bool, Poisoned> {
+        // A barrier: every process has left the sync's last phase, the last to read outboxes.
+        self.combine(0).map(|_| true)
     }
 }
 
