@@ -23,6 +23,8 @@
 //!   `--quick`).
 //! - `puts_us`: a superstep of 1000 one-word (`u64`) puts to (s+1) mod p, word i to index i:
 //!   the median over 21 blocks (after one to warm up) of 50 supersteps.
+//! - `puts_batch_us`: the same supersteps through one `ctx.put_batch(&dst)` each (`bsp` only:
+//!   the C program has no counterpart, so the peers' `puts_us` is its comparison).
 //! - `put_gbs`, `hpput_gbs`, `get_gbs`, `hpget_gbs`: 8 MiB per process to (for the gets, from)
 //!   pid (s+1) mod p, every process at once, one transfer per superstep: 8 MiB / the median
 //!   time of 40 supersteps (after 3 to warm up), in GB/s per process.
@@ -144,7 +146,7 @@ fn bench_gl(ctx: &mut Ctx, c: Counts) {
     ctx.unregister(dest);
 }
 
-fn bench_puts(ctx: &mut Ctx, c: Counts) {
+fn bench_puts(ctx: &mut Ctx, c: Counts, batch: bool) {
     let (p, s) = (ctx.nprocs(), ctx.pid());
     let next = (s + 1) % p;
     let dst = ctx.register(vec![0u64; c.puts]);
@@ -154,9 +156,17 @@ fn bench_puts(ctx: &mut Ctx, c: Counts) {
         // block 0 warms up
         let t0 = ctx.time();
         for _ in 0..c.put_steps {
-            for i in 0..c.puts {
-                let w = step * c.puts as u64 + i as u64;
-                ctx.put(next, &w, &dst, i);
+            if batch {
+                let mut puts = ctx.put_batch(&dst);
+                for i in 0..c.puts {
+                    let w = step * c.puts as u64 + i as u64;
+                    puts.put(next, &w, i);
+                }
+            } else {
+                for i in 0..c.puts {
+                    let w = step * c.puts as u64 + i as u64;
+                    ctx.put(next, &w, &dst, i);
+                }
             }
             ctx.sync();
             step += 1;
@@ -167,7 +177,7 @@ fn bench_puts(ctx: &mut Ctx, c: Counts) {
     }
     let last = (step - 1) * c.puts as u64 + (c.puts - 1) as u64;
     assert_eq!(dst.local(ctx)[c.puts - 1], last, "process {s}: the last put word");
-    report(ctx, "puts_us", 1e6 * median(t));
+    report(ctx, if batch { "puts_batch_us" } else { "puts_us" }, 1e6 * median(t));
     ctx.unregister(dst);
 }
 
@@ -259,7 +269,8 @@ fn main() -> ExitCode {
         assert!(ctx.nprocs() >= 2, "the peer benchmark needs at least 2 processes, has {}", ctx.nprocs());
         bench_sync(ctx, counts);
         bench_gl(ctx, counts);
-        bench_puts(ctx, counts);
+        bench_puts(ctx, counts, false);
+        bench_puts(ctx, counts, true);
         bench_large(ctx, counts);
     }));
     ExitCode::SUCCESS

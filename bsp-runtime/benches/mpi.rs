@@ -11,14 +11,16 @@
 //! run, one SPMD run on the MPI engine alternates every `bsp` measurement with its baseline on
 //! `MPI_COMM_WORLD`, so a disturbance of the machine hits both:
 //!
-//! - **empty sync** (blocks of 1000 consecutive `sync`s) against `MPI_Barrier` and the
-//!   `MPI_Allreduce` of one word that the engine's empty sync is made of;
+//! - **empty sync** (blocks of 1000 consecutive `sync`s) against `MPI_Barrier`, the
+//!   `MPI_Alltoall` of two words per rank that the engine's empty sync is made of, and the
+//!   `MPI_Allreduce` of one word that it was made of before;
 //! - **8 MiB put, hpput, get, hpget** from rank 0 to rank 1 (a get by rank 1 from rank 0), one
 //!   superstep each, against a plain `MPI_Send`/`MPI_Recv` of 8 MiB (each framed by barriers,
 //!   which cost microseconds against milliseconds); `copy_from_slice` of 8 MiB for scale;
 //! - **h-relation**: supersteps of h = 1000 one-word puts from each rank to the other (blocks of
-//!   50 consecutive supersteps), against the hand-written MPI equivalent: pack the 1000 words,
-//!   one `MPI_Alltoallv` with counts known in advance, unpack them into the destination array.
+//!   50 consecutive supersteps), with `ctx.put` and through `ctx.put_batch`, against the
+//!   hand-written MPI equivalent: pack the 1000 words, one `MPI_Alltoallv` with counts known in
+//!   advance, unpack them into the destination array.
 //!
 //! Open MPI settings for one machine are added when unset, as in `tests/mpi.rs`.
 
@@ -50,7 +52,7 @@ const LIMIT: Duration = Duration::from_secs(300);
 const TAG: &str = "bsp-mpi-bench ";
 
 /// The figures of one run (medians over its blocks), in seconds per operation, by name.
-const NAMES: [&str; 12] = [
+const NAMES: [&str; 15] = [
     "sync",
     "barrier",
     "allreduce",
@@ -63,6 +65,9 @@ const NAMES: [&str; 12] = [
     "hrel",
     "hrel_calls",
     "alltoallv",
+    "hrel_batch",
+    "hrel_batch_calls",
+    "alltoall",
 ];
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -95,10 +100,10 @@ fn measure(ctx: &mut Ctx) -> Option<Vec<f64>> {
     assert!(p >= 2, "the MPI benchmark needs at least 2 ranks (mpirun -n 2)");
     let (left, right) = ((pid + p - 1) % p, (pid + 1) % p);
     let mut t: Vec<Vec<f64>> = vec![Vec::new(); NAMES.len()];
-    let [sync, barrier, allreduce, put, hpput, get, hpget, sendrecv, memcpy, hrel, hrel_calls, alltoallv] =
+    let [sync, barrier, allreduce, put, hpput, get, hpget, sendrecv, memcpy, hrel, hrel_calls, alltoallv, hrel_batch, hrel_batch_calls, alltoall] =
         std::array::from_fn(|i| i);
 
-    // Empty syncs against MPI_Barrier and a one-word MPI_Allreduce.
+    // Empty syncs against MPI_Barrier, a one-word MPI_Allreduce and a two-word MPI_Alltoall.
     let mut or = 0u64;
     for block in 0..=BLOCKS {
         world.barrier();
@@ -119,11 +124,19 @@ fn measure(ctx: &mut Ctx) -> Option<Vec<f64>> {
             world.all_reduce_into(&1u64, &mut or, SystemOperation::bitwise_or());
         }
         let a = seconds(start, SYNCS);
+        world.barrier();
+        let (pairs, mut pairs_in) = (vec![1u64; 2 * p], vec![0u64; 2 * p]);
+        let start = Instant::now();
+        for _ in 0..SYNCS {
+            world.all_to_all_into(&pairs[..], &mut pairs_in[..]);
+        }
+        let aa = seconds(start, SYNCS);
         if block > 0 {
             // block 0 warms up
             t[sync].push(s);
             t[barrier].push(b);
             t[allreduce].push(a);
+            t[alltoall].push(aa);
         }
     }
 
@@ -223,6 +236,20 @@ fn measure(ctx: &mut Ctx) -> Option<Vec<f64>> {
             ctx.sync();
         }
         let h = seconds(start, HSTEPS);
+        // The same through a batch (`put_batch`: the checks made once per superstep).
+        world.barrier();
+        let start = Instant::now();
+        let mut batch_calls = Duration::ZERO;
+        for step in 0..HSTEPS {
+            let issue = Instant::now();
+            let mut puts = ctx.put_batch(&y);
+            for i in 0..H {
+                puts.put(right, &((step * H + i) as u64), i);
+            }
+            batch_calls += issue.elapsed();
+            ctx.sync();
+        }
+        let hb = seconds(start, HSTEPS);
         world.barrier();
         let start = Instant::now();
         for step in 0..HSTEPS {
@@ -239,6 +266,8 @@ fn measure(ctx: &mut Ctx) -> Option<Vec<f64>> {
             t[hrel].push(h);
             t[hrel_calls].push(calls.as_secs_f64() / HSTEPS as f64);
             t[alltoallv].push(a);
+            t[hrel_batch].push(hb);
+            t[hrel_batch_calls].push(batch_calls.as_secs_f64() / HSTEPS as f64);
         }
     }
     let last = ((HSTEPS - 1) * H) as u64;
@@ -365,15 +394,17 @@ fn main() -> ExitCode {
     println!("ratio = time with bsp / time with the MPI baseline, median of the per-run ratios (higher = slower)\n");
     println!("| operation | bsp | MPI baseline | baseline | ratio |");
     println!("|---|---|---|---|---|");
-    let rows: [(&str, &str, &str, &str, bool); 8] = [
+    let rows: [(&str, &str, &str, &str, bool); 10] = [
         ("empty sync", "sync", "`MPI_Barrier`", "barrier", false),
         ("empty sync", "sync", "`MPI_Allreduce` of one word", "allreduce", false),
+        ("empty sync", "sync", "`MPI_Alltoall` of two words per rank", "alltoall", false),
         ("8 MiB put, rank 0 → 1", "put", "`MPI_Send`/`MPI_Recv` of 8 MiB", "sendrecv", true),
         ("8 MiB hpput, rank 0 → 1", "hpput", "`MPI_Send`/`MPI_Recv` of 8 MiB", "sendrecv", true),
         ("8 MiB get, rank 1 ← 0", "get", "`MPI_Send`/`MPI_Recv` of 8 MiB", "sendrecv", true),
         ("8 MiB hpget, rank 1 ← 0", "hpget", "`MPI_Send`/`MPI_Recv` of 8 MiB", "sendrecv", true),
         ("8 MiB `copy_from_slice` (scale)", "memcpy", "`MPI_Send`/`MPI_Recv` of 8 MiB", "sendrecv", true),
         ("h-relation: 1000 one-word puts each way", "hrel", "pack + `MPI_Alltoallv` + unpack", "alltoallv", false),
+        ("the same through `put_batch`", "hrel_batch", "pack + `MPI_Alltoallv` + unpack", "alltoallv", false),
     ];
     for (what, mine, base_name, base, bandwidth) in rows {
         let show = if bandwidth { gbs } else { us };
@@ -386,9 +417,11 @@ fn main() -> ExitCode {
     }
     let per_put = |name: &str| stat(idx(name)).0 / H as f64 * 1e9;
     println!(
-        "\nh-relation per put: {:.1} ns with bsp ({:.1} ns of it in the `put` calls, the rest in the sync), {:.1} ns with MPI",
+        "\nh-relation per put: {:.1} ns with bsp ({:.1} ns of it in the `put` calls, the rest in the sync), {:.1} ns through `put_batch` ({:.1} ns in the calls), {:.1} ns with MPI",
         per_put("hrel"),
         per_put("hrel_calls"),
+        per_put("hrel_batch"),
+        per_put("hrel_batch_calls"),
         per_put("alltoallv")
     );
     ExitCode::SUCCESS

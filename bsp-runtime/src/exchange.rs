@@ -274,7 +274,10 @@ impl DestQueue {
             // `len_kind` is the plain length only for a buffered, non-combining record; with a
             // kind bit set it exceeds `MAX_LEN`, so such a record never passes the first test.
             let n = last.len_kind as usize;
-            if n + len <= PutRec::MAX_LEN && last.src + n == at && last.byte_offset + n == byte_offset && last.slot == slot
+            if n + len <= PutRec::MAX_LEN
+                && last.src + n == at
+                && last.byte_offset + n == byte_offset
+                && last.slot == slot
             {
                 last.len_kind += len as u32;
                 self.put_calls += 1;

@@ -94,8 +94,8 @@ mod sync;
 mod trace;
 mod value;
 
-pub use collective::ops;
 pub use batch::PutBatch;
+pub use collective::ops;
 pub use combine::Combiner;
 pub use ctx::Ctx;
 pub use dest::{Dest, DestPart, GetDest};

@@ -87,7 +87,8 @@ impl Ctx {
     #[inline]
     fn combine(&mut self, flags: u64) -> u64 {
         self.stats.before_wait(); // the combine is the sync's wait
-        let all = self.engine.as_mut().map(|e| e.combine(flags));
+        let parity = self.parity();
+        let all = self.engine.as_mut().map(|e| e.arrive(&self.state, parity, flags));
         self.stats.after_wait();
         match all {
             Some(Ok(all)) => all,

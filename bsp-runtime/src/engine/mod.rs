@@ -139,13 +139,32 @@ impl AnyEngine {
         }
     }
 
-    /// [`Engine::combine`], without the indirect call (the only engine call of an empty sync).
+    /// [`Engine::combine`], without the indirect call.
     #[inline]
     pub(crate) fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
         match self {
             AnyEngine::Threads(t) => t.combine(flags),
             #[cfg(feature = "mpi")]
             AnyEngine::Mpi(m) => m.combine(flags),
+        }
+    }
+
+    /// The start of a sync or of the end of the SPMD function (the only engine call of an empty
+    /// sync): [`Engine::combine`], where the engine may also start the exchange with what this
+    /// process queued (`state`, and its outbox of `parity`): the MPI engine announces the size
+    /// of what it will send in the same collective.
+    #[inline]
+    #[cfg_attr(not(feature = "mpi"), allow(unused_variables, reason = "only the MPI engine looks"))]
+    pub(crate) fn arrive(
+        &mut self,
+        state: &std::cell::RefCell<crate::ctx::State>,
+        parity: usize,
+        flags: u64,
+    ) -> Result<u64, Poisoned> {
+        match self {
+            AnyEngine::Threads(t) => t.combine(flags),
+            #[cfg(feature = "mpi")]
+            AnyEngine::Mpi(m) => m.arrive(state, parity, flags),
         }
     }
 }

@@ -5,12 +5,14 @@
 //! `sync.rs`, shared with the threads engine through the [`Peers`] view; only the moving of
 //! bytes differs:
 //!
-//! - an empty sync is one `MPI_Allreduce` (bitwise OR of every rank's flags), the analogue of the
-//!   threads engine's combining barrier;
+//! - every sync starts with one `MPI_Alltoall` of two words per pair of ranks: the rank's flags
+//!   (their OR is what the threads engine's combining barrier gives) and the size of the block
+//!   it will send to that rank. An empty sync is that one collective;
 //! - otherwise each rank serialises, for every destination, its collective bookkeeping and what
 //!   it queued for that destination (puts with their data — hpput sources are read here, so no
 //!   staging copy is made at the call —, messages, extension records, get requests), and one
-//!   `MPI_Alltoall` of counts plus one `MPI_Alltoallv` of data move it all;
+//!   `MPI_Alltoallv` moves it all (a rank with something queued serialises before the first
+//!   collective, to announce its sizes; the others send a header of known size);
 //! - gets are request/reply: after the exchange every owner reads the requested bytes from its
 //!   registered memory, before applying any put of the superstep (D1), and a second
 //!   `MPI_Alltoallv` returns them (both sides know the sizes, so no counts are exchanged);
@@ -37,11 +39,12 @@ use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use mpi::Count;
 
-use std::cell::UnsafeCell;
+use std::cell::{RefCell, UnsafeCell};
 
 use super::mpi_direct::{is_large, Transfers, GET_TAG, PUT_TAG};
 use super::{Engine, Fate, Outboxes, Poisoned};
-use crate::exchange::{Arrival, DestQueue, Meta, Outbox, Pending, PushInfo, PutSrc, LANDED};
+use crate::ctx::State;
+use crate::exchange::{flags, Arrival, DestQueue, Meta, Outbox, Pending, PushInfo, PutSrc, LANDED};
 use crate::ext::ExtRec;
 use crate::sync::{Peers, Status};
 use crate::{Ctx, Error, Launch};
@@ -93,7 +96,18 @@ pub(crate) struct Mpi {
     large_in: Vec<LargeIn>,
     /// Where large puts that cannot land in place wait for the put phase.
     bounce: Vec<u8>,
+    /// The arrival's `MPI_Alltoall`: (flags, words for that rank) to each rank, and from each.
+    arrive_out: Vec<u64>,
+    arrive_in: Vec<u64>,
+    /// Set by `arrive`: `send` holds this sync's blocks (the rank had work), and `recv_counts`
+    /// the sizes of the blocks coming (some rank had work).
+    serialized: bool,
+    counts_known: bool,
 }
+
+/// The words of a block from a rank with nothing queued (neither `WORK` nor `GET`): the header
+/// of `serialize` alone, which its arrival announces before serialising it.
+const HEADER_WORDS: usize = 15;
 
 /// A large put coming to this rank: its record in `peers.queues[src].puts[index]`.
 #[derive(Clone, Copy, Debug)]
@@ -232,7 +246,40 @@ impl Mpi {
             large_out: Vec::new(),
             large_in: Vec::new(),
             bounce: Vec::new(),
+            arrive_out: Vec::with_capacity(2 * nprocs),
+            arrive_in: vec![0; 2 * nprocs],
+            serialized: false,
+            counts_known: false,
         }
+    }
+
+    /// The start of a sync (`AnyEngine::arrive`): one `MPI_Alltoall` that carries every rank's
+    /// flags (their OR, as `combine`'s `MPI_Allreduce` gives it) and the size of the block it
+    /// will send to each rank, so that a sync with communication needs one collective less. A
+    /// rank with something queued serialises its blocks first; the others send only the header,
+    /// whose size is known, and serialise it if the sync turns out not to be empty.
+    pub(crate) fn arrive(&mut self, state: &RefCell<State>, parity: usize, flags: u64) -> Result<u64, Poisoned> {
+        let work = flags & (flags::WORK | flags::GET) != 0;
+        if work {
+            // SAFETY: the rank's own outbox of this superstep, read in its sync, where nothing
+            // else takes it (one thread per rank); the reference is dropped before this returns.
+            let out = unsafe { &*self.outboxes[parity].get() };
+            self.serialize(out, &state.borrow());
+        }
+        self.arrive_out.clear();
+        for q in 0..self.arrive_in.len() / 2 {
+            let words = if work { self.send_counts[q] as u64 } else { HEADER_WORDS as u64 };
+            self.arrive_out.extend_from_slice(&[flags, words]);
+        }
+        self.comm.all_to_all_into(&self.arrive_out[..], &mut self.arrive_in[..]);
+        let mut all = 0;
+        for (q, pair) in self.arrive_in.chunks_exact(2).enumerate() {
+            all |= pair[0];
+            self.recv_counts[q] = count(pair[1] as usize, "the data from one rank");
+        }
+        self.serialized = work;
+        self.counts_known = all & (flags::WORK | flags::GET) != 0;
+        Ok(all)
     }
 
     /// Where the rank's `Ctx` finds its outboxes.
@@ -262,12 +309,8 @@ impl Mpi {
     }
 
     /// Serialises this rank's bookkeeping and its queue for every destination into `send`.
-    fn serialize(&mut self, ctx: &Ctx) {
-        let p = ctx.nprocs;
-        // SAFETY: the rank reads its own outbox here, in its sync, where nothing else takes it
-        // (one thread per rank); the reference is dropped before `serialize` returns.
-        let out = unsafe { ctx.outbox() };
-        let st = ctx.state.borrow();
+    fn serialize(&mut self, out: &Outbox, st: &State) {
+        let p = self.recv_counts.len();
         self.send.clear();
         self.send_counts.clear();
         self.large_out.clear();
@@ -606,8 +649,22 @@ impl Engine for Mpi {
     }
 
     fn exchange(&mut self, ctx: &Ctx) -> Result<(), Poisoned> {
-        self.serialize(ctx);
-        self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
+        if !std::mem::take(&mut self.serialized) {
+            // SAFETY: the rank reads its own outbox here, in its sync, where nothing else takes
+            // it (one thread per rank); the reference is dropped before `serialize` returns.
+            let out = unsafe { ctx.outbox() };
+            self.serialize(out, &ctx.state.borrow());
+            if self.counts_known {
+                // What `arrive` announced for a rank with nothing queued.
+                assert!(
+                    self.send_counts.iter().all(|&c| c as usize == HEADER_WORDS),
+                    "the MPI engine's header size changed: HEADER_WORDS must follow `serialize`"
+                );
+            }
+        }
+        if !std::mem::take(&mut self.counts_known) {
+            self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
+        }
         self.all_to_all_v();
         self.deserialize();
         self.plan_large_puts();
