@@ -401,10 +401,13 @@ impl Mpi {
         displacements(&self.send_counts, &mut self.send_displs, "everything this rank sends");
         displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
         let total: usize = self.recv_counts.iter().map(|&c| c as usize).sum();
-        self.recv.clear();
-        self.recv.resize(total, 0);
+        // Grown, never cleared: MPI overwrites the blocks, and readers go by the displacements
+        // (zeroing the buffer on every sync costs as much as a copy of it).
+        if self.recv.len() < total {
+            self.recv.resize(total, 0);
+        }
         let send = Partition::new(&self.send[..], &self.send_counts[..], &self.send_displs[..]);
-        let mut recv = PartitionMut::new(&mut self.recv[..], &self.recv_counts[..], &self.recv_displs[..]);
+        let mut recv = PartitionMut::new(&mut self.recv[..total], &self.recv_counts[..], &self.recv_displs[..]);
         self.comm.all_to_all_varcount_into(&send, &mut recv);
     }
 
