@@ -489,6 +489,120 @@ pub fn bsp_get_example_5_allsums(ctx: &mut Ctx) -> Outcome {
     expect("prefix sum", sum, x * (x + 1) / 2)
 }
 
+// ---------------------------------------------------------------------------------------------
+// `put_batch`: `Ctx::put` with the checks made once (same records, same order)
+// ---------------------------------------------------------------------------------------------
+
+/// A batch's puts land as `Ctx::put`'s would: 8 words to every process, issued round-robin
+/// (the destination changes at every put), and a run of consecutive words to the right
+/// neighbour.
+pub fn put_batch_delivers_scattered_and_consecutive_puts(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let x = ctx.register(vec![0u64; 8 * p]);
+    let y = ctx.register(vec![0u64; 64]);
+    let mut batch = ctx.put_batch(&x);
+    for i in 0..8 {
+        for q in 0..p {
+            batch.put(q, &(100 * pid as u64 + i as u64), 8 * pid + i);
+        }
+    }
+    let mut batch = ctx.put_batch(&y);
+    for i in 0..64 {
+        batch.put(right, &(1000 * pid as u64 + i as u64), i);
+    }
+    ctx.sync();
+    let want: Vec<u64> = (0..p).flat_map(|q| (0..8).map(move |i| 100 * q as u64 + i)).collect();
+    let want_y: Vec<u64> = (0..64).map(|i| 1000 * left as u64 + i).collect();
+    expect("(x, y)", (x.local(ctx).to_vec(), y.local(ctx).to_vec()), (want, want_y))
+}
+
+/// D2 through batches: the puts of one source land in issue order, interleaved with its
+/// `Ctx::put`s, and among sources the highest pid wins.
+pub fn put_batch_keeps_issue_order_with_put(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let x = ctx.register([0u32; 5]);
+    ctx.put(right, &1u32, &x, 0);
+    ctx.put(right, &[1u32, 1], &x, 1);
+    let mut batch = ctx.put_batch(&x);
+    batch.put(right, &2u32, 0); // after the first put: wins
+    batch.put(right, &[3u32, 3], 1); // continues it
+    ctx.put(right, &4u32, &x, 2); // after the batch: wins over its second word
+    let mut batch = ctx.put_batch(&x);
+    batch.put(right, &5u32, 3);
+    batch.put(0, &(10 + pid as u32), 4); // every process writes process 0's last element
+    ctx.sync();
+    let mut want = [2, 3, 4, 5, 0];
+    if pid == 0 {
+        want[4] = 10 + p as u32 - 1;
+    }
+    let _ = left;
+    expect("x", x.local(ctx).to_vec(), want.to_vec())
+}
+
+/// Sources of every shape; a zero-length put validates nothing it does not need and moves
+/// nothing, at any offset (D7); the source may change as soon as `put` returns.
+pub fn put_batch_takes_any_source_and_copies_it_at_the_call(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let right = ring(pid, p).1;
+    let x = ctx.register([0u16; 8]);
+    let mut v = vec![1u16, 2];
+    let mut batch = ctx.put_batch(&x);
+    batch.put(right, &v, 0); // &Vec
+    v[0] = 9;
+    batch.put(right, &v[..1], 2); // &[T]
+    batch.put(right, &[3u16, 4], 3); // array
+    batch.put(right, &5u16, 5); // one element
+    batch.put(right, &[] as &[u16], usize::MAX); // zero length: anywhere, nothing moves
+    batch.put(right, &[] as &[u16], 8);
+    v.fill(7);
+    ctx.sync();
+    expect("x", x.local(ctx).to_vec(), vec![1, 2, 9, 3, 4, 5, 0, 0])
+}
+
+/// Buffered puts of 1 MiB (which end their sync with the outboxes released, so that the next
+/// superstep refills the same ones), several supersteps in a row, alternating with supersteps of
+/// small puts, messages and gets: every word is checked each time.
+pub fn bulk_put_supersteps_alternate_with_small_ones(ctx: &mut Ctx) -> Outcome {
+    const WORDS: usize = 1 << 17;
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let x = ctx.register(vec![0u64; WORDS]);
+    let mut src = vec![0u64; WORDS];
+    let mut bad = Vec::new();
+    for round in 0..6u64 {
+        let tag = 1 + round * 100 + pid as u64;
+        src.iter_mut().enumerate().for_each(|(i, w)| *w = tag * 1_000_000 + i as u64);
+        match round % 3 {
+            0 => ctx.put(right, &src[..], &x, 0),
+            1 => ctx.put_batch(&x).put(right, &src[..], 0),
+            _ => {
+                // half through `put`, half through a batch, in two halves that continue
+                ctx.put(right, &src[..WORDS / 2], &x, 0);
+                ctx.put_batch(&x).put(right, &src[WORDS / 2..], WORDS / 2);
+            }
+        }
+        src.fill(0); // buffered: no effect
+        ctx.sync();
+        let from = 1 + round * 100 + left as u64;
+        if let Some(i) = x.local(ctx).iter().enumerate().position(|(i, &w)| w != from * 1_000_000 + i as u64) {
+            bad.push(format!("round {round}: word {i} is {}", x.local(ctx)[i]));
+        }
+        // A superstep of small traffic in between: a put, a message and a get.
+        ctx.put(right, &7u64, &x, 1);
+        ctx.send(left, &(), &[round][..]);
+        let mut got = 0u64;
+        ctx.superstep(|s| s.get(right, &x, 2, &mut got));
+        let msg = ctx.move_message::<(), u64>().map(|(_, v)| v);
+        if x.local(ctx)[1] != 7 || msg != Some(vec![round]) {
+            bad.push(format!("round {round}: small superstep saw {} and {msg:?}", x.local(ctx)[1]));
+        }
+        let _ = got;
+    }
+    expect("mismatches", bad, Vec::<String>::new())
+}
+
 checks! {
     registration_takes_effect_at_the_next_sync,
     registration_extents_may_differ_per_process,
@@ -516,4 +630,8 @@ checks! {
     bsp_get_example_3_cyclic_shift_with_get,
     bsp_get_example_4_cyclic_shift_with_hpget,
     bsp_get_example_5_allsums,
+    put_batch_delivers_scattered_and_consecutive_puts,
+    put_batch_keeps_issue_order_with_put,
+    put_batch_takes_any_source_and_copies_it_at_the_call,
+    bulk_put_supersteps_alternate_with_small_ones => Procs::ALL.on(&[1, 2, 3]),
 }

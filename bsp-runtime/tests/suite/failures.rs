@@ -336,6 +336,14 @@ fn a_pid_out_of_range_in_put(ctx: &mut Ctx, _: &Probe) {
     with_pid_7(ctx, |ctx, x| ctx.put(7, &1u32, x, 0));
 }
 
+fn a_pid_out_of_range_in_a_put_batch(ctx: &mut Ctx, _: &Probe) {
+    with_pid_7(ctx, |ctx, x| {
+        let mut batch = ctx.put_batch(x);
+        batch.put(0, &1u32, 0);
+        batch.put(7, &1u32, 0);
+    });
+}
+
 fn a_pid_out_of_range_in_get(ctx: &mut Ctx, _: &Probe) {
     with_pid_7(ctx, |ctx, x| {
         let mut v = 0;
@@ -412,6 +420,17 @@ fn a_put_past_the_extent_is_reported_with_every_value(ctx: &mut Ctx, _: &Probe) 
     let x = ctx.register([0u32; 2]);
     if ctx.pid() == 1 {
         ctx.put(0, &[1u32, 2], &x, 1);
+    }
+    ctx.sync();
+}
+
+/// The same through a batch: the same message.
+fn a_put_batch_past_the_extent_is_reported_with_every_value(ctx: &mut Ctx, _: &Probe) {
+    let x = ctx.register([0u32; 2]);
+    if ctx.pid() == 1 {
+        let mut batch = ctx.put_batch(&x);
+        batch.put(0, &[1u32], 0);
+        batch.put(0, &[1u32, 2], 1);
     }
     ctx.sync();
 }
@@ -639,6 +658,9 @@ cases! {
         f.mentions(&["process 0 has 1 send", "process 2 has 3 send", "superstep 0"])
     },
     a_pid_out_of_range_in_put: [2] => |f| pid_out_of_range(f, "put"),
+    a_pid_out_of_range_in_a_put_batch: [2] => |f| {
+        f.mentions(&["process 1 failed: put with process 7 (registration #1, offset 0, length 1): pid 7 is out of range (nprocs = 2)"])
+    },
     a_pid_out_of_range_in_get: [2] => |f| pid_out_of_range(f, "get"),
     a_pid_out_of_range_in_hpput: [2] => |f| pid_out_of_range(f, "hpput"),
     a_pid_out_of_range_in_hpget: [2] => |f| pid_out_of_range(f, "hpget"),
@@ -650,6 +672,9 @@ cases! {
     an_hpget_past_the_targets_extent: [4] => |f| past_the_extent(f, "hpget with process 1"),
     a_put_past_the_extent_is_reported_with_every_value: [2] => |f| {
         f.mentions(&["process 1 failed: put with process 0: registration #1: offset 1 + length 2 is past the extent 2"])
+    },
+    a_put_batch_past_the_extent_is_reported_with_every_value: [2] => |f| {
+        f.mentions(&["process 1 failed: put with process 0: registration #1: offset 1 + length 2 is past the extent 2 that process 0 registered (elements of `u32`)"])
     },
     the_callers_own_extent_does_not_limit_an_access: [4] => |f| {
         f.failed_on(0)?;
