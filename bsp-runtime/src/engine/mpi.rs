@@ -41,7 +41,7 @@ use mpi::Count;
 
 use std::cell::{RefCell, UnsafeCell};
 
-use super::mpi_direct::{is_large, Transfers, GET_TAG, PUT_TAG};
+use super::mpi_direct::{is_large, swap_words, Transfers, BLOCK_TAG, GET_TAG, PUT_TAG};
 use super::{Engine, Fate, Outboxes, Poisoned};
 use crate::ctx::State;
 use crate::exchange::{flags, Arrival, DestQueue, Meta, Outbox, Pending, PushInfo, PutSrc, LANDED};
@@ -90,6 +90,8 @@ pub(crate) struct Mpi {
     /// kind never waits for the other, whose receives are posted later.
     put_transfers: Transfers,
     get_transfers: Transfers,
+    /// The blocks of an exchange among a few ranks (`all_to_all_v`).
+    block_transfers: Transfers,
     /// This rank's large puts, in the order sent: (destination, address, length).
     large_out: Vec<(usize, usize, usize)>,
     /// Large puts coming to this rank, in the order received.
@@ -104,6 +106,10 @@ pub(crate) struct Mpi {
     serialized: bool,
     counts_known: bool,
 }
+
+/// Up to this many ranks, the exchange of blocks is a message to and from each other rank
+/// (`all_to_all_v`), beyond, one `MPI_Alltoallv`.
+const POINT_TO_POINT_RANKS: usize = 8;
 
 /// The words of a block from a rank with nothing queued (neither `WORK` nor `GET`): the header
 /// of `serialize` alone, which its arrival announces before serialising it.
@@ -243,6 +249,7 @@ impl Mpi {
             cursor: vec![0; nprocs],
             put_transfers: Transfers::default(),
             get_transfers: Transfers::default(),
+            block_transfers: Transfers::default(),
             large_out: Vec::new(),
             large_in: Vec::new(),
             bounce: Vec::new(),
@@ -271,7 +278,21 @@ impl Mpi {
             let words = if work { self.send_counts[q] as u64 } else { HEADER_WORDS as u64 };
             self.arrive_out.extend_from_slice(&[flags, words]);
         }
-        self.comm.all_to_all_into(&self.arrive_out[..], &mut self.arrive_in[..]);
+        if self.arrive_in.len() == 4 {
+            // Two ranks: the exchange is one `MPI_Sendrecv` with the other (as `MPI_Barrier`
+            // is), without the collective's own overhead.
+            let me = self.comm.rank() as usize;
+            let other = 1 - me;
+            self.arrive_in[2 * me..2 * me + 2].copy_from_slice(&self.arrive_out[2 * me..2 * me + 2]);
+            swap_words(
+                &self.comm,
+                other,
+                &self.arrive_out[2 * other..2 * other + 2],
+                &mut self.arrive_in[2 * other..2 * other + 2],
+            );
+        } else {
+            self.comm.all_to_all_into(&self.arrive_out[..], &mut self.arrive_in[..]);
+        }
         let mut all = 0;
         for (q, pair) in self.arrive_in.chunks_exact(2).enumerate() {
             all |= pair[0];
@@ -396,7 +417,8 @@ impl Mpi {
         }
     }
 
-    /// One `MPI_Alltoallv` of `send` (by `send_counts`) into `recv` (by `recv_counts`).
+    /// The blocks of `send` (by `send_counts`) to every rank, into `recv` (by `recv_counts`):
+    /// an `MPI_Alltoallv`.
     fn all_to_all_v(&mut self) {
         displacements(&self.send_counts, &mut self.send_displs, "everything this rank sends");
         displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
@@ -406,9 +428,31 @@ impl Mpi {
         if self.recv.len() < total {
             self.recv.resize(total, 0);
         }
-        let send = Partition::new(&self.send[..], &self.send_counts[..], &self.send_displs[..]);
-        let mut recv = PartitionMut::new(&mut self.recv[..total], &self.recv_counts[..], &self.recv_displs[..]);
-        self.comm.all_to_all_varcount_into(&send, &mut recv);
+        let p = self.recv_counts.len();
+        if p > POINT_TO_POINT_RANKS {
+            let send = Partition::new(&self.send[..], &self.send_counts[..], &self.send_displs[..]);
+            let mut recv = PartitionMut::new(&mut self.recv[..total], &self.recv_counts[..], &self.recv_displs[..]);
+            self.comm.all_to_all_varcount_into(&send, &mut recv);
+            return;
+        }
+        // A few ranks: what `MPI_Alltoallv` does for them (a message to and from each other
+        // rank, a copy of the own block), without the collective's overhead.
+        let me = self.comm.rank() as usize;
+        let (sd, rd, n) = (self.send_displs[me] as usize, self.recv_displs[me] as usize, self.send_counts[me] as usize);
+        self.recv[rd..rd + n].copy_from_slice(&self.send[sd..sd + n]);
+        let (send, recv) = (self.send.as_ptr() as usize, self.recv.as_mut_ptr() as usize);
+        for q in (0..p).filter(|&q| q != me) {
+            let (at, words) = (self.recv_displs[q] as usize, self.recv_counts[q] as usize);
+            // SAFETY: rank q's block of `recv` (inside `total` words), written by nothing else
+            // and read only after `wait` below.
+            unsafe { self.block_transfers.receive(&self.comm, q, BLOCK_TAG, recv + 8 * at, 8 * words) };
+        }
+        for q in (0..p).filter(|&q| q != me) {
+            let (at, words) = (self.send_displs[q] as usize, self.send_counts[q] as usize);
+            // SAFETY: the block for rank q of `send`, unchanged until `wait` below.
+            unsafe { self.block_transfers.send(&self.comm, q, BLOCK_TAG, send + 8 * at, 8 * words) };
+        }
+        self.block_transfers.wait();
     }
 
     /// Turns the received blocks into `peers`, reusing its buffers.

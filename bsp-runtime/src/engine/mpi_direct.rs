@@ -37,6 +37,37 @@ pub(crate) const PUT_TAG: i32 = 0x6270;
 /// The tag of large get replies.
 pub(crate) const GET_TAG: i32 = 0x6271;
 
+/// The tag of the blocks of an exchange among a few ranks (`Mpi::all_to_all_v`).
+pub(crate) const BLOCK_TAG: i32 = 0x6273;
+
+/// The tag of the arrival exchange of a sync between two ranks (`Mpi::arrive`).
+pub(crate) const ARRIVE_TAG: i32 = 0x6272;
+
+/// Sends `out` to `rank` and receives `inp.len()` words from it into `inp`: one `MPI_Sendrecv`,
+/// called directly (the `mpi` crate's wrapper compares communicators on every call, which costs
+/// as much as the exchange of a few words).
+pub(crate) fn swap_words(comm: &SimpleCommunicator, rank: usize, out: &[u64], inp: &mut [u64]) {
+    // SAFETY: both buffers are valid for their lengths (which fit in an `int`: a few words) for
+    // the whole blocking call; `comm` is a valid communicator and `rank` one of its ranks.
+    let rc = unsafe {
+        ffi::MPI_Sendrecv(
+            out.as_ptr() as *const c_void,
+            out.len() as i32,
+            ffi::RSMPI_UINT64_T,
+            rank as i32,
+            ARRIVE_TAG,
+            inp.as_mut_ptr() as *mut c_void,
+            inp.len() as i32,
+            ffi::RSMPI_UINT64_T,
+            rank as i32,
+            ARRIVE_TAG,
+            comm.as_raw(),
+            ffi::RSMPI_STATUS_IGNORE,
+        )
+    };
+    assert_eq!(rc, 0, "MPI_Sendrecv of {} words with rank {rank} failed", out.len());
+}
+
 /// Whether a transfer of `len` bytes moves point to point.
 #[inline]
 pub(crate) fn is_large(len: usize) -> bool {
