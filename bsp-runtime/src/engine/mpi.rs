@@ -5,17 +5,19 @@
 //! `sync.rs`, shared with the threads engine through the [`Peers`] view; only the moving of
 //! bytes differs:
 //!
-//! - every sync starts with one `MPI_Alltoall` of two words per pair of ranks: the rank's flags
-//!   (their OR is what the threads engine's combining barrier gives) and the size of the block
-//!   it will send to that rank. An empty sync is that one collective;
+//! - every sync starts with an exchange of two words between every pair of ranks: the rank's
+//!   flags (their OR is what the threads engine's combining barrier gives) and the size of the
+//!   block it will send to the other. On two ranks that is one `MPI_Sendrecv` (what an
+//!   `MPI_Barrier` costs), on more one `MPI_Alltoall`. An empty sync is that one exchange;
 //! - otherwise each rank serialises, for every destination, its collective bookkeeping and what
 //!   it queued for that destination (puts with their data — hpput sources are read here, so no
-//!   staging copy is made at the call —, messages, extension records, get requests), and one
-//!   `MPI_Alltoallv` moves it all (a rank with something queued serialises before the first
-//!   collective, to announce its sizes; the others send a header of known size);
+//!   staging copy is made at the call —, messages, extension records, get requests), and the
+//!   blocks move in one more exchange: a message to and from each other rank up to 8 ranks, one
+//!   `MPI_Alltoallv` beyond (a rank with something queued serialises before the first exchange,
+//!   to announce its sizes; the others send a header of known size);
 //! - gets are request/reply: after the exchange every owner reads the requested bytes from its
-//!   registered memory, before applying any put of the superstep (D1), and a second
-//!   `MPI_Alltoallv` returns them (both sides know the sizes, so no counts are exchanged);
+//!   registered memory, before applying any put of the superstep (D1), and a second exchange of
+//!   blocks returns them;
 //! - then every rank applies what it received with the engine-neutral code of `sync.rs`.
 //!
 //! Requests to extension objects (GP arrays' reads) travel with the get requests and are
