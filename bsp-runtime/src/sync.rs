@@ -317,9 +317,11 @@ impl Ctx {
                 }
                 // SAFETY: `dst..dst+len` is inside this process's registration (checked against
                 // its extent at the call); only this process writes it now (module docs). The
-                // source is the sender's outbox (read-only during this sync) or memory the
+                // source is the sender's outbox (read-only during this sync), memory the
                 // sender borrowed immutably until it leaves this sync, which it cannot do before
-                // `end_puts`; it lies outside every registration, so it does not overlap `dst`.
+                // `end_puts`, or memory the engine keeps unchanged until the end of this sync
+                // (MPI: its receive or bounce buffer); it lies outside every registration, so it
+                // does not overlap `dst`.
                 unsafe { copy_bytes(from, dst as *mut u8, len) };
             }
         }

@@ -107,6 +107,9 @@ pub(crate) struct Mpi {
     /// the sizes of the blocks coming (some rank had work).
     serialized: bool,
     counts_known: bool,
+    /// Set by `arrive` when no rank has gets: `recv` then holds the exchange's blocks until the
+    /// end of the sync (no reply exchange reuses it), and puts are applied from it in place.
+    recv_kept: bool,
 }
 
 /// Up to this many ranks, the exchange of blocks is a message to and from each other rank
@@ -259,6 +262,7 @@ impl Mpi {
             arrive_in: vec![0; 2 * nprocs],
             serialized: false,
             counts_known: false,
+            recv_kept: false,
         }
     }
 
@@ -302,6 +306,7 @@ impl Mpi {
         }
         self.serialized = work;
         self.counts_known = all & (flags::WORK | flags::GET) != 0;
+        self.recv_kept = all & flags::GET == 0;
         Ok(all)
     }
 
@@ -511,6 +516,11 @@ impl Mpi {
                     let op = r.word();
                     let elem = ((op >> 32) as usize).max(1);
                     q.push_combining_put(slot, byte_offset, bytes, at, op, elem);
+                } else if !large && self.recv_kept {
+                    // Applied from where it arrived: `recv` is not written again in this sync.
+                    let from = r.bytes(len).as_ptr() as usize;
+                    q.push_put_record(slot, byte_offset, len, PutSrc::Direct(from));
+                    continue;
                 } else {
                     q.push_put_record(slot, byte_offset, bytes, PutSrc::Buffered(at));
                 }
