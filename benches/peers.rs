@@ -35,7 +35,7 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use bsp::Ctx;
+use bsp::{Ctx, Reg};
 
 const LARGE_BYTES: usize = 8 << 20;
 const LARGE_WORDS: usize = LARGE_BYTES / 8;
@@ -146,7 +146,10 @@ fn bench_gl(ctx: &mut Ctx, c: Counts) {
     ctx.unregister(dest);
 }
 
-fn bench_puts(ctx: &mut Ctx, c: Counts, batch: bool) {
+/// Times supersteps of `c.puts` one-word puts to the next process, word i to index i, each
+/// issued by `issue(ctx, dst, next, first)` (words `first`, `first + 1`, ...), and reports the
+/// median as `name`.
+fn time_puts(ctx: &mut Ctx, c: Counts, name: &str, mut issue: impl FnMut(&mut Ctx, &Reg<u64>, usize, u64)) {
     let (p, s) = (ctx.nprocs(), ctx.pid());
     let next = (s + 1) % p;
     let dst = ctx.register(vec![0u64; c.puts]);
@@ -156,18 +159,7 @@ fn bench_puts(ctx: &mut Ctx, c: Counts, batch: bool) {
         // block 0 warms up
         let t0 = ctx.time();
         for _ in 0..c.put_steps {
-            if batch {
-                let mut puts = ctx.put_batch(&dst);
-                for i in 0..c.puts {
-                    let w = step * c.puts as u64 + i as u64;
-                    puts.put(next, &w, i);
-                }
-            } else {
-                for i in 0..c.puts {
-                    let w = step * c.puts as u64 + i as u64;
-                    ctx.put(next, &w, &dst, i);
-                }
-            }
+            issue(ctx, &dst, next, step * c.puts as u64);
             ctx.sync();
             step += 1;
         }
@@ -176,10 +168,30 @@ fn bench_puts(ctx: &mut Ctx, c: Counts, batch: bool) {
         }
     }
     let last = (step - 1) * c.puts as u64 + (c.puts - 1) as u64;
-    assert_eq!(dst.local(ctx)[c.puts - 1], last, "process {s}: the last put word");
-    report(ctx, if batch { "puts_batch_us" } else { "puts_us" }, 1e6 * median(t));
+    assert_eq!(dst.local(ctx)[c.puts - 1], last, "process {s}: the last put word ({name})");
+    report(ctx, name, 1e6 * median(t));
     ctx.unregister(dst);
 }
+
+fn bench_puts(ctx: &mut Ctx, c: Counts) {
+    time_puts(ctx, c, "puts_us", |ctx, dst, next, first| {
+        for i in 0..c.puts {
+            ctx.put(next, &(first + i as u64), dst, i);
+        }
+    });
+}
+
+// BEGIN put_batch: `scripts/peers --base REV` removes this block (and the line that calls it)
+// where REV has no `put_batch`.
+fn bench_puts_batch(ctx: &mut Ctx, c: Counts) {
+    time_puts(ctx, c, "puts_batch_us", |ctx, dst, next, first| {
+        let mut batch = ctx.put_batch(dst);
+        for i in 0..c.puts {
+            batch.put(next, &(first + i as u64), i);
+        }
+    });
+}
+// END put_batch
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -269,8 +281,8 @@ fn main() -> ExitCode {
         assert!(ctx.nprocs() >= 2, "the peer benchmark needs at least 2 processes, has {}", ctx.nprocs());
         bench_sync(ctx, counts);
         bench_gl(ctx, counts);
-        bench_puts(ctx, counts, false);
-        bench_puts(ctx, counts, true);
+        bench_puts(ctx, counts);
+        bench_puts_batch(ctx, counts); // put_batch
         bench_large(ctx, counts);
     }));
     ExitCode::SUCCESS
