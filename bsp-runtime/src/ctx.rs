@@ -73,9 +73,6 @@ pub struct Ctx {
     /// Which of the two outboxes the current superstep writes. It alternates at every sync,
     /// except after one that ended with every reader done (`Engine::end_outbox_reads`).
     parity: usize,
-    /// Set by a sync whose readers are all done with this superstep's outbox: the next
-    /// superstep writes the same one.
-    pub(crate) keep_outbox: bool,
     start: Instant,
     pub(crate) state: RefCell<State>,
     pub(crate) recv: Recv,
@@ -106,7 +103,6 @@ impl Ctx {
             nprocs,
             step: 0,
             parity: 0,
-            keep_outbox: false,
             start: Instant::now(),
             state: RefCell::new(State {
                 table: Table::default(),
@@ -190,13 +186,17 @@ impl Ctx {
         self.parity
     }
 
-    /// Moves to the next superstep's outbox: the other one, unless the sync just ended with
-    /// every reader done with this one.
+    /// Moves to the next superstep's outbox (at the end of a sync).
     #[inline]
     pub(crate) fn advance_parity(&mut self) {
-        if !std::mem::take(&mut self.keep_outbox) {
-            self.parity ^= 1;
-        }
+        self.parity ^= 1;
+    }
+
+    /// Makes the next superstep write this superstep's outbox again, once every reader is done
+    /// with it (the end of a sync, before `advance_parity`, which this undoes).
+    #[inline]
+    pub(crate) fn keep_outbox(&mut self) {
+        self.parity ^= 1;
     }
 
     /// This process's outbox for the current superstep.

@@ -191,7 +191,11 @@ impl Ctx {
             // reads this superstep's outboxes any more, so that the next superstep refills the
             // same ones while they are still in the cache.
             if all & flags::BULK != 0 {
-                ctx.keep_outbox = engine.end_outbox_reads()?;
+                if engine.end_outbox_reads()? {
+                    // The last use of the parity in this sync: nothing reads an outbox after
+                    // this phase, and `next_superstep` moves on from the flipped value.
+                    ctx.keep_outbox();
+                }
             }
             Ok(())
         });
