@@ -190,12 +190,10 @@ impl Ctx {
             // 6. After bulk buffered puts, wait (where the engine can, cheaply) until nobody
             // reads this superstep's outboxes any more, so that the next superstep refills the
             // same ones while they are still in the cache.
-            if all & flags::BULK != 0 {
-                if engine.end_outbox_reads()? {
-                    // The last use of the parity in this sync: nothing reads an outbox after
-                    // this phase, and `next_superstep` moves on from the flipped value.
-                    ctx.keep_outbox();
-                }
+            // The last use of the parity in this sync: nothing reads an outbox after this phase,
+            // and `next_superstep` moves on from the flipped value.
+            if all & flags::BULK != 0 && engine.end_outbox_reads()? {
+                ctx.keep_outbox();
             }
             Ok(())
         });
