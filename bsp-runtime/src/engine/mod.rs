@@ -9,9 +9,10 @@
 //! |---|---|---|
 //! | launch and finish | one thread per process, joined by the caller | one rank per process; surplus ranks idle |
 //! | the outboxes ([`Outbox`]) | in the run's shared `Group`, two per process (by superstep parity) | two per rank, in the rank's engine |
-//! | combining flags ([`Engine::combine`]) | the combining barrier (`barrier.rs`) | one `MPI_Allreduce` (bitwise or) |
-//! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one `MPI_Alltoall` of counts and one `MPI_Alltoallv` |
-//! | serving reads ([`Engine::read`]) | the requester copies get sources and calls the owners' extension objects itself | request/reply: owners answer in a second `MPI_Alltoallv` |
+//! | combining flags ([`Engine::combine`], at a sync `AnyEngine::arrive`) | the combining barrier (`barrier.rs`) | the flags and the size of what follows, two words to every rank: one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more |
+//! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks, `MPI_Alltoallv` beyond) |
+//! | serving reads ([`Engine::read`]) | the requester copies get sources and calls the owners' extension objects itself | request/reply: owners answer in a second exchange of blocks |
+//! | reusing an outbox after bulk puts ([`Engine::end_outbox_reads`]) | one more barrier | nothing to wait for |
 //! | ends of phases ([`Engine::end_reads`], [`Engine::end_puts`]) | a barrier each | nothing (the exchange already synchronised) |
 //! | failure ([`Fate`]) | the barrier is poisoned, so every waiter wakes | a rank that fails alone calls `MPI_Abort` |
 //!
@@ -20,8 +21,10 @@
 //! every process, with the same `all` flags everywhere (so every process makes the same calls):
 //!
 //! 1. [`combine`](Engine::combine)`(flags)` returns the OR of every process's flags, after every
-//!    process has finished writing its outbox for the superstep. If `all` says nobody queued
-//!    anything, the sync ends here (an empty superstep costs one `combine`). If some process
+//!    process has finished writing its outbox for the superstep (at a sync and at the end of the
+//!    SPMD function it is called as `AnyEngine::arrive`, which lets an engine start the exchange
+//!    in the same step). If `all` says nobody queued anything, the sync ends here (an empty
+//!    superstep costs one `combine`). If some process
 //!    ended its SPMD function instead of syncing, [`statuses`](Engine::statuses) follows (a
 //!    collective) and the run fails.
 //! 2. [`exchange`](Engine::exchange) makes a [`Peers`] view ([`peers`](Engine::peers)): every
@@ -41,6 +44,10 @@
 //!    `hpput`, calls [`end_puts`](Engine::end_puts), which may return only when no process reads
 //!    this process's hpput sources any more. Then extension records, messages and registration
 //!    changes are applied from the same view.
+//! 5. If any process had a bulk buffered put (`flags::BULK`),
+//!    [`end_outbox_reads`](Engine::end_outbox_reads) says (after waiting, if it must) whether
+//!    nobody reads this superstep's outboxes any more; if so, the next superstep writes the same
+//!    outboxes again instead of the other pair.
 //!
 //! `end_reads` and `end_puts` are called even when a phase of this process panicked (the panic
 //! is held until they return, so that memory others still read is not freed by the unwinding).
