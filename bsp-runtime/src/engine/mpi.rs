@@ -840,7 +840,11 @@ where
             "MPI can be started only once per program, and an earlier SPMD run already used it".to_string(),
         ));
     }
-    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Serialized) else {
+    // `MPI_THREAD_SINGLE`: every MPI call of the run is made on this thread (the rank's SPMD
+    // function runs on it; the threads of a nested run never call MPI), and at any higher level
+    // Open MPI takes a lock in every call (~0.1 µs each on the machine of PERFORMANCE.md, more
+    // than the whole of an empty sync's own work).
+    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Single) else {
         return Err(Error::launch("MPI was already initialised by someone else".to_string()));
     };
     ACTIVE.store(true, Ordering::Relaxed);

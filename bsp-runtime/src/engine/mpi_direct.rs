@@ -81,7 +81,7 @@ pub(crate) struct Transfers {
 }
 
 // SAFETY: `MPI_Request` is an opaque handle (a pointer in Open MPI); the transfers are used by the
-// rank's one thread (MPI is initialised `MPI_THREAD_SERIALIZED`).
+// rank's one thread (MPI is initialised `MPI_THREAD_SINGLE`: only that thread calls MPI).
 unsafe impl Send for Transfers {}
 
 impl std::fmt::Debug for Transfers {
