@@ -110,7 +110,21 @@ pub(crate) struct Mpi {
     /// Set by `arrive` when no rank has gets: `recv` then holds the exchange's blocks until the
     /// end of the sync (no reply exchange reuses it), and puts are applied from it in place.
     recv_kept: bool,
+    /// Two ranks: the arrival's message to the other rank and from it (`[flags, words, block]`,
+    /// the block inline when it is small: `INLINE`), and whether the blocks of this sync went
+    /// inline each way (so that the exchange of blocks skips that direction).
+    arrive_msg: Vec<u64>,
+    arrive_got: Vec<u64>,
+    inline_sent: bool,
+    inline_got: bool,
 }
+
+/// In the size word of a two-rank arrival: the block follows in the same message.
+const INLINE: u64 = 1 << 63;
+
+/// The longest arrival message that carries its block (in words): under Open MPI's eager limit
+/// for shared memory (4 KiB), so that the message stays one copy, without a rendezvous.
+const INLINE_WORDS: usize = 480;
 
 /// Up to this many ranks, the exchange of blocks is a message to and from each other rank
 /// (`all_to_all_v`), beyond, one `MPI_Alltoallv`.
@@ -263,6 +277,10 @@ impl Mpi {
             serialized: false,
             counts_known: false,
             recv_kept: false,
+            arrive_msg: Vec::with_capacity(INLINE_WORDS),
+            arrive_got: vec![0; INLINE_WORDS],
+            inline_sent: false,
+            inline_got: false,
         }
     }
 
@@ -284,18 +302,28 @@ impl Mpi {
             let words = if work { self.send_counts[q] as u64 } else { HEADER_WORDS as u64 };
             self.arrive_out.extend_from_slice(&[flags, words]);
         }
+        (self.inline_sent, self.inline_got) = (false, false);
         if self.arrive_in.len() == 4 {
             // Two ranks: the exchange is one `MPI_Sendrecv` with the other (as `MPI_Barrier`
-            // is), without the collective's own overhead.
+            // is), without the collective's own overhead; a small block rides along, so that a
+            // superstep of a little communication costs one message each way.
             let me = self.comm.rank() as usize;
             let other = 1 - me;
             self.arrive_in[2 * me..2 * me + 2].copy_from_slice(&self.arrive_out[2 * me..2 * me + 2]);
-            swap_words(
-                &self.comm,
-                other,
-                &self.arrive_out[2 * other..2 * other + 2],
-                &mut self.arrive_in[2 * other..2 * other + 2],
-            );
+            self.arrive_msg.clear();
+            self.arrive_msg.extend_from_slice(&self.arrive_out[2 * other..2 * other + 2]);
+            let words = self.arrive_msg[1] as usize;
+            if work && 2 + words <= INLINE_WORDS {
+                // The block for the other rank: after the own block if that comes first.
+                let at = if other == 0 { 0 } else { self.send_counts[0] as usize };
+                self.arrive_msg[1] |= INLINE;
+                self.arrive_msg.extend_from_slice(&self.send[at..at + words]);
+                self.inline_sent = true;
+            }
+            swap_words(&self.comm, other, &self.arrive_msg, &mut self.arrive_got);
+            self.arrive_in[2 * other] = self.arrive_got[0];
+            self.arrive_in[2 * other + 1] = self.arrive_got[1] & !INLINE;
+            self.inline_got = self.arrive_got[1] & INLINE != 0;
         } else {
             self.comm.all_to_all_into(&self.arrive_out[..], &mut self.arrive_in[..]);
         }
@@ -425,8 +453,8 @@ impl Mpi {
     }
 
     /// The blocks of `send` (by `send_counts`) to every rank, into `recv` (by `recv_counts`):
-    /// an `MPI_Alltoallv`.
-    fn all_to_all_v(&mut self) {
+    /// an `MPI_Alltoallv`. `inline`: the blocks that went with the arrival, as (sent, got).
+    fn all_to_all_v(&mut self, inline: (bool, bool)) {
         displacements(&self.send_counts, &mut self.send_displs, "everything this rank sends");
         displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
         let total: usize = self.recv_counts.iter().map(|&c| c as usize).sum();
@@ -450,11 +478,16 @@ impl Mpi {
         let (send, recv) = (self.send.as_ptr() as usize, self.recv.as_mut_ptr() as usize);
         for q in (0..p).filter(|&q| q != me) {
             let (at, words) = (self.recv_displs[q] as usize, self.recv_counts[q] as usize);
+            if inline.1 {
+                // Two ranks, and the other's block came with its arrival.
+                self.recv[at..at + words].copy_from_slice(&self.arrive_got[2..2 + words]);
+                continue;
+            }
             // SAFETY: rank q's block of `recv` (inside `total` words), written by nothing else
             // and read only after `wait` below.
             unsafe { self.block_transfers.receive(&self.comm, q, BLOCK_TAG, recv + 8 * at, 8 * words) };
         }
-        for q in (0..p).filter(|&q| q != me) {
+        for q in (0..p).filter(|&q| q != me && !inline.0) {
             let (at, words) = (self.send_displs[q] as usize, self.send_counts[q] as usize);
             // SAFETY: the block for rank q of `send`, unchanged until `wait` below.
             unsafe { self.block_transfers.send(&self.comm, q, BLOCK_TAG, send + 8 * at, 8 * words) };
@@ -636,7 +669,7 @@ impl Mpi {
             }
         }
         self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
-        self.all_to_all_v();
+        self.all_to_all_v((false, false));
         let st = ctx.state.get_mut();
         // DRMA gets, in issue order, from the front of each owner's block (large ones arrive
         // point to point).
@@ -724,7 +757,8 @@ impl Engine for Mpi {
         if !std::mem::take(&mut self.counts_known) {
             self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
         }
-        self.all_to_all_v();
+        let inline = (std::mem::take(&mut self.inline_sent), std::mem::take(&mut self.inline_got));
+        self.all_to_all_v(inline);
         self.deserialize();
         self.plan_large_puts();
         Ok(())
