@@ -8,7 +8,8 @@
 //! - every sync starts with an exchange of two words between every pair of ranks: the rank's
 //!   flags (their OR is what the threads engine's combining barrier gives) and the size of the
 //!   block it will send to the other. On two ranks that is one `MPI_Sendrecv` (what an
-//!   `MPI_Barrier` costs), on more one `MPI_Alltoall`. An empty sync is that one exchange;
+//!   `MPI_Barrier` costs), which also carries the block itself when it is small (up to 480
+//!   words); on more ranks one `MPI_Alltoall`. An empty sync is that one exchange;
 //! - otherwise each rank serialises, for every destination, its collective bookkeeping and what
 //!   it queued for that destination (puts with their data — hpput sources are read here, so no
 //!   staging copy is made at the call —, messages, extension records, get requests), and the
