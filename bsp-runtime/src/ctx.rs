@@ -10,8 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::bsmp::{Recv, TagState};
-use crate::drma::GetRec;
-use crate::engine::{AnyEngine, Fate, Outboxes};
+use crate::engine::{AnyEngine, Endpoint, Fate, Outboxes, ReadResults};
 use crate::exchange::{Outbox, Pending};
 use crate::reg::Table;
 use crate::Error;
@@ -23,15 +22,12 @@ pub(crate) struct Stop;
 /// What a process accumulates during one superstep, besides its outbox.
 pub(crate) struct State {
     pub table: Table,
-    pub gets: Vec<GetRec>,
-    pub get_stage: Vec<u8>,
-    /// Requests to extension objects, answered in the get phase (`ext.rs`), their parts and
-    /// bytes, and scratch for the replies (engines that answer requests in place).
+    /// The callbacks of requests to extension objects (`ext.rs`); the requests' parts travel in
+    /// the outbox.
     pub requests: Vec<crate::ext::ExtRequest>,
-    pub req_parts: Vec<crate::ext::ReqPart>,
-    pub req_data: Vec<u8>,
-    pub req_reply: Vec<u8>,
-    pub req_ranges: Vec<std::ops::Range<usize>>,
+    /// What the engine's read phase left for the put phase: staged get results, extension
+    /// replies.
+    pub read: ReadResults,
     pub tag: TagState,
     /// Operators of combining puts, by number (`combine.rs`).
     pub combiners: Vec<crate::combine::Op>,
@@ -92,9 +88,10 @@ impl std::fmt::Debug for Ctx {
 }
 
 impl Ctx {
-    /// Process `pid` of `nprocs`, on `engine`, which keeps its outboxes at `outboxes` (valid, and
-    /// written only by this process outside its syncs, for as long as the engine lives).
-    pub(crate) fn new(fate: Arc<Fate>, engine: AnyEngine, outboxes: Outboxes, pid: usize, nprocs: usize) -> Self {
+    /// The process at `endpoint`, whose engine keeps its outboxes (valid, and written only by
+    /// this process outside its syncs, for as long as the engine lives).
+    pub(crate) fn new(endpoint: Endpoint) -> Self {
+        let Endpoint { engine, pid, nprocs, outboxes, fate } = endpoint;
         Ctx {
             fate,
             engine: Some(engine),
@@ -106,13 +103,8 @@ impl Ctx {
             start: Instant::now(),
             state: RefCell::new(State {
                 table: Table::default(),
-                gets: Vec::new(),
-                get_stage: Vec::new(),
                 requests: Vec::new(),
-                req_parts: Vec::new(),
-                req_data: Vec::new(),
-                req_reply: Vec::new(),
-                req_ranges: Vec::new(),
+                read: ReadResults::default(),
                 tag: TagState::default(),
                 combiners: Vec::new(),
                 flags: 0,
@@ -214,6 +206,18 @@ impl Ctx {
         // switches parity only after every reader is done); the caller holds no other reference
         // to it (this function's contract).
         unsafe { &mut *self.outbox_ptr() }
+    }
+
+    /// This process's outbox for the current superstep, to read during its sync.
+    ///
+    /// # Safety
+    /// The caller must call it inside a sync, after `combine` and before the outbox is cleared
+    /// for the next superstep, where nothing writes the outbox.
+    #[inline]
+    pub(crate) unsafe fn outbox_shared(&self) -> &Outbox {
+        // SAFETY: nothing writes the outbox in that window (the caller's contract), so shared
+        // references to it may coexist.
+        unsafe { &*self.outbox_ptr() }
     }
 
     /// Where this process's outbox for the current superstep is (for [`outbox`](Ctx::outbox)

@@ -13,25 +13,9 @@
 //! Offsets and lengths are in elements. Zero-length transfers validate pid and registration and
 //! move nothing (D7).
 
-use crate::exchange::{flags, PutSrc};
+use crate::exchange::{flags, GetRec, PutSrc};
 use crate::reg::Remote;
 use crate::{AsRemote, Ctx, Elems, GetDest, Superstep, Value};
-
-/// A get queued for the sync.
-#[derive(Clone, Copy, Debug)]
-#[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "pid, slot and offset are for the MPI engine"))]
-pub(crate) struct GetRec {
-    /// The source: process, registration slot and byte offset (for engines that ask the owner).
-    pub pid: usize,
-    pub slot: u32,
-    pub byte_offset: usize,
-    /// Address of the source in the target's memory (threads engine).
-    pub src_addr: usize,
-    pub bytes: usize,
-    pub dst_addr: usize,
-    /// The destination lies in this process's registered memory: write it after the get phase.
-    pub staged: bool,
-}
 
 impl Ctx {
     /// Copies `src` into `dst` at `offset` on process `pid` at the next sync (`bsp_put`).
@@ -87,7 +71,12 @@ impl Ctx {
         let dst_addr = dst as usize;
         let mut st = self.state.borrow_mut();
         let staged = st.table.overlaps_local(dst_addr, r.bytes);
-        st.gets.push(GetRec {
+        st.flags |= flags::GET | flags::WORK;
+        st.pending.gets += 1;
+        drop(st);
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let out = unsafe { self.outbox() };
+        out.gets.push(GetRec {
             pid,
             slot: r.slot,
             byte_offset: r.byte_offset,
@@ -96,11 +85,8 @@ impl Ctx {
             dst_addr,
             staged,
         });
-        st.flags |= flags::GET | flags::WORK;
-        st.pending.gets += 1;
-        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
-        let q = unsafe { self.outbox() }.dest(pid); // stats: what this process asks of `pid`
-        (q.gets, q.get_bytes) = (q.gets + 1, q.get_bytes + r.bytes); // stats:
+        let q = out.dest(pid); // stats: what this process asks of `pid`
+        (q.gets, q.get_bytes) = (q.gets + 1, q.get_bytes + r.bytes);
     }
 }
 

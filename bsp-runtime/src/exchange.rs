@@ -1,9 +1,11 @@
 //! What one process publishes at a sync: its outbox.
 //!
-//! This is the engine-neutral description of a superstep's communication. The semantic layer
-//! (`ctx`, `drma`, `bsmp`, `reg`) fills it during the superstep; an engine moves it. Nothing here
-//! is a pointer into another process's memory except [`PutSrc::Direct`], which only the threads
-//! engine creates (an engine without a shared address space copies those bytes instead).
+//! This is the engine-neutral description of a superstep's communication: the collective
+//! bookkeeping, a queue per destination, and the process's gets and extension requests. The
+//! semantic layer (`ctx`, `drma`, `bsmp`, `reg`, `ext`) fills it during the superstep; an engine
+//! moves it. The addresses in it (`PutSrc::Direct`, `GetRec::src_addr`, `PushInfo::addr`) are
+//! valid in the sender's address space only; an engine whose processes do not share it uses the
+//! slot, offset and pid beside them.
 
 use std::collections::HashMap;
 
@@ -176,6 +178,41 @@ impl PutRec {
     }
 }
 
+/// A get queued for the sync.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "pid, slot and offset are for the MPI engine"))]
+pub(crate) struct GetRec {
+    /// The source: process, registration slot and byte offset (for engines that ask the owner).
+    pub pid: usize,
+    pub slot: u32,
+    pub byte_offset: usize,
+    /// Address of the source in the owner's memory (for an engine that shares it).
+    pub src_addr: usize,
+    pub bytes: usize,
+    pub dst_addr: usize,
+    /// The destination lies in this process's registered memory: write it after the get phase.
+    pub staged: bool,
+}
+
+/// One part of a request to extension objects (`ext.rs`): the bytes (`req_data[at..at + len]`
+/// of the outbox) for the object in registration `slot` on `pid`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReqPart {
+    pub pid: usize,
+    pub slot: u32,
+    pub at: usize,
+    pub len: usize,
+}
+
+/// A record queued for an extension object on one destination (`ext.rs`); its bytes are
+/// `ext_data[at..at + len]` of the queue.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ExtRec {
+    pub slot: u32,
+    pub at: usize,
+    pub len: usize,
+}
+
 /// One message to one destination; tag and payload live in the queue's `msg_data`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MsgRec {
@@ -221,7 +258,7 @@ pub(crate) struct DestQueue {
     pub msgs: Vec<MsgRec>,
     pub msg_data: Vec<u8>,
     /// Records for extension objects (`ext.rs`).
-    pub ext: Vec<crate::ext::ExtRec>,
+    pub ext: Vec<ExtRec>,
     pub ext_data: Vec<u8>,
     /// Messages on the runtime's own channel (`channel.rs`); only `payload_len` and `at` are used.
     pub sys_msgs: Vec<MsgRec>,
@@ -390,6 +427,11 @@ pub(crate) struct Outbox {
     dense: Vec<u32>,
     sparse: HashMap<usize, u32>,
     pub meta: Meta,
+    /// This process's gets of the superstep, in issue order.
+    pub gets: Vec<GetRec>,
+    /// The parts of this process's requests to extension objects, and their bytes.
+    pub req_parts: Vec<ReqPart>,
+    pub req_data: Vec<u8>,
     used: usize,
     /// The pid of `queues[i]`.
     dests: Vec<usize>,
@@ -434,6 +476,9 @@ impl Outbox {
         }
         self.meta.pending = Pending::default();
         self.meta.arrival = Arrival::Sync;
+        self.gets.clear();
+        self.req_parts.clear();
+        self.req_data.clear();
     }
 
     fn clear_queues(&mut self) {

@@ -20,7 +20,7 @@
 use std::any::Any;
 use std::sync::Arc;
 
-use crate::exchange::flags;
+use crate::exchange::{flags, ExtRec, ReqPart};
 use crate::Ctx;
 
 /// An object that other processes can address at the sync.
@@ -39,22 +39,14 @@ pub(crate) trait ExtTarget: Any + Send + Sync {
     fn serve(&self, src: usize, request: &[u8], reply: &mut Vec<u8>);
 }
 
-/// One part of a request: the bytes for the object on `pid`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ReqPart {
-    pub pid: usize,
-    pub slot: u32,
-    pub at: usize,
-    pub len: usize,
-}
-
 /// The callback of a request, with its lifetime erased (see [`Ctx::request_ext`]).
 pub(crate) type OnReply = OnReplyIn<'static>;
 
 /// The callback of a request, borrowing for `'s`.
 pub(crate) type OnReplyIn<'s> = Box<dyn FnOnce(&mut dyn Iterator<Item = &[u8]>) + 's>;
 
-/// A request queued for the get phase: its parts (a range of `State::req_parts`) and callback.
+/// A request queued for the get phase: its parts (a range of the outbox's `req_parts`) and
+/// callback.
 pub(crate) struct ExtRequest {
     pub parts: std::ops::Range<usize>,
     pub on_reply: OnReply,
@@ -67,14 +59,6 @@ pub(crate) struct ExtReg {
     pub serial: u64,
     pub run_id: u64,
     pub pid: usize,
-}
-
-/// A record queued for an extension object on one destination.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ExtRec {
-    pub slot: u32,
-    pub at: usize,
-    pub len: usize,
 }
 
 impl Ctx {
@@ -143,17 +127,18 @@ impl Ctx {
         parts: impl IntoIterator<Item = (usize, &'b [u8])>,
         on_reply: OnReplyIn<'s>,
     ) {
-        let mut st = self.state.borrow_mut();
-        let first = st.req_parts.len();
+        // SAFETY: the only outbox reference of this call, dropped before anything else takes
+        // it (`Ctx::outbox`); `ext_addr` does not take it.
+        let out = unsafe { self.outbox() };
+        let first = out.req_parts.len();
         for (pid, bytes) in parts {
-            drop(st);
             self.ext_addr(op, pid, r);
-            st = self.state.borrow_mut();
-            let at = st.req_data.len();
-            st.req_data.extend_from_slice(bytes);
-            st.req_parts.push(ReqPart { pid, slot: r.slot, at, len: bytes.len() });
+            let at = out.req_data.len();
+            out.req_data.extend_from_slice(bytes);
+            out.req_parts.push(ReqPart { pid, slot: r.slot, at, len: bytes.len() });
         }
-        let parts = first..st.req_parts.len();
+        let parts = first..out.req_parts.len();
+        let mut st = self.state.borrow_mut();
         // SAFETY: lifetime erasure only; the caller guarantees the borrows outlive the point
         // where the callback runs (the get phase of the next sync) and that dropping it touches
         // none of them.
@@ -163,46 +148,17 @@ impl Ctx {
         st.pending.gets += 1;
     }
 
-    /// Answers this process's requests by calling the owners' objects directly (threads
-    /// engine, get phase): every process is inside the sync and nobody writes the objects.
-    /// The replies are only collected here; [`Ctx::deliver_replies`] hands them to the
-    /// callbacks after the get-phase barrier, because a callback writes its destination, which
-    /// may be memory that other processes read in this phase (registered memory, GP elements).
-    pub(crate) fn serve_requests_shared(&mut self) {
-        let st = self.state.get_mut();
-        let mut reply = std::mem::take(&mut st.req_reply);
-        let mut ranges = std::mem::take(&mut st.req_ranges);
-        reply.clear();
-        ranges.clear();
-        let st = self.state.borrow();
-        // One reply range per part, in part order (parts of all requests are contiguous).
-        for part in &st.req_parts {
-            let entry = st.table.entries[part.slot as usize].as_ref().expect("a request checked at the call");
-            let handler = entry.handlers[part.pid];
-            // SAFETY: `handler` is the address of the `Arc<dyn ExtTarget>` that process
-            // `part.pid` keeps boxed in its table entry for this registration (published
-            // when the registration took effect, in the same address space); it stays
-            // there until the registration is gone, which is after this get phase.
-            let target = unsafe { &*(handler as *const Arc<dyn ExtTarget>) };
-            let start = reply.len();
-            target.serve(self.pid, &st.req_data[part.at..part.at + part.len], &mut reply);
-            ranges.push(start..reply.len());
-        }
-        drop(st);
-        let st = self.state.get_mut();
-        st.req_reply = reply;
-        st.req_ranges = ranges;
-    }
-
-    /// Hands the replies collected by [`Ctx::serve_requests_shared`] to the requests'
-    /// callbacks, in request order (threads engine, after the get-phase barrier, before puts).
+    /// Hands the replies that the engine's read phase collected (`ReadResults`) to the
+    /// requests' callbacks, in request order (after the get-phase barrier, before puts: a
+    /// callback writes its destination, which may be memory that other processes read in the
+    /// get phase, such as registered memory or GP elements).
     pub(crate) fn deliver_replies(&mut self) {
         let st = self.state.get_mut();
         if st.requests.is_empty() {
             return;
         }
         let requests = std::mem::take(&mut st.requests);
-        let (reply, ranges) = (&st.req_reply, &st.req_ranges);
+        let (reply, ranges) = (&st.read.reply, &st.read.ranges);
         for request in requests {
             (request.on_reply)(&mut ranges[request.parts.clone()].iter().map(|r| &reply[r.clone()]));
         }

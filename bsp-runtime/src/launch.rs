@@ -1,8 +1,9 @@
 //! SPMD launch: how many processes, running one, catching its failure.
 //!
 //! No global state: every run has its own engine state, so runs may follow each other and a
-//! process may start a nested run (D13). The engine (`engine/`) starts the processes and joins
-//! them; each runs [`process`]: the SPMD function, then the collective end of the run.
+//! process may start a nested run (D13). The engine (`engine/`) provides the places where
+//! processes run (an `Endpoint` each) and joins them; at each, this file builds the process's
+//! [`Ctx`] and runs [`process`]: the SPMD function, then the collective end of the run.
 //!
 //! Failure (D14): the first panic or `abort` is recorded with its pid in the run's `Fate`, which
 //! wakes the processes waiting in a sync, and processes that are computing stop at their next
@@ -12,6 +13,7 @@ use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::ctx::Stop;
+use crate::engine::Want;
 use crate::{Ctx, Error};
 
 /// The environment variable that sets the number of processes.
@@ -132,20 +134,15 @@ impl Launch {
     /// If `BSP_NPROCS` is set but is not a positive integer, if the number is 0, or under
     /// `mpirun` if more processes are asked for than there are ranks.
     pub fn nprocs(&self) -> Result<usize, Error> {
-        crate::engine::nprocs(self)
+        crate::engine::nprocs(self.want()?)
     }
 
-    /// The number of processes for an engine whose default is `default`: the one asked for,
-    /// else `default_procs`, else `default`.
+    /// What this launch asks the engine for.
     ///
     /// # Errors
-    /// As [`nprocs`](Launch::nprocs), for a bad `BSP_NPROCS` or 0.
-    pub(crate) fn procs_or(&self, default: impl FnOnce() -> usize) -> Result<usize, Error> {
-        let p = self.requested_procs()?.or(self.default_procs).unwrap_or_else(default);
-        if p == 0 {
-            return Err(Error::launch("cannot run an SPMD program on 0 processes".to_string()));
-        }
-        Ok(p)
+    /// As [`nprocs`](Launch::nprocs), for a bad `BSP_NPROCS`.
+    fn want(&self) -> Result<Want, Error> {
+        Ok(Want { requested: self.requested_procs()?, default: self.default_procs })
     }
 
     /// Runs `f` on every process and returns the results, indexed by pid.
@@ -157,7 +154,7 @@ impl Launch {
         R: Send,
         F: Fn(&mut Ctx) -> R + Sync,
     {
-        crate::engine::launch(&self, f)
+        crate::engine::launch(self.want()?, |endpoint| process(Ctx::new(endpoint), &f))
     }
 }
 

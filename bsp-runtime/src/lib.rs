@@ -61,7 +61,7 @@
 //!   and so are the results of GP reads; hpput sources in registered memory are copied at the
 //!   call; GP elements can be borrowed mutably only with `&mut Ctx`, so never as a get
 //!   destination. The protocol is written down in
-//!   `sync.rs` and `engine/threads.rs`; every `unsafe` block states its part of it.
+//!   `sync.rs` and `engine/threads/mod.rs`; every `unsafe` block states its part of it.
 //!
 //! # Errors
 //! Misuse is reported at the call, in that process, with the pid, operation, registration,
@@ -69,7 +69,6 @@
 //! name the superstep. Either way every process stops promptly and the launcher returns the first
 //! [`Error`]. Nothing hangs.
 
-mod barrier;
 mod batch;
 mod bsmp;
 mod channel;

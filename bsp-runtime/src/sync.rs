@@ -33,8 +33,8 @@
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-use crate::engine::{AnyEngine, Engine, Poisoned};
-use crate::exchange::{flags, Arrival, DestQueue, Meta, Pending, PutSrc, LANDED};
+use crate::engine::{AnyEngine, Engine, Peers, Poisoned, Status};
+use crate::exchange::{flags, Arrival, Pending, PutSrc, LANDED};
 use crate::reg::RegState;
 use crate::stats::Traffic;
 use crate::Ctx;
@@ -68,7 +68,7 @@ impl Ctx {
         let all = self.combine(flags::SYNC | mine);
         if all & flags::END != 0 {
             let status = Status { arrival: Arrival::Sync, step: self.step, pending: Pending::default() };
-            let statuses = self.with_engine(|ctx, e| e.statuses(ctx, status));
+            let statuses = self.with_engine(|_, e| e.statuses(status));
             self.fail_end(all, &statuses);
         }
         if all & (flags::WORK | flags::GET) != 0 {
@@ -88,7 +88,7 @@ impl Ctx {
     fn combine(&mut self, flags: u64) -> u64 {
         self.stats.before_wait(); // the combine is the sync's wait
         let parity = self.parity();
-        let all = self.engine.as_mut().map(|e| e.arrive(&self.state, parity, flags));
+        let all = self.engine.as_mut().map(|e| e.arrive(parity, flags));
         self.stats.after_wait();
         match all {
             Some(Ok(all)) => all,
@@ -130,7 +130,7 @@ impl Ctx {
         self.with_engine(|ctx, engine| {
             // 2. Everyone's bookkeeping and queues; the collective checks.
             held(&mut failure, || {
-                engine.exchange(ctx)?;
+                engine.exchange()?;
                 if all & flags::COLLECTIVE != 0 {
                     ctx.check_collectives(engine.peers());
                 }
@@ -139,7 +139,8 @@ impl Ctx {
             // 3. Gets and extension requests read their sources before any put lands (D1).
             if all & flags::GET != 0 {
                 held(&mut failure, || {
-                    engine.read(ctx);
+                    let st = ctx.state.get_mut();
+                    engine.read(&st.table, &mut st.read);
                     Ok(())
                 })?;
                 ctx.stats.before_wait();
@@ -152,7 +153,7 @@ impl Ctx {
                     ctx.deliver_replies();
                     ctx.write_staged_gets();
                 }
-                engine.land_puts(ctx)?;
+                engine.land_puts(&ctx.state.get_mut().table)?;
                 // The put phase also counts the gets this process served (statistics).
                 let count_gets = all & flags::GET != 0 && ctx.stats.counting();
                 if all & flags::PUT != 0 || count_gets {
@@ -250,13 +251,16 @@ impl Ctx {
     /// Writes the get results that were staged because they land in this process's registered
     /// memory (after `end_reads`: nobody reads it any more in this sync), in issue order.
     fn write_staged_gets(&mut self) {
-        let st = self.state.get_mut();
+        // SAFETY: this process's outbox is only read during the sync (by the engine and, on
+        // threads, by the other processes); the reference is dropped before this returns.
+        let gets = unsafe { &self.outbox_shared().gets };
+        let stage = &self.state.borrow().read.stage;
         let mut at = 0;
-        for g in st.gets.iter().filter(|g| g.staged) {
+        for g in gets.iter().filter(|g| g.staged) {
             // SAFETY: the destination is this process's registered memory, borrowed mutably
             // until the end of this sync; after the get-phase barrier no other process reads it
             // in this sync. The stage holds exactly these bytes, in this order.
-            unsafe { std::ptr::copy_nonoverlapping(st.get_stage[at..].as_ptr(), g.dst_addr as *mut u8, g.bytes) };
+            unsafe { std::ptr::copy_nonoverlapping(stage[at..].as_ptr(), g.dst_addr as *mut u8, g.bytes) };
             at += g.bytes;
         }
     }
@@ -409,10 +413,7 @@ impl Ctx {
     /// rotated tag size.
     pub(crate) fn next_superstep(&mut self) {
         let st = self.state.get_mut();
-        st.gets.clear();
         st.requests.clear();
-        st.req_parts.clear();
-        st.req_data.clear();
         st.flags = 0;
         st.pending = Pending::default();
         st.tag.in_queue = st.tag.in_force;
@@ -436,7 +437,7 @@ impl Ctx {
         let all = self.combine(mine);
         if all & (flags::SYNC | flags::PENDING) != 0 {
             let status = Status { arrival: Arrival::End, step, pending };
-            let statuses = self.with_engine(|ctx, e| e.statuses(ctx, status));
+            let statuses = self.with_engine(|_, e| e.statuses(status));
             self.fail_end(all, &statuses);
         }
     }
@@ -495,56 +496,6 @@ fn held(
         Err(payload) => {
             *failure = Some(payload);
             Ok(())
-        }
-    }
-}
-
-/// How one process arrived at a sync or at the end (for the messages of `fail_end`).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Status {
-    pub arrival: Arrival,
-    pub step: usize,
-    pub pending: Pending,
-}
-
-/// What a sync reads from the other processes: their bookkeeping, and what they queued for
-/// this process. An engine with one address space reads their outboxes in place; one without
-/// memory receives copies.
-pub(crate) trait Peers {
-    /// Process `q`'s collective bookkeeping for this superstep.
-    fn meta(&self, q: usize) -> &Meta;
-    /// What process `src` queued for this process in this superstep, if anything.
-    fn queue(&self, src: usize) -> Option<&DestQueue>;
-    /// The row of the `i`-th registration pushed in this superstep, for a run of `p`
-    /// processes. The rows of all processes are equal, so an engine whose processes share memory
-    /// builds one per registration for all of them (O(p) memory per registration, not O(p²)).
-    fn registration_row(&self, p: usize, i: usize) -> RegRow {
-        RegRow::build(self, p, i)
-    }
-}
-
-/// Every process's part of one registration, in pid order, as each process's table holds it.
-#[derive(Clone)]
-pub(crate) struct RegRow {
-    /// (address, extent in bytes) of each process's memory.
-    pub remote: std::sync::Arc<[(usize, usize)]>,
-    /// Each process's `handler` address (extension registrations; zeros otherwise).
-    pub handlers: std::sync::Arc<[usize]>,
-}
-
-impl RegRow {
-    /// The row of the `i`-th registration pushed in this superstep, from every process's
-    /// bookkeeping.
-    pub(crate) fn build<P: Peers + ?Sized>(peers: &P, p: usize, i: usize) -> RegRow {
-        let ext = (0..p).any(|q| peers.meta(q).pushes[i].handler != 0);
-        RegRow {
-            remote: (0..p)
-                .map(|q| {
-                    let theirs = &peers.meta(q).pushes[i];
-                    (theirs.addr, theirs.bytes)
-                })
-                .collect(),
-            handlers: if ext { (0..p).map(|q| peers.meta(q).pushes[i].handler).collect() } else { [].into() },
         }
     }
 }

@@ -2,14 +2,17 @@
 //!
 //! The BSPlib semantics live above this line, written once: registration tables, queues and
 //! issue order (`ctx`, `reg`, `drma`, `bsmp`), the order of a sync's phases and the checks at a
-//! sync and at the end of the run (`sync.rs`), and starting and joining a process (`launch.rs`).
-//! Those files name no engine. An engine supplies the rest, through the [`Engine`] trait:
+//! sync and at the end of the run (`sync.rs`), and building and running a process (`launch.rs`).
+//! Those files name no engine. An engine supplies the rest, through the [`Engine`] trait, and
+//! nothing here imports `ctx`, `sync` or `launch`: an engine sees a process only as an
+//! [`Endpoint`] (pid, number of processes, outboxes, failure record), the [`Outbox`] it
+//! owns, and the registration [`Table`] it reads.
 //!
 //! | the engine owns | threads ([`threads`]) | MPI (`mpi`, cargo feature `mpi`) |
 //! |---|---|---|
-//! | launch and finish | one thread per process, joined by the caller | one rank per process; surplus ranks idle |
-//! | the outboxes ([`Outbox`]) | in the run's shared `Group`, two per process (by superstep parity) | two per rank, in the rank's engine |
-//! | combining flags ([`Engine::combine`], at a sync `AnyEngine::arrive`) | the combining barrier (`barrier.rs`) | the flags and the size of what follows, two words to every rank: one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more |
+//! | places to run ([`Endpoint`]; `launch.rs` builds the `Ctx` and runs the program there) | one thread per process, joined by the caller | one rank per process; surplus ranks idle |
+//! | the outboxes ([`Outbox`], with the superstep's gets and extension requests) | in the run's shared `Group`, two per process (by superstep parity) | two per rank, in the rank's engine |
+//! | combining flags ([`Engine::combine`], at a sync [`Engine::arrive`]) | the combining barrier (`threads/barrier.rs`) | the flags and the size of what follows, two words to every rank: one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more |
 //! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks, `MPI_Alltoallv` beyond) |
 //! | serving reads ([`Engine::read`]) | the requester copies get sources and calls the owners' extension objects itself | request/reply: owners answer in a second exchange of blocks |
 //! | reusing an outbox after bulk puts ([`Engine::end_outbox_reads`]) | one more barrier | nothing to wait for |
@@ -20,10 +23,10 @@
 //! A sync is driven by `Ctx::sync` (`sync.rs`); the engine sees these calls, in this order, on
 //! every process, with the same `all` flags everywhere (so every process makes the same calls):
 //!
-//! 1. [`combine`](Engine::combine)`(flags)` returns the OR of every process's flags, after every
-//!    process has finished writing its outbox for the superstep (at a sync and at the end of the
-//!    SPMD function it is called as `AnyEngine::arrive`, which lets an engine start the exchange
-//!    in the same step). If `all` says nobody queued anything, the sync ends here (an empty
+//! 1. [`arrive`](Engine::arrive)`(parity, flags)` returns the OR of every process's flags, after
+//!    every process has finished writing its outbox of `parity` for the superstep; it is
+//!    [`combine`](Engine::combine) by default, and lets an engine start the exchange in the same
+//!    step (the MPI engine announces the sizes of its blocks). If `all` says nobody queued anything, the sync ends here (an empty
 //!    superstep costs one `combine`). If some process
 //!    ended its SPMD function instead of syncing, [`statuses`](Engine::statuses) follows (a
 //!    collective) and the run fails.
@@ -55,60 +58,77 @@
 //! stops silently, and the launcher reports the first failure recorded in the [`Fate`].
 //!
 //! Addresses: `PushInfo::addr`/`handler`, `GetRec::src_addr` and `PutSrc::Direct` are addresses
-//! in the sender's memory. Only an engine with one address space (threads) may read through
-//! them; any other engine uses the slot, offset and pid beside them.
+//! in the sender's memory. Only an engine whose processes share the sender's address space may
+//! read through them; any other engine uses the slot, offset and pid beside them.
 //!
-//! # A third engine
-//! A *hybrid* engine (MPI between machines, threads inside each) would be one more
-//! implementation: `launch` starts one thread per local process on every rank; `combine` is the
-//! threads barrier inside the rank followed, on one thread per rank, by the `MPI_Allreduce` of the
-//! rank's combined flags, then a second local barrier to hand the result back; `exchange` lets
-//! local peers read each other's outboxes in place (as threads do) and has one thread per rank
-//! serialise the parts addressed to other ranks into one `MPI_Alltoallv`, then presents both
-//! through one `Peers` view; `read` copies local get sources directly and asks remote owners by
+//! # Adding an engine
+//! An engine is a module here (a file or a folder) and one arm of [`AnyEngine`], the one place
+//! that lists the engines, with its branch in [`launch`] and [`nprocs`]. It provides:
+//! - a way to start processes: a function that, given the [`Want`]ed number of processes and the
+//!   runtime's `body`, calls `body` once per process with that process's [`Endpoint`] (its
+//!   [`AnyEngine`] arm, pid, number of processes, outboxes and [`Fate`]) and collects the results;
+//! - the [`Engine`] trait on the per-process part.
+//!
+//! The pieces of the two engines are reusable by a third: the threads engine's `Group` (the
+//! combining barrier, the outboxes of a set of threads, the shared registration rows), and the
+//! MPI engine's wire format (`mpi::wire`: a `#[repr(C)]` header and the serialised outbox) and
+//! set-up. A *hybrid* engine (MPI between machines, threads inside each) is such a combination:
+//! a `Group` per rank; `arrive` is the rank's barrier, with one thread per rank exchanging the
+//! rank's combined flags and blocks with the other ranks in between; `exchange` presents the
+//! outboxes of local peers in place and the blocks of remote ones deserialised, through one
+//! [`Peers`] view; `read` copies local get sources directly and asks remote owners by
 //! request/reply; `end_reads`/`end_puts` are local barriers, since remote readers work on copies.
-//! Nothing in `sync.rs` or `launch.rs` would change.
 
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;
-#[cfg(feature = "mpi")]
-pub(crate) mod mpi_direct;
-pub(crate) mod placement;
 pub(crate) mod threads;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-pub(crate) use crate::barrier::Poisoned;
-use crate::exchange::Outbox;
-use crate::sync::{Peers, Status};
-use crate::{Ctx, Error, Launch};
+use crate::exchange::{Arrival, DestQueue, Meta, Outbox, Pending};
+use crate::reg::Table;
+use crate::Error;
 
 /// What an engine does for one process (module docs: the contract).
 pub(crate) trait Engine {
+    /// The start of a sync or of the end of the SPMD function (the only engine call of an empty
+    /// sync): arrives with this process's `flags`, its outbox of `parity` complete, and returns
+    /// the OR of every process's flags. An engine may start the exchange here too.
+    fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
+        let _ = parity;
+        self.combine(flags)
+    }
+
     /// Arrives with this process's `flags` and returns the OR of every process's flags.
     fn combine(&mut self, flags: u64) -> Result<u64, Poisoned>;
 
-    /// Every process's arrival, superstep and pending counts (error paths only; collective).
-    fn statuses(&mut self, ctx: &Ctx, mine: Status) -> Result<Vec<Status>, Poisoned>;
+    /// Every process's arrival, superstep and pending counts, after an `arrive` (error paths
+    /// only; collective).
+    fn statuses(&mut self, mine: Status) -> Result<Vec<Status>, Poisoned>;
 
-    /// Makes every process's outbox of this superstep visible to the others.
-    fn exchange(&mut self, ctx: &Ctx) -> Result<(), Poisoned>;
+    /// Makes every process's outbox of this superstep (the parity of the last `arrive`)
+    /// visible to the others.
+    fn exchange(&mut self) -> Result<(), Poisoned>;
 
     /// The view made by the last `exchange`: everyone's bookkeeping, and what each queued for
     /// this process.
     fn peers(&self) -> &dyn Peers;
 
-    /// Completes this process's gets and extension requests (step 3 of the contract).
-    fn read(&mut self, ctx: &mut Ctx);
+    /// Completes this process's gets and extension requests (step 3 of the contract): writes
+    /// the results of gets whose destination is outside registered memory, and leaves the
+    /// others (`GetRec::staged`, in issue order) and the replies to extension requests (one
+    /// range per request part, in part order) in `got`.
+    fn read(&mut self, table: &Table, got: &mut ReadResults);
 
     /// Returns once no process reads this process's registered memory in this sync any more.
     fn end_reads(&mut self) -> Result<(), Poisoned>;
 
     /// Completes the puts whose bytes the engine moves by itself (after get results are written,
-    /// before `sync.rs` applies the others): a put it lands in registered memory becomes an
-    /// empty record in the view, one it lands elsewhere points there (`PutSrc::Direct`).
-    fn land_puts(&mut self, ctx: &mut Ctx) -> Result<(), Poisoned>;
+    /// before `sync.rs` applies the others): a put it lands in registered memory (found in
+    /// `table`) becomes an empty record in the view, one it lands elsewhere points there
+    /// (`PutSrc::Direct`).
+    fn land_puts(&mut self, table: &Table) -> Result<(), Poisoned>;
 
     /// Returns once no process reads this process's hpput sources in this sync any more.
     fn end_puts(&mut self) -> Result<(), Poisoned>;
@@ -119,7 +139,20 @@ pub(crate) trait Engine {
     fn end_outbox_reads(&mut self) -> Result<bool, Poisoned>;
 }
 
-/// The engines this build has. A closed set, so that calls dispatch statically.
+/// What the read phase leaves for the put phase: get results that land in registered memory,
+/// and the replies to extension requests. Kept by the process between syncs (its buffers are
+/// reused).
+#[derive(Debug, Default)]
+pub(crate) struct ReadResults {
+    /// The bytes of the staged gets (`GetRec::staged`), in issue order.
+    pub stage: Vec<u8>,
+    /// The replies to extension requests: `reply[ranges[i]]` answers request part `i`.
+    pub reply: Vec<u8>,
+    pub ranges: Vec<std::ops::Range<usize>>,
+}
+
+/// The engines this build has: the one place that lists them. A closed set, so that the calls
+/// of every sync dispatch statically.
 pub(crate) enum AnyEngine {
     Threads(threads::Threads),
     #[cfg(feature = "mpi")]
@@ -156,48 +189,67 @@ impl AnyEngine {
         }
     }
 
-    /// The start of a sync or of the end of the SPMD function (the only engine call of an empty
-    /// sync): [`Engine::combine`], where the engine may also start the exchange with what this
-    /// process queued (`state`, and its outbox of `parity`): the MPI engine announces the size
-    /// of what it will send in the same collective.
+    /// [`Engine::arrive`], without the indirect call.
     #[inline]
-    #[cfg_attr(not(feature = "mpi"), allow(unused_variables, reason = "only the MPI engine looks"))]
-    pub(crate) fn arrive(
-        &mut self,
-        state: &std::cell::RefCell<crate::ctx::State>,
-        parity: usize,
-        flags: u64,
-    ) -> Result<u64, Poisoned> {
+    pub(crate) fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
         match self {
-            AnyEngine::Threads(t) => t.combine(flags),
+            AnyEngine::Threads(t) => t.arrive(parity, flags),
             #[cfg(feature = "mpi")]
-            AnyEngine::Mpi(m) => m.arrive(state, parity, flags),
+            AnyEngine::Mpi(m) => m.arrive(parity, flags),
         }
     }
 }
 
-/// Starts the processes of a launch on the engine that fits how the program was started.
-pub(crate) fn launch<R, F>(launch: &Launch, f: F) -> Result<Vec<R>, Error>
+/// How many processes a launch asks for, as `launch.rs` read it from the call and the
+/// environment: an explicit number, else a default; an engine supplies its own default after
+/// these (threads: the cores; MPI: the ranks, which also win over `default`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Want {
+    pub requested: Option<usize>,
+    pub default: Option<usize>,
+}
+
+/// One place where a process runs, made by the engine for the runtime (`launch.rs`), which
+/// builds the process's `Ctx` from it and runs the program there.
+pub(crate) struct Endpoint {
+    pub engine: AnyEngine,
+    pub pid: usize,
+    pub nprocs: usize,
+    /// Where the engine keeps this process's two outboxes.
+    pub outboxes: Outboxes,
+    /// How the run fails, shared with the other processes of this OS process.
+    pub fate: Arc<Fate>,
+}
+
+/// Starts the processes of a launch on the engine that fits how the program was started, and
+/// runs `body` at each one's [`Endpoint`]. `body` returns `None` for a process that failed (its
+/// failure is in the [`Fate`]); the result is every process's value, or the first failure.
+pub(crate) fn launch<R, B>(want: Want, body: B) -> Result<Vec<R>, Error>
 where
     R: Send,
-    F: Fn(&mut Ctx) -> R + Sync,
+    B: Fn(Endpoint) -> Option<R> + Sync,
 {
     #[cfg(feature = "mpi")]
     if mpi::wanted() {
-        return mpi::launch(launch, f);
+        return mpi::launch(want, body);
     }
-    threads::launch(launch, f)
+    threads::launch(want, body)
 }
 
-/// The number of processes a launch starts (`Launch::nprocs`), as the engine that would run it
+/// The number of processes a launch that wants `want` starts, as the engine that would run it
 /// sees it.
-pub(crate) fn nprocs(launch: &Launch) -> Result<usize, Error> {
+pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
     #[cfg(feature = "mpi")]
     if mpi::wanted() {
-        return mpi::nprocs(launch);
+        return mpi::nprocs(want);
     }
-    threads::nprocs(launch)
+    threads::nprocs(want)
 }
+
+/// An engine call found the run failed (another process panicked or aborted): the process
+/// stops silently, and the launcher reports the failure recorded in the [`Fate`].
+#[derive(Debug)]
+pub(crate) struct Poisoned;
 
 /// How a run fails: shared by its processes (one record per run on threads, per rank on MPI).
 ///
@@ -258,3 +310,53 @@ impl Fate {
 /// `combine`; the engine guarantees that nobody reads it then (module docs of each engine).
 #[derive(Clone, Copy)]
 pub(crate) struct Outboxes(pub [std::ptr::NonNull<Outbox>; 2]);
+
+/// How one process arrived at a sync or at the end (for the messages of `fail_end`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Status {
+    pub arrival: Arrival,
+    pub step: usize,
+    pub pending: Pending,
+}
+
+/// What a sync reads from the other processes: their bookkeeping, and what they queued for
+/// this process. An engine whose processes share memory reads their outboxes in place; one
+/// without receives copies.
+pub(crate) trait Peers {
+    /// Process `q`'s collective bookkeeping for this superstep.
+    fn meta(&self, q: usize) -> &Meta;
+    /// What process `src` queued for this process in this superstep, if anything.
+    fn queue(&self, src: usize) -> Option<&DestQueue>;
+    /// The row of the `i`-th registration pushed in this superstep, for a run of `p`
+    /// processes. The rows of all processes are equal, so an engine whose processes share memory
+    /// builds one per registration for all of them (O(p) memory per registration, not O(p²)).
+    fn registration_row(&self, p: usize, i: usize) -> RegRow {
+        RegRow::build(self, p, i)
+    }
+}
+
+/// Every process's part of one registration, in pid order, as each process's table holds it.
+#[derive(Clone)]
+pub(crate) struct RegRow {
+    /// (address, extent in bytes) of each process's memory.
+    pub remote: Arc<[(usize, usize)]>,
+    /// Each process's `handler` address (extension registrations; zeros otherwise).
+    pub handlers: Arc<[usize]>,
+}
+
+impl RegRow {
+    /// The row of the `i`-th registration pushed in this superstep, from every process's
+    /// bookkeeping.
+    pub(crate) fn build<P: Peers + ?Sized>(peers: &P, p: usize, i: usize) -> RegRow {
+        let ext = (0..p).any(|q| peers.meta(q).pushes[i].handler != 0);
+        RegRow {
+            remote: (0..p)
+                .map(|q| {
+                    let theirs = &peers.meta(q).pushes[i];
+                    (theirs.addr, theirs.bytes)
+                })
+                .collect(),
+            handlers: if ext { (0..p).map(|q| peers.meta(q).pushes[i].handler).collect() } else { [].into() },
+        }
+    }
+}

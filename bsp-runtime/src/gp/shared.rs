@@ -19,7 +19,7 @@
 //!   applies any record, on its one thread.
 //!
 //! So reads never overlap writes, and writes are all by X, one at a time. The barriers give
-//! the happens-before edges (`barrier.rs`). The object itself stays allocated while anybody
+//! the happens-before edges (`engine/threads/barrier.rs`). The object itself stays allocated while anybody
 //! may read it: X's registration table holds an `Arc` until the sync that applies the
 //! deregistration, after that sync's get phase.
 

@@ -24,6 +24,9 @@
 //! Requests to extension objects (GP arrays' reads) travel with the get requests and are
 //! answered by the owner's object in the same reply exchange.
 //!
+//! The format of the blocks is in [`wire`] (reusable by any engine that moves outboxes between
+//! address spaces), the large point-to-point transfers in [`direct`].
+//!
 //! Buffers are kept between syncs, so a steady superstep allocates nothing. Limit: at most
 //! 2^31 − 1 words (16 GiB) from one rank to another per superstep (MPI counts are `int`).
 //!
@@ -32,7 +35,6 @@
 //! mismatches are found by every rank; rank 0 prints the error before any rank returns it
 //! (`report_once`), and each returns it quieted.
 
-use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -42,15 +44,17 @@ use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use mpi::Count;
 
-use std::cell::{RefCell, UnsafeCell};
+use std::cell::UnsafeCell;
 
-use super::mpi_direct::{is_large, swap_words, Transfers, BLOCK_TAG, GET_TAG, PUT_TAG};
-use super::{Engine, Fate, Outboxes, Poisoned};
-use crate::ctx::State;
-use crate::exchange::{flags, Arrival, DestQueue, Meta, Outbox, Pending, PushInfo, PutSrc, LANDED};
-use crate::ext::ExtRec;
-use crate::sync::{Peers, Status};
-use crate::{Ctx, Error, Launch};
+use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, Status, Want};
+use crate::exchange::{flags, Arrival, Outbox, Pending, PutSrc, LANDED};
+use crate::reg::Table;
+use crate::Error;
+use direct::{is_large, swap_words, Transfers, BLOCK_TAG, GET_TAG, PUT_TAG};
+use wire::{put_bytes, LargeIn, Reader, Received, HEADER_WORDS};
+
+pub(crate) mod direct;
+pub(crate) mod wire;
 
 /// Whether this OS process was started by `mpirun` (read before MPI is initialised, which
 /// sets some of these variables itself).
@@ -73,6 +77,8 @@ pub(crate) fn wanted() -> bool {
 /// reused by every sync.
 pub(crate) struct Mpi {
     comm: SimpleCommunicator,
+    /// The parity of the superstep whose sync is in progress (set by `arrive`).
+    parity: usize,
     /// The rank's two outboxes (by superstep parity), written by the rank's own calls and read
     /// by `serialize` in the sync: one thread, never at the same time.
     outboxes: Box<[UnsafeCell<Outbox>; 2]>,
@@ -82,13 +88,13 @@ pub(crate) struct Mpi {
     recv: Vec<u64>,
     recv_counts: Vec<Count>,
     recv_displs: Vec<Count>,
-    peers: MpiPeers,
+    peers: Received,
     /// Scratch for serving gets: one requester's reply bytes, bytes asked of each owner, and
     /// read positions in the replies.
     scratch: Vec<u8>,
     asked: Vec<usize>,
     cursor: Vec<usize>,
-    /// Large transfers moving point to point in this sync (`mpi_direct.rs`): puts (completed in
+    /// Large transfers moving point to point in this sync (`direct.rs`): puts (completed in
     /// `land_puts`) and get replies (completed in `read`), kept apart so that waiting for one
     /// kind never waits for the other, whose receives are posted later.
     put_transfers: Transfers,
@@ -131,102 +137,6 @@ const INLINE_WORDS: usize = 480;
 /// (`all_to_all_v`), beyond, one `MPI_Alltoallv`.
 const POINT_TO_POINT_RANKS: usize = 8;
 
-/// The words of a block from a rank with nothing queued (neither `WORK` nor `GET`): the header
-/// of `serialize` alone, which its arrival announces before serialising it.
-const HEADER_WORDS: usize = 15;
-
-/// A large put coming to this rank: its record in `peers.queues[src].puts[index]`.
-#[derive(Clone, Copy, Debug)]
-struct LargeIn {
-    src: usize,
-    index: usize,
-    slot: u32,
-    byte_offset: usize,
-    len: usize,
-    combines: bool,
-    /// Lands straight in registered memory (no other put of the superstep touches its bytes).
-    in_place: bool,
-    /// Offset in `bounce` otherwise.
-    at: usize,
-}
-
-/// One get request received from another rank.
-#[derive(Clone, Copy, Debug)]
-struct GetReq {
-    slot: u32,
-    byte_offset: usize,
-    len: usize,
-}
-
-/// One request to an extension object, received from another rank.
-#[derive(Clone, Copy, Debug)]
-struct XReq {
-    slot: u32,
-    at: usize,
-    len: usize,
-}
-
-/// What this rank received in a sync: every rank's bookkeeping and what it queued for us.
-#[derive(Default)]
-struct MpiPeers {
-    metas: Vec<Meta>,
-    queues: Vec<DestQueue>,
-    reqs: Vec<Vec<GetReq>>,
-    xreqs: Vec<Vec<XReq>>,
-    xreq_data: Vec<Vec<u8>>,
-}
-
-impl Peers for MpiPeers {
-    fn meta(&self, q: usize) -> &Meta {
-        &self.metas[q]
-    }
-
-    fn queue(&self, src: usize) -> Option<&DestQueue> {
-        Some(&self.queues[src])
-    }
-}
-
-/// Set in a serialised put's first word for a combining put, whose operator word follows.
-const COMBINING: u64 = 1 << 63;
-/// Set in a serialised put's first word for a large put, whose bytes move point to point.
-const LARGE_PUT: u64 = 1 << 62;
-/// A serialised put's first word: slot (low 32 bits), length (30 bits), flags.
-fn put_word(slot: u32, len: usize) -> u64 {
-    debug_assert!(len <= crate::exchange::PutRec::MAX_LEN);
-    u64::from(slot) | (len as u64) << 32
-}
-
-/// Appends `bytes` as whole words (zero padded).
-fn put_bytes(buf: &mut Vec<u64>, bytes: &[u8]) {
-    let start = buf.len();
-    buf.resize(start + bytes.len().div_ceil(8), 0);
-    bytemuck::cast_slice_mut::<u64, u8>(&mut buf[start..])[..bytes.len()].copy_from_slice(bytes);
-}
-
-/// Reads words and padded byte strings back.
-struct Reader<'a> {
-    words: &'a [u64],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn word(&mut self) -> u64 {
-        self.at += 1;
-        self.words[self.at - 1]
-    }
-
-    fn usize(&mut self) -> usize {
-        self.word() as usize
-    }
-
-    fn bytes(&mut self, len: usize) -> &'a [u8] {
-        let words = len.div_ceil(8);
-        let b = &bytemuck::cast_slice::<u64, u8>(&self.words[self.at..self.at + words])[..len];
-        self.at += words;
-        b
-    }
-}
-
 /// `counts` as MPI displacements (exclusive prefix sums), checked: MPI displacements are `int`.
 fn displacements(counts: &[Count], displs: &mut Vec<Count>, what: &str) {
     displs.clear();
@@ -250,6 +160,7 @@ impl Mpi {
     fn new(comm: SimpleCommunicator, nprocs: usize) -> Self {
         Mpi {
             comm,
+            parity: 0,
             outboxes: Box::new([UnsafeCell::new(Outbox::new(nprocs)), UnsafeCell::new(Outbox::new(nprocs))]),
             send: Vec::new(),
             send_counts: Vec::with_capacity(nprocs),
@@ -257,13 +168,7 @@ impl Mpi {
             recv: Vec::new(),
             recv_counts: vec![0; nprocs],
             recv_displs: Vec::with_capacity(nprocs),
-            peers: MpiPeers {
-                metas: (0..nprocs).map(|_| Meta::default()).collect(),
-                queues: (0..nprocs).map(|_| DestQueue::default()).collect(),
-                reqs: (0..nprocs).map(|_| Vec::new()).collect(),
-                xreqs: (0..nprocs).map(|_| Vec::new()).collect(),
-                xreq_data: (0..nprocs).map(|_| Vec::new()).collect(),
-            },
+            peers: Received::new(nprocs),
             scratch: Vec::new(),
             asked: vec![0; nprocs],
             cursor: vec![0; nprocs],
@@ -285,18 +190,16 @@ impl Mpi {
         }
     }
 
-    /// The start of a sync (`AnyEngine::arrive`): one `MPI_Alltoall` that carries every rank's
+    /// The start of a sync (`Engine::arrive`): one `MPI_Alltoall` that carries every rank's
     /// flags (their OR, as `combine`'s `MPI_Allreduce` gives it) and the size of the block it
     /// will send to each rank, so that a sync with communication needs one collective less. A
     /// rank with something queued serialises its blocks first; the others send only the header,
     /// whose size is known, and serialise it if the sync turns out not to be empty.
-    pub(crate) fn arrive(&mut self, state: &RefCell<State>, parity: usize, flags: u64) -> Result<u64, Poisoned> {
+    fn arrive_and_announce(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
+        self.parity = parity;
         let work = flags & (flags::WORK | flags::GET) != 0;
         if work {
-            // SAFETY: the rank's own outbox of this superstep, read in its sync, where nothing
-            // else takes it (one thread per rank); the reference is dropped before this returns.
-            let out = unsafe { &*self.outboxes[parity].get() };
-            self.serialize(out, &state.borrow());
+            self.serialize();
         }
         self.arrive_out.clear();
         for q in 0..self.arrive_in.len() / 2 {
@@ -339,7 +242,7 @@ impl Mpi {
         Ok(all)
     }
 
-    /// Where the rank's `Ctx` finds its outboxes.
+    /// Where the rank's process finds its outboxes.
     fn outboxes(&self) -> Outboxes {
         let ptr = |cell: &UnsafeCell<Outbox>| std::ptr::NonNull::new(cell.get()).expect("an UnsafeCell is never null");
         Outboxes([ptr(&self.outboxes[0]), ptr(&self.outboxes[1])])
@@ -365,89 +268,29 @@ impl Mpi {
             .collect()
     }
 
+    /// This rank's outbox of the superstep whose sync is in progress.
+    ///
+    /// # Safety
+    /// Only inside that sync (after `arrive`), where nothing writes the outbox: the rank's own
+    /// calls are not running (one thread per rank), and the outbox is cleared only after it.
+    unsafe fn own_outbox(&self) -> &'static Outbox {
+        // SAFETY: the caller's contract; the outboxes live as long as the engine, which outlives
+        // every use in its sync (the lifetime is not tied to `self` so that the engine's
+        // buffers can be written while the outbox is read).
+        unsafe { &*self.outboxes[self.parity].get() }
+    }
+
     /// Serialises this rank's bookkeeping and its queue for every destination into `send`.
-    fn serialize(&mut self, out: &Outbox, st: &State) {
+    fn serialize(&mut self) {
+        // SAFETY: called in the sync, from `arrive` or `exchange`.
+        let out = unsafe { self.own_outbox() };
         let p = self.recv_counts.len();
         self.send.clear();
         self.send_counts.clear();
         self.large_out.clear();
-        let none = DestQueue::default();
         for q in 0..p {
             let start = self.send.len();
-            let meta = &out.meta;
-            let dest = out.queue(q).unwrap_or(&none);
-            let reqs = st.gets.iter().filter(|g| g.pid == q);
-            self.send.extend_from_slice(&[
-                u64::from(meta.arrival == Arrival::End),
-                meta.step as u64,
-                meta.tag_request as u64,
-                meta.pending.puts as u64,
-                meta.pending.gets as u64,
-                meta.pending.sends as u64,
-                meta.pushes.len() as u64,
-                meta.pops.len() as u64,
-                dest.puts.len() as u64,
-                dest.msgs.len() as u64,
-                dest.ext.len() as u64,
-                reqs.clone().count() as u64,
-                st.req_parts.iter().filter(|r| r.pid == q).count() as u64,
-                dest.sys_msgs.len() as u64,
-                dest.put_calls as u64,
-            ]);
-            for push in &meta.pushes {
-                self.send.extend_from_slice(&[
-                    push.serial,
-                    push.bytes as u64,
-                    push.elem_size as u64,
-                    push.type_name.len() as u64,
-                ]);
-                put_bytes(&mut self.send, push.type_name.as_bytes());
-            }
-            self.send.extend_from_slice(&meta.pops);
-            let mut combines = dest.combines.iter();
-            for put in &dest.puts {
-                let len = put.len();
-                let large = is_large(len);
-                let word = put_word(put.slot, len)
-                    | if put.combines() { COMBINING } else { 0 }
-                    | if large { LARGE_PUT } else { 0 };
-                self.send.extend_from_slice(&[word, put.byte_offset as u64]);
-                if put.combines() {
-                    self.send.push(*combines.next().expect("one operator per combining put"));
-                }
-                let addr = match put.src() {
-                    PutSrc::Buffered(at) => dest.put_data[at..at + len].as_ptr() as usize,
-                    PutSrc::Direct(addr) => addr,
-                };
-                if large {
-                    // Its bytes go point to point, from where they are (`exchange`).
-                    self.large_out.push((q, addr, len));
-                } else {
-                    // SAFETY: the bytes of a buffered put in this rank's outbox, or an hpput
-                    // source, borrowed immutably by this process until the end of this sync
-                    // (`Superstep::hpput`); this rank is the only thread touching either.
-                    put_bytes(&mut self.send, unsafe { std::slice::from_raw_parts(addr as *const u8, len) });
-                }
-            }
-            for m in &dest.msgs {
-                self.send.extend_from_slice(&[m.align as u64, m.tag_len as u64, m.payload_len as u64]);
-                put_bytes(&mut self.send, &dest.msg_data[m.at..m.at + m.tag_len + m.payload_len]);
-            }
-            for e in &dest.ext {
-                self.send.extend_from_slice(&[u64::from(e.slot), e.len as u64]);
-                put_bytes(&mut self.send, &dest.ext_data[e.at..e.at + e.len]);
-            }
-            for m in &dest.sys_msgs {
-                self.send.push(m.payload_len as u64);
-                put_bytes(&mut self.send, &dest.sys_data[m.at..m.at + m.payload_len]);
-            }
-            for g in reqs {
-                self.send.extend_from_slice(&[u64::from(g.slot), g.byte_offset as u64, g.bytes as u64]);
-            }
-            for part in st.req_parts.iter().filter(|r| r.pid == q) {
-                self.send.extend_from_slice(&[u64::from(part.slot), part.len as u64]);
-                put_bytes(&mut self.send, &st.req_data[part.at..part.at + part.len]);
-            }
+            wire::write_block(out, q, &mut self.send, &mut self.large_out);
             let words = self.send.len() - start;
             self.send_counts.push(count(words, "the data for one destination"));
         }
@@ -500,103 +343,7 @@ impl Mpi {
     fn deserialize(&mut self) {
         self.large_in.clear();
         for (src, &displ) in self.recv_displs.iter().enumerate() {
-            let mut r = Reader { words: &self.recv[..], at: displ as usize };
-            let meta = &mut self.peers.metas[src];
-            meta.arrival = if r.word() == 1 { Arrival::End } else { Arrival::Sync };
-            meta.step = r.usize();
-            meta.tag_request = r.usize();
-            meta.pending = Pending { puts: r.usize(), gets: r.usize(), sends: r.usize() };
-            let (n_push, n_pop, n_put, n_msg, n_ext, n_req, n_xreq, n_sys, put_calls) =
-                (r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize(), r.usize());
-            meta.pushes.clear();
-            for _ in 0..n_push {
-                let (serial, bytes, elem_size, name_len) = (r.word(), r.usize(), r.usize(), r.usize());
-                let name = String::from_utf8_lossy(r.bytes(name_len)).into_owned();
-                meta.pushes.push(PushInfo {
-                    serial,
-                    addr: 0,
-                    bytes,
-                    handler: 0,
-                    elem_size,
-                    type_name: Cow::Owned(name),
-                });
-            }
-            meta.pops.clear();
-            for _ in 0..n_pop {
-                meta.pops.push(r.word());
-            }
-            let q = &mut self.peers.queues[src];
-            q.clear();
-            for _ in 0..n_put {
-                let (word, byte_offset) = (r.word(), r.usize());
-                let (slot, len) = (word as u32, ((word >> 32) & ((1 << 30) - 1)) as usize);
-                let (combines, large) = (word & COMBINING != 0, word & LARGE_PUT != 0);
-                // A large put's bytes come point to point: an empty placeholder until then.
-                let (at, bytes) = if large { (0, 0) } else { (q.put_data.len(), len) };
-                if large {
-                    let index = q.puts.len();
-                    self.large_in.push(LargeIn {
-                        src,
-                        index,
-                        slot,
-                        byte_offset,
-                        len,
-                        combines,
-                        in_place: false,
-                        at: 0,
-                    });
-                }
-                if combines {
-                    let op = r.word();
-                    let elem = ((op >> 32) as usize).max(1);
-                    q.push_combining_put(slot, byte_offset, bytes, at, op, elem);
-                } else if !large && self.recv_kept {
-                    // Applied from where it arrived: `recv` is not written again in this sync.
-                    let from = r.bytes(len).as_ptr() as usize;
-                    q.push_put_record(slot, byte_offset, len, PutSrc::Direct(from));
-                    continue;
-                } else {
-                    q.push_put_record(slot, byte_offset, bytes, PutSrc::Buffered(at));
-                }
-                if !large {
-                    q.put_data.extend_from_slice(r.bytes(len));
-                }
-            }
-            for _ in 0..n_msg {
-                let (align, tag_len, payload_len) = (r.usize(), r.usize(), r.usize());
-                q.msgs.push(crate::exchange::MsgRec { align, at: q.msg_data.len(), tag_len, payload_len });
-                q.msg_data.extend_from_slice(r.bytes(tag_len + payload_len));
-            }
-            for _ in 0..n_ext {
-                let (slot, len) = (r.word() as u32, r.usize());
-                q.ext.push(ExtRec { slot, at: q.ext_data.len(), len });
-                q.ext_data.extend_from_slice(r.bytes(len));
-            }
-            for _ in 0..n_sys {
-                let len = r.usize();
-                q.sys_msgs.push(crate::exchange::MsgRec {
-                    align: 1,
-                    at: q.sys_data.len(),
-                    tag_len: 0,
-                    payload_len: len,
-                });
-                q.sys_data.extend_from_slice(r.bytes(len));
-            }
-            q.put_calls = put_calls;
-            let reqs = &mut self.peers.reqs[src];
-            reqs.clear();
-            for _ in 0..n_req {
-                reqs.push(GetReq { slot: r.word() as u32, byte_offset: r.usize(), len: r.usize() });
-            }
-            (q.gets, q.get_bytes) = (n_req, reqs.iter().map(|g| g.len).sum()); // stats: gets served
-            let (xreqs, xdata) = (&mut self.peers.xreqs[src], &mut self.peers.xreq_data[src]);
-            xreqs.clear();
-            xdata.clear();
-            for _ in 0..n_xreq {
-                let (slot, len) = (r.word() as u32, r.usize());
-                xreqs.push(XReq { slot, at: xdata.len(), len });
-                xdata.extend_from_slice(r.bytes(len));
-            }
+            wire::read_block(&self.recv[..], displ as usize, src, &mut self.peers, &mut self.large_in, self.recv_kept);
         }
     }
 
@@ -633,70 +380,68 @@ impl Mpi {
     ///
     /// A reply block, per requester: the requested DRMA bytes (padded to a word), then for each
     /// extension request its length in a word and its bytes (padded).
-    fn serve_gets(&mut self, ctx: &mut Ctx) {
-        let p = ctx.nprocs;
-        {
-            let st = ctx.state.borrow();
-            self.send.clear();
-            self.send_counts.clear();
-            let bytes = &mut self.scratch;
-            for src in 0..p {
-                bytes.clear();
-                for req in &self.peers.reqs[src] {
-                    let entry = st.table.entries[req.slot as usize].as_ref().expect("a get checked at the call");
-                    let addr = entry.local_addr + req.byte_offset;
-                    if is_large(req.len) {
-                        // SAFETY: inside this rank's registration (checked against its extent by
-                        // the requester at the call); nothing writes it until this phase's
-                        // transfers complete, at the end of `serve_gets`.
-                        unsafe { self.get_transfers.send(&self.comm, src, GET_TAG, addr, req.len) };
-                        continue;
-                    }
-                    // SAFETY: as above; read now.
-                    let data = unsafe { std::slice::from_raw_parts(addr as *const u8, req.len) };
-                    bytes.extend_from_slice(data);
+    fn serve_gets(&mut self, table: &Table, got: &mut ReadResults) {
+        let p = self.recv_counts.len();
+        // SAFETY: in the sync, after `arrive`.
+        let out = unsafe { self.own_outbox() };
+        self.send.clear();
+        self.send_counts.clear();
+        let bytes = &mut self.scratch;
+        for src in 0..p {
+            bytes.clear();
+            for req in &self.peers.reqs[src] {
+                let entry = table.entries[req.slot as usize].as_ref().expect("a get checked at the call");
+                let addr = entry.local_addr + req.byte_offset;
+                if is_large(req.len) {
+                    // SAFETY: inside this rank's registration (checked against its extent by
+                    // the requester at the call); nothing writes it until this phase's
+                    // transfers complete, at the end of `serve_gets`.
+                    unsafe { self.get_transfers.send(&self.comm, src, GET_TAG, addr, req.len) };
+                    continue;
                 }
-                let start = self.send.len();
-                put_bytes(&mut self.send, bytes);
-                for x in &self.peers.xreqs[src] {
-                    let entry = st.table.entries[x.slot as usize].as_ref().expect("a request checked at the call");
-                    let target = entry.ext.as_deref().expect("requests go to extension registrations");
-                    bytes.clear();
-                    target.serve(src, &self.peers.xreq_data[src][x.at..x.at + x.len], bytes);
-                    self.send.push(bytes.len() as u64);
-                    put_bytes(&mut self.send, bytes);
-                }
-                self.send_counts.push(count(self.send.len() - start, "the get replies for one rank"));
+                // SAFETY: as above; read now.
+                let data = unsafe { std::slice::from_raw_parts(addr as *const u8, req.len) };
+                bytes.extend_from_slice(data);
             }
+            let start = self.send.len();
+            put_bytes(&mut self.send, bytes);
+            for x in &self.peers.xreqs[src] {
+                let entry = table.entries[x.slot as usize].as_ref().expect("a request checked at the call");
+                let target = entry.ext.as_deref().expect("requests go to extension registrations");
+                bytes.clear();
+                target.serve(src, &self.peers.xreq_data[src][x.at..x.at + x.len], bytes);
+                self.send.push(bytes.len() as u64);
+                put_bytes(&mut self.send, bytes);
+            }
+            self.send_counts.push(count(self.send.len() - start, "the get replies for one rank"));
         }
         self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
         self.all_to_all_v((false, false));
-        let st = ctx.state.get_mut();
         // DRMA gets, in issue order, from the front of each owner's block (large ones arrive
         // point to point).
         self.asked.fill(0);
-        for g in st.gets.iter().filter(|g| !is_large(g.bytes)) {
+        for g in out.gets.iter().filter(|g| !is_large(g.bytes)) {
             self.asked[g.pid] += g.bytes;
         }
         let replies: &[u8] = bytemuck::cast_slice(&self.recv[..]);
         for (c, &d) in self.cursor.iter_mut().zip(&self.recv_displs) {
             *c = d as usize * 8;
         }
-        // Staged results (destinations in registered memory) go to `get_stage` in issue order,
-        // for `sync.rs` to write after the read phase.
-        st.get_stage.clear();
-        st.get_stage.resize(st.gets.iter().filter(|g| g.staged).map(|g| g.bytes).sum(), 0);
+        // Staged results (destinations in registered memory) go to `stage` in issue order, for
+        // `sync.rs` to write after the read phase.
+        got.stage.clear();
+        got.stage.resize(out.gets.iter().filter(|g| g.staged).map(|g| g.bytes).sum(), 0);
         let mut staged_at = 0;
-        for g in &st.gets {
-            let dst = if g.staged { st.get_stage[staged_at..].as_mut_ptr() as usize } else { g.dst_addr };
+        for g in &out.gets {
+            let dst = if g.staged { got.stage[staged_at..].as_mut_ptr() as usize } else { g.dst_addr };
             if g.staged {
                 staged_at += g.bytes;
             }
             if is_large(g.bytes) {
                 // SAFETY: `dst` is this process's get destination, borrowed mutably until the end
                 // of this sync (`Superstep::get`) and outside every registration, or its place in
-                // `get_stage`, which is not touched (nor reallocated) until the transfers
-                // complete below.
+                // `stage`, which is not touched (nor reallocated) until the transfers complete
+                // below.
                 unsafe { self.get_transfers.receive(&self.comm, g.pid, GET_TAG, dst, g.bytes) };
                 continue;
             }
@@ -708,52 +453,46 @@ impl Mpi {
         }
         // Owners' memory may be written (puts) only once their large replies have left.
         self.get_transfers.wait();
-        // Extension replies follow, word aligned, in request order.
+        // Extension replies follow, word aligned, in part order.
         for (c, (&d, &a)) in self.cursor.iter_mut().zip(self.recv_displs.iter().zip(&self.asked)) {
             *c = d as usize + a.div_ceil(8);
         }
-        let requests = std::mem::take(&mut st.requests);
-        let mut ranges = std::mem::take(&mut st.req_ranges);
-        for request in requests {
-            ranges.clear();
-            for part in &st.req_parts[request.parts.clone()] {
-                let mut r = Reader { words: &self.recv[..], at: self.cursor[part.pid] };
-                let len = r.usize();
-                let start = r.at * 8;
-                r.bytes(len);
-                self.cursor[part.pid] = r.at;
-                ranges.push(start..start + len);
-            }
-            (request.on_reply)(&mut ranges.iter().map(|r| &replies[r.clone()]));
+        got.reply.clear();
+        got.ranges.clear();
+        for part in &out.req_parts {
+            let mut r = Reader { words: &self.recv[..], at: self.cursor[part.pid] };
+            let len = r.usize();
+            let reply = r.bytes(len);
+            self.cursor[part.pid] = r.at;
+            let start = got.reply.len();
+            got.reply.extend_from_slice(reply);
+            got.ranges.push(start..got.reply.len());
         }
-        st.req_ranges = ranges;
     }
 }
 
 impl Engine for Mpi {
+    /// The start of a sync: see [`Mpi::arrive_and_announce`].
+    #[inline]
+    fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
+        self.arrive_and_announce(parity, flags)
+    }
+
     fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
         let mut all = 0u64;
         self.comm.all_reduce_into(&flags, &mut all, SystemOperation::bitwise_or());
         Ok(all)
     }
 
-    fn statuses(&mut self, _ctx: &Ctx, mine: Status) -> Result<Vec<Status>, Poisoned> {
+    fn statuses(&mut self, mine: Status) -> Result<Vec<Status>, Poisoned> {
         Ok(self.all_statuses(mine))
     }
 
-    fn exchange(&mut self, ctx: &Ctx) -> Result<(), Poisoned> {
+    fn exchange(&mut self) -> Result<(), Poisoned> {
         if !std::mem::take(&mut self.serialized) {
-            // SAFETY: the rank reads its own outbox here, in its sync, where nothing else takes
-            // it (one thread per rank); the reference is dropped before `serialize` returns.
-            let out = unsafe { ctx.outbox() };
-            self.serialize(out, &ctx.state.borrow());
-            if self.counts_known {
-                // What `arrive` announced for a rank with nothing queued.
-                assert!(
-                    self.send_counts.iter().all(|&c| c as usize == HEADER_WORDS),
-                    "the MPI engine's header size changed: HEADER_WORDS must follow `serialize`"
-                );
-            }
+            self.serialize();
+            // What `arrive` announced for a rank with nothing queued: a header alone.
+            debug_assert!(!self.counts_known || self.send_counts.iter().all(|&c| c as usize == HEADER_WORDS));
         }
         if !std::mem::take(&mut self.counts_known) {
             self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
@@ -769,8 +508,8 @@ impl Engine for Mpi {
         &self.peers
     }
 
-    fn read(&mut self, ctx: &mut Ctx) {
-        self.serve_gets(ctx);
+    fn read(&mut self, table: &Table, got: &mut ReadResults) {
+        self.serve_gets(table, got);
     }
 
     fn end_reads(&mut self) -> Result<(), Poisoned> {
@@ -778,7 +517,7 @@ impl Engine for Mpi {
         Ok(())
     }
 
-    fn land_puts(&mut self, ctx: &mut Ctx) -> Result<(), Poisoned> {
+    fn land_puts(&mut self, table: &Table) -> Result<(), Poisoned> {
         if self.large_in.is_empty() && self.large_out.is_empty() {
             return Ok(());
         }
@@ -788,11 +527,10 @@ impl Engine for Mpi {
             // complete below.
             unsafe { self.put_transfers.send(&self.comm, dest, PUT_TAG, addr, len) };
         }
-        let st = ctx.state.borrow();
         let bounce = self.bounce.as_mut_ptr() as usize;
         for large in &self.large_in {
             let dst = if large.in_place {
-                let entry = st.table.entries[large.slot as usize].as_ref().expect("a put checked at the call");
+                let entry = table.entries[large.slot as usize].as_ref().expect("a put checked at the call");
                 entry.local_addr + large.byte_offset
             } else {
                 bounce + large.at
@@ -804,7 +542,6 @@ impl Engine for Mpi {
             // `bounce`, which is sized for every bounced put and untouched until the put phase.
             unsafe { self.put_transfers.receive(&self.comm, large.src, PUT_TAG, dst, large.len) };
         }
-        drop(st);
         self.put_transfers.wait();
         for large in &self.large_in {
             let src = if large.in_place { PutSrc::Direct(LANDED) } else { PutSrc::Direct(bounce + large.at) };
@@ -834,10 +571,10 @@ fn ranks_from_env() -> Option<usize> {
 }
 
 /// The number of processes a launch runs on MPI: the one asked for, else the number of ranks.
-fn procs(launch: &Launch, size: usize) -> Result<usize, Error> {
+fn procs(want: Want, size: usize) -> Result<usize, Error> {
     // `default_procs` gives way to the number of ranks; an explicit count (`Launch::procs`,
     // `run(p, ..)`, `#[bsp::program(procs = N)]`) or `BSP_NPROCS` does not (D28).
-    let p = launch.requested_procs()?.unwrap_or(size);
+    let p = want.requested.unwrap_or(size);
     if p == 0 {
         return Err(Error::launch("cannot run an SPMD program on 0 processes".to_string()));
     }
@@ -850,9 +587,9 @@ fn procs(launch: &Launch, size: usize) -> Result<usize, Error> {
 }
 
 /// `Launch::nprocs` under `mpirun`.
-pub(crate) fn nprocs(launch: &Launch) -> Result<usize, Error> {
+pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
     match ranks_from_env() {
-        Some(size) => procs(launch, size),
+        Some(size) => procs(want, size),
         None => Err(Error::launch(
             "started by mpirun, but the number of ranks is not in the environment (OMPI_COMM_WORLD_SIZE, PMI_SIZE)"
                 .to_string(),
@@ -860,14 +597,14 @@ pub(crate) fn nprocs(launch: &Launch) -> Result<usize, Error> {
     }
 }
 
-/// Runs `f` with this OS process as one MPI rank.
+/// Runs `body` at this OS process's endpoint, as one MPI rank.
 ///
 /// As with BSPlib's `bsp_begin`/`bsp_end`, the code after the run continues on process 0 only:
 /// every other rank finalises MPI and exits here (status 0, or 1 if the run failed), so a
 /// program's output after the run appears once, as on threads. Process 0 gets its own result.
-pub(crate) fn launch<R, F>(launch: &Launch, f: F) -> Result<Vec<R>, Error>
+pub(crate) fn launch<R, B>(want: Want, body: B) -> Result<Vec<R>, Error>
 where
-    F: Fn(&mut Ctx) -> R,
+    B: Fn(Endpoint) -> Option<R>,
 {
     // Relaxed: only the launching thread reads or writes these (see `wanted`).
     if USED.swap(true, Ordering::Relaxed) {
@@ -885,7 +622,7 @@ where
     ACTIVE.store(true, Ordering::Relaxed);
     let world = universe.world();
     let rank = world.rank();
-    let result = run_on(world, launch, f);
+    let result = run_on(world, want, body);
     ACTIVE.store(false, Ordering::Relaxed);
     drop(universe); // MPI_Finalize, after every communicator of the run is gone
     if rank != 0 {
@@ -894,12 +631,12 @@ where
     result
 }
 
-fn run_on<R, F>(world: SimpleCommunicator, launch: &Launch, f: F) -> Result<Vec<R>, Error>
+fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
 where
-    F: Fn(&mut Ctx) -> R,
+    B: Fn(Endpoint) -> Option<R>,
 {
     let (rank, size) = (world.rank() as usize, world.size() as usize);
-    let p = match procs(launch, size) {
+    let p = match procs(want, size) {
         Ok(p) => p,
         Err(e) => return Err(report_once(&world, e)),
     };
@@ -912,8 +649,8 @@ where
     let fate = Arc::new(Fate::new(Box::new(|| {})));
     let engine = Box::new(Mpi::new(comm, p));
     let outboxes = engine.outboxes();
-    let ctx = Ctx::new(fate.clone(), super::AnyEngine::Mpi(engine), outboxes, rank, p);
-    if let Some(r) = crate::launch::process(ctx, &f) {
+    let endpoint = Endpoint { engine: AnyEngine::Mpi(engine), pid: rank, nprocs: p, outboxes, fate: fate.clone() };
+    if let Some(r) = body(endpoint) {
         return Ok(vec![r]);
     }
     let error = fate.take_failure().unwrap_or_else(|| Error::panic(rank, "stopped".to_string()));

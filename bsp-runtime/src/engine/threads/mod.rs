@@ -2,7 +2,7 @@
 //!
 //! # Who touches what, when
 //! Each process owns two outboxes, used alternately: superstep `s` writes the one of its parity
-//! ([`Ctx::parity`], the same on every process). During superstep `s` only the owner writes
+//! (given to [`Engine::arrive`], the same on every process). During superstep `s` only the owner writes
 //! that outbox. During sync `s`, after the first barrier, any process may read any outbox of
 //! that parity, until it leaves sync `s`. The owner clears it again only at the start of the
 //! next superstep that has the same parity: normally `s + 2`, i.e. after the first barrier of
@@ -14,6 +14,9 @@
 //! before which no process writes its own; hpput sources are read until the closing barrier
 //! ([`Engine::end_puts`]).
 
+pub(crate) mod barrier;
+pub(crate) mod placement;
+
 use std::cell::UnsafeCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -21,11 +24,12 @@ use std::sync::{Arc, Mutex};
 use crossbeam_utils::sync::Parker;
 use crossbeam_utils::CachePadded;
 
-use super::{Engine, Fate, Outboxes, Poisoned};
-use crate::barrier::Barrier;
+use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, RegRow, Status, Want};
 use crate::exchange::{DestQueue, Meta, Outbox};
-use crate::sync::{Peers, RegRow, Status};
-use crate::{Ctx, Error, Launch};
+use crate::ext::ExtTarget;
+use crate::reg::Table;
+use crate::Error;
+use barrier::Barrier;
 
 /// Outboxes of one process, by superstep parity.
 struct Slot {
@@ -59,7 +63,7 @@ impl Group {
         (Group { barrier, slots, rows: Mutex::default() }, parkers)
     }
 
-    /// The outboxes of `pid`, for its `Ctx`.
+    /// The outboxes of `pid`, for its endpoint.
     fn outboxes(&self, pid: usize) -> Outboxes {
         let out = &self.slots[pid].out;
         let ptr = |cell: &UnsafeCell<Outbox>| std::ptr::NonNull::new(cell.get()).expect("an UnsafeCell is never null");
@@ -88,25 +92,27 @@ pub(crate) struct Threads {
 
 impl Engine for Threads {
     #[inline]
+    fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
+        self.parity = parity;
+        self.combine(flags)
+    }
+
+    #[inline]
     fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
         self.group.barrier.wait(self.pid, &self.parker, flags)
     }
 
-    fn statuses(&mut self, ctx: &Ctx, _mine: Status) -> Result<Vec<Status>, Poisoned> {
-        let parity = ctx.parity();
-        Ok((0..ctx.nprocs())
+    fn statuses(&mut self, _mine: Status) -> Result<Vec<Status>, Poisoned> {
+        Ok((0..self.group.slots.len())
             .map(|q| {
-                // SAFETY: called inside the sync (or the end) of a superstep of `parity`, after
-                // its first barrier.
-                let m = unsafe { &self.group.outbox(q, parity).meta };
+                let m = self.meta(q);
                 Status { arrival: m.arrival, step: m.step, pending: m.pending }
             })
             .collect())
     }
 
-    fn exchange(&mut self, ctx: &Ctx) -> Result<(), Poisoned> {
+    fn exchange(&mut self) -> Result<(), Poisoned> {
         // Nothing moves: after the first barrier every outbox of this parity is complete.
-        self.parity = ctx.parity();
         Ok(())
     }
 
@@ -114,18 +120,19 @@ impl Engine for Threads {
         self
     }
 
-    fn read(&mut self, ctx: &mut Ctx) {
-        ctx.serve_requests_shared();
-        let st = ctx.state.get_mut();
-        st.get_stage.clear();
-        for g in &st.gets {
+    fn read(&mut self, table: &Table, got: &mut ReadResults) {
+        // SAFETY: inside the sync of a superstep of `parity`, after its first barrier.
+        let mine = unsafe { self.group.outbox(self.pid, self.parity) };
+        self.serve_requests(table, mine, got);
+        got.stage.clear();
+        for g in &mine.gets {
             if g.staged {
                 // SAFETY: the source is registered memory of a process that is inside this sync
                 // and writes no registered memory before `end_reads`; it stays allocated (held
                 // by its table) at least until then. `g.bytes` is within its extent (checked at
                 // the call).
                 let src = unsafe { std::slice::from_raw_parts(g.src_addr as *const u8, g.bytes) };
-                st.get_stage.extend_from_slice(src);
+                got.stage.extend_from_slice(src);
             } else {
                 // SAFETY: source as above. The destination is memory this process borrowed
                 // mutably until the end of this sync (`Superstep::get`), outside every
@@ -140,7 +147,7 @@ impl Engine for Threads {
         self.combine(0).map(drop)
     }
 
-    fn land_puts(&mut self, _ctx: &mut Ctx) -> Result<(), Poisoned> {
+    fn land_puts(&mut self, _table: &Table) -> Result<(), Poisoned> {
         // Receivers copy every put themselves, in `sync.rs`.
         Ok(())
     }
@@ -152,6 +159,31 @@ impl Engine for Threads {
     fn end_outbox_reads(&mut self) -> Result<bool, Poisoned> {
         // A barrier: every process has left the sync's last phase, the last to read outboxes.
         self.combine(0).map(|_| true)
+    }
+}
+
+impl Threads {
+    /// Answers this process's requests to extension objects by calling the owners' objects
+    /// directly (get phase): every process is inside the sync and nobody writes the objects.
+    /// The replies are only collected here; `sync.rs` hands them to the callbacks after the
+    /// get-phase barrier, because a callback writes its destination, which may be memory that
+    /// other processes read in this phase (registered memory, GP elements).
+    fn serve_requests(&self, table: &Table, mine: &Outbox, got: &mut ReadResults) {
+        got.reply.clear();
+        got.ranges.clear();
+        // One reply range per part, in part order (parts of all requests are contiguous).
+        for part in &mine.req_parts {
+            let entry = table.entries[part.slot as usize].as_ref().expect("a request checked at the call");
+            let handler = entry.handlers[part.pid];
+            // SAFETY: `handler` is the address of the `Arc<dyn ExtTarget>` that process
+            // `part.pid` keeps boxed in its table entry for this registration (published
+            // when the registration took effect, in the same address space); it stays
+            // there until the registration is gone, which is after this get phase.
+            let target = unsafe { &*(handler as *const Arc<dyn ExtTarget>) };
+            let start = got.reply.len();
+            target.serve(self.pid, &mine.req_data[part.at..part.at + part.len], &mut got.reply);
+            got.ranges.push(start..got.reply.len());
+        }
     }
 }
 
@@ -194,17 +226,23 @@ impl Peers for Threads {
 }
 
 /// The number of processes of a launch on threads: by default one per core.
-pub(crate) fn nprocs(launch: &Launch) -> Result<usize, Error> {
-    launch.procs_or(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
+    let p =
+        want.requested.or(want.default).unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if p == 0 {
+        return Err(Error::launch("cannot run an SPMD program on 0 processes".to_string()));
+    }
+    Ok(p)
 }
 
-/// Runs `f` on the processes of `launch`, one thread each; process 0 on the calling thread.
-pub(crate) fn launch<R, F>(launch: &Launch, f: F) -> Result<Vec<R>, Error>
+/// Runs `body` at the endpoints of `want` processes, one thread each; process 0 on the calling
+/// thread.
+pub(crate) fn launch<R, B>(want: Want, body: B) -> Result<Vec<R>, Error>
 where
     R: Send,
-    F: Fn(&mut Ctx) -> R + Sync,
+    B: Fn(Endpoint) -> Option<R> + Sync,
 {
-    let p = nprocs(launch)?;
+    let p = nprocs(want)?;
     let (group, parkers) = Group::new(p);
     let group = Arc::new(group);
     let fate = {
@@ -212,11 +250,12 @@ where
         Arc::new(Fate::new(Box::new(move || group.barrier.poison())))
     };
     let start = |pid: usize, parker: Parker| {
-        let placed = super::placement::pin(pid, p);
+        let placed = placement::pin(pid, p);
         let engine = Threads { group: group.clone(), parker, pid, parity: 0 };
-        let ctx = Ctx::new(fate.clone(), super::AnyEngine::Threads(engine), group.outboxes(pid), pid, p);
-        let result = crate::launch::process(ctx, &f);
-        super::placement::release(placed);
+        let outboxes = group.outboxes(pid);
+        let result =
+            body(Endpoint { engine: AnyEngine::Threads(engine), pid, nprocs: p, outboxes, fate: fate.clone() });
+        placement::release(placed);
         result
     };
     let mut results: Vec<Option<R>> = std::thread::scope(|scope| {

@@ -80,6 +80,8 @@ use std::time::{Duration, Instant};
 use crossbeam_utils::sync::{Parker, Unparker};
 use crossbeam_utils::CachePadded;
 
+use crate::engine::Poisoned;
+
 /// How many low bits of a word carry flags; the bits above carry the epoch tag and `SLEEP`.
 pub(crate) const FLAG_BITS: u32 = 56;
 const FLAG_MASK: u64 = (1 << FLAG_BITS) - 1;
@@ -130,10 +132,6 @@ const OVERSUBSCRIBED: Patience = Patience { busy: 16, paced: 16, yields: 2 };
 /// A `yield_now` that takes longer than this ran another thread on this core (an idle yield is
 /// a system call of well under a µs).
 const YIELD_RAN_ANOTHER: Duration = Duration::from_micros(3);
-
-/// The barrier was poisoned: another process failed.
-#[derive(Debug)]
-pub(crate) struct Poisoned;
 
 /// The algorithm of a barrier (module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

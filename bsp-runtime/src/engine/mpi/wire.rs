@@ -1,0 +1,327 @@
+//! The MPI engine's wire format: an outbox as one block of words per destination.
+//!
+//! A block starts with a [`Header`] (a `#[repr(C)]` plain-old-data struct, written and read as
+//! whole words, so its size is a property of the type), followed by the parts it counts, in this
+//! order: registrations pushed (serial, extent, element size, type name), serials popped, puts
+//! (a word of slot, length and flags, the offset, a combining put's operator, the bytes unless
+//! the put is large), messages, extension records, messages of the runtime's channel, get
+//! requests and extension request parts. Byte strings are padded to whole words.
+//!
+//! Any engine that moves outboxes between address spaces can use it: [`write_block`] on the
+//! sender, [`read_block`] on the receiver into a [`Received`] view.
+
+use std::borrow::Cow;
+
+use bytemuck::{Pod, Zeroable};
+
+use super::direct::is_large;
+use crate::engine::Peers;
+use crate::exchange::{Arrival, DestQueue, ExtRec, Meta, MsgRec, Outbox, Pending, PushInfo, PutRec, PutSrc};
+
+/// The fixed start of a block: the sender's collective bookkeeping and the number of each
+/// kind of record that follows.
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+#[repr(C)]
+pub(crate) struct Header {
+    /// 1 if the sender arrived from the end of its SPMD function, 0 from a sync.
+    pub ended: u64,
+    pub step: u64,
+    pub tag_request: u64,
+    pub pending_puts: u64,
+    pub pending_gets: u64,
+    pub pending_sends: u64,
+    pub pushes: u64,
+    pub pops: u64,
+    pub puts: u64,
+    pub msgs: u64,
+    pub ext: u64,
+    pub gets: u64,
+    pub req_parts: u64,
+    pub sys_msgs: u64,
+    /// Put calls behind `puts` (consecutive ones may share a record): statistics.
+    pub put_calls: u64,
+}
+
+/// The words of a [`Header`]: the whole block of a rank with nothing queued (neither `WORK`
+/// nor `GET`), which its arrival announces before serialising it.
+pub(crate) const HEADER_WORDS: usize = std::mem::size_of::<Header>() / 8;
+
+/// Set in a serialised put's first word for a combining put, whose operator word follows.
+const COMBINING: u64 = 1 << 63;
+/// Set in a serialised put's first word for a large put, whose bytes move point to point.
+const LARGE_PUT: u64 = 1 << 62;
+
+/// A serialised put's first word: slot (low 32 bits), length (30 bits), flags.
+fn put_word(slot: u32, len: usize) -> u64 {
+    debug_assert!(len <= PutRec::MAX_LEN);
+    u64::from(slot) | (len as u64) << 32
+}
+
+/// Appends `bytes` as whole words (zero padded).
+pub(crate) fn put_bytes(buf: &mut Vec<u64>, bytes: &[u8]) {
+    let start = buf.len();
+    buf.resize(start + bytes.len().div_ceil(8), 0);
+    bytemuck::cast_slice_mut::<u64, u8>(&mut buf[start..])[..bytes.len()].copy_from_slice(bytes);
+}
+
+/// Reads words and padded byte strings back.
+pub(crate) struct Reader<'a> {
+    pub words: &'a [u64],
+    pub at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn word(&mut self) -> u64 {
+        self.at += 1;
+        self.words[self.at - 1]
+    }
+
+    pub(crate) fn usize(&mut self) -> usize {
+        self.word() as usize
+    }
+
+    pub(crate) fn bytes(&mut self, len: usize) -> &'a [u8] {
+        let words = len.div_ceil(8);
+        let b = &bytemuck::cast_slice::<u64, u8>(&self.words[self.at..self.at + words])[..len];
+        self.at += words;
+        b
+    }
+
+    fn header(&mut self) -> Header {
+        let h = bytemuck::cast_slice::<u64, Header>(&self.words[self.at..self.at + HEADER_WORDS])[0];
+        self.at += HEADER_WORDS;
+        h
+    }
+}
+
+/// A large put coming to this rank: its record in `Received::queues[src].puts[index]`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LargeIn {
+    pub src: usize,
+    pub index: usize,
+    pub slot: u32,
+    pub byte_offset: usize,
+    pub len: usize,
+    pub combines: bool,
+    /// Lands straight in registered memory (no other put of the superstep touches its bytes).
+    pub in_place: bool,
+    /// Offset in the engine's bounce buffer otherwise.
+    pub at: usize,
+}
+
+/// One get request received from another rank.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GetReq {
+    pub slot: u32,
+    pub byte_offset: usize,
+    pub len: usize,
+}
+
+/// One request to an extension object, received from another rank.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct XReq {
+    pub slot: u32,
+    pub at: usize,
+    pub len: usize,
+}
+
+/// What this rank received in a sync: every sender's bookkeeping and what it queued for us,
+/// with the requests it made of us. Its buffers are reused from sync to sync.
+#[derive(Default)]
+pub(crate) struct Received {
+    pub metas: Vec<Meta>,
+    pub queues: Vec<DestQueue>,
+    pub reqs: Vec<Vec<GetReq>>,
+    pub xreqs: Vec<Vec<XReq>>,
+    pub xreq_data: Vec<Vec<u8>>,
+}
+
+impl Received {
+    /// Room for the blocks of `nprocs` senders.
+    pub(crate) fn new(nprocs: usize) -> Self {
+        Received {
+            metas: (0..nprocs).map(|_| Meta::default()).collect(),
+            queues: (0..nprocs).map(|_| DestQueue::default()).collect(),
+            reqs: (0..nprocs).map(|_| Vec::new()).collect(),
+            xreqs: (0..nprocs).map(|_| Vec::new()).collect(),
+            xreq_data: (0..nprocs).map(|_| Vec::new()).collect(),
+        }
+    }
+}
+
+impl Peers for Received {
+    fn meta(&self, q: usize) -> &Meta {
+        &self.metas[q]
+    }
+
+    fn queue(&self, src: usize) -> Option<&DestQueue> {
+        Some(&self.queues[src])
+    }
+}
+
+/// Appends to `send` the block of `out` for destination `q`. Large puts travel without their
+/// bytes; each is noted in `large_out` as (destination, address, length), to be sent point to
+/// point from where its bytes are.
+pub(crate) fn write_block(out: &Outbox, q: usize, send: &mut Vec<u64>, large_out: &mut Vec<(usize, usize, usize)>) {
+    let none = DestQueue::default();
+    let meta = &out.meta;
+    let dest = out.queue(q).unwrap_or(&none);
+    let reqs = out.gets.iter().filter(|g| g.pid == q);
+    let parts = out.req_parts.iter().filter(|r| r.pid == q);
+    let header = Header {
+        ended: u64::from(meta.arrival == Arrival::End),
+        step: meta.step as u64,
+        tag_request: meta.tag_request as u64,
+        pending_puts: meta.pending.puts as u64,
+        pending_gets: meta.pending.gets as u64,
+        pending_sends: meta.pending.sends as u64,
+        pushes: meta.pushes.len() as u64,
+        pops: meta.pops.len() as u64,
+        puts: dest.puts.len() as u64,
+        msgs: dest.msgs.len() as u64,
+        ext: dest.ext.len() as u64,
+        gets: reqs.clone().count() as u64,
+        req_parts: parts.clone().count() as u64,
+        sys_msgs: dest.sys_msgs.len() as u64,
+        put_calls: dest.put_calls as u64,
+    };
+    send.extend_from_slice(bytemuck::cast_slice(std::slice::from_ref(&header)));
+    for push in &meta.pushes {
+        send.extend_from_slice(&[push.serial, push.bytes as u64, push.elem_size as u64, push.type_name.len() as u64]);
+        put_bytes(send, push.type_name.as_bytes());
+    }
+    send.extend_from_slice(&meta.pops);
+    let mut combines = dest.combines.iter();
+    for put in &dest.puts {
+        let len = put.len();
+        let large = is_large(len);
+        let word =
+            put_word(put.slot, len) | if put.combines() { COMBINING } else { 0 } | if large { LARGE_PUT } else { 0 };
+        send.extend_from_slice(&[word, put.byte_offset as u64]);
+        if put.combines() {
+            send.push(*combines.next().expect("one operator per combining put"));
+        }
+        let addr = match put.src() {
+            PutSrc::Buffered(at) => dest.put_data[at..at + len].as_ptr() as usize,
+            PutSrc::Direct(addr) => addr,
+        };
+        if large {
+            // Its bytes go point to point, from where they are.
+            large_out.push((q, addr, len));
+        } else {
+            // SAFETY: the bytes of a buffered put in the sender's outbox, or an hpput source,
+            // borrowed immutably by the sender until the end of this sync (`Superstep::hpput`);
+            // nothing writes either while the sync serialises them.
+            put_bytes(send, unsafe { std::slice::from_raw_parts(addr as *const u8, len) });
+        }
+    }
+    for m in &dest.msgs {
+        send.extend_from_slice(&[m.align as u64, m.tag_len as u64, m.payload_len as u64]);
+        put_bytes(send, &dest.msg_data[m.at..m.at + m.tag_len + m.payload_len]);
+    }
+    for e in &dest.ext {
+        send.extend_from_slice(&[u64::from(e.slot), e.len as u64]);
+        put_bytes(send, &dest.ext_data[e.at..e.at + e.len]);
+    }
+    for m in &dest.sys_msgs {
+        send.push(m.payload_len as u64);
+        put_bytes(send, &dest.sys_data[m.at..m.at + m.payload_len]);
+    }
+    for g in reqs {
+        send.extend_from_slice(&[u64::from(g.slot), g.byte_offset as u64, g.bytes as u64]);
+    }
+    for part in parts {
+        send.extend_from_slice(&[u64::from(part.slot), part.len as u64]);
+        put_bytes(send, &out.req_data[part.at..part.at + part.len]);
+    }
+}
+
+/// Reads the block that `src` sent, at `words[at..]`, into `got`, and notes its large puts in
+/// `large_in` (their records are empty placeholders until their bytes arrive). With
+/// `in_place`, small puts point into `words` (which must then stay unchanged until the put
+/// phase) instead of being copied into the queue.
+pub(crate) fn read_block(
+    words: &[u64],
+    at: usize,
+    src: usize,
+    got: &mut Received,
+    large_in: &mut Vec<LargeIn>,
+    in_place: bool,
+) {
+    let mut r = Reader { words, at };
+    let h = r.header();
+    let meta = &mut got.metas[src];
+    meta.arrival = if h.ended == 1 { Arrival::End } else { Arrival::Sync };
+    meta.step = h.step as usize;
+    meta.tag_request = h.tag_request as usize;
+    meta.pending =
+        Pending { puts: h.pending_puts as usize, gets: h.pending_gets as usize, sends: h.pending_sends as usize };
+    meta.pushes.clear();
+    for _ in 0..h.pushes {
+        let (serial, bytes, elem_size, name_len) = (r.word(), r.usize(), r.usize(), r.usize());
+        let name = String::from_utf8_lossy(r.bytes(name_len)).into_owned();
+        meta.pushes.push(PushInfo { serial, addr: 0, bytes, handler: 0, elem_size, type_name: Cow::Owned(name) });
+    }
+    meta.pops.clear();
+    for _ in 0..h.pops {
+        meta.pops.push(r.word());
+    }
+    let q = &mut got.queues[src];
+    q.clear();
+    for _ in 0..h.puts {
+        let (word, byte_offset) = (r.word(), r.usize());
+        let (slot, len) = (word as u32, ((word >> 32) & ((1 << 30) - 1)) as usize);
+        let (combines, large) = (word & COMBINING != 0, word & LARGE_PUT != 0);
+        // A large put's bytes come point to point: an empty placeholder until then.
+        let (at, bytes) = if large { (0, 0) } else { (q.put_data.len(), len) };
+        if large {
+            let index = q.puts.len();
+            large_in.push(LargeIn { src, index, slot, byte_offset, len, combines, in_place: false, at: 0 });
+        }
+        if combines {
+            let op = r.word();
+            let elem = ((op >> 32) as usize).max(1);
+            q.push_combining_put(slot, byte_offset, bytes, at, op, elem);
+        } else if !large && in_place {
+            // Applied from where it arrived.
+            let from = r.bytes(len).as_ptr() as usize;
+            q.push_put_record(slot, byte_offset, len, PutSrc::Direct(from));
+            continue;
+        } else {
+            q.push_put_record(slot, byte_offset, bytes, PutSrc::Buffered(at));
+        }
+        if !large {
+            q.put_data.extend_from_slice(r.bytes(len));
+        }
+    }
+    for _ in 0..h.msgs {
+        let (align, tag_len, payload_len) = (r.usize(), r.usize(), r.usize());
+        q.msgs.push(MsgRec { align, at: q.msg_data.len(), tag_len, payload_len });
+        q.msg_data.extend_from_slice(r.bytes(tag_len + payload_len));
+    }
+    for _ in 0..h.ext {
+        let (slot, len) = (r.word() as u32, r.usize());
+        q.ext.push(ExtRec { slot, at: q.ext_data.len(), len });
+        q.ext_data.extend_from_slice(r.bytes(len));
+    }
+    for _ in 0..h.sys_msgs {
+        let len = r.usize();
+        q.sys_msgs.push(MsgRec { align: 1, at: q.sys_data.len(), tag_len: 0, payload_len: len });
+        q.sys_data.extend_from_slice(r.bytes(len));
+    }
+    q.put_calls = h.put_calls as usize;
+    let reqs = &mut got.reqs[src];
+    reqs.clear();
+    for _ in 0..h.gets {
+        reqs.push(GetReq { slot: r.word() as u32, byte_offset: r.usize(), len: r.usize() });
+    }
+    (q.gets, q.get_bytes) = (reqs.len(), reqs.iter().map(|g| g.len).sum()); // statistics: gets served
+    let (xreqs, xdata) = (&mut got.xreqs[src], &mut got.xreq_data[src]);
+    xreqs.clear();
+    xdata.clear();
+    for _ in 0..h.req_parts {
+        let (slot, len) = (r.word() as u32, r.usize());
+        xreqs.push(XReq { slot, at: xdata.len(), len });
+        xdata.extend_from_slice(r.bytes(len));
+    }
+}
