@@ -8,6 +8,9 @@
 //! slot, offset and pid beside them.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crossbeam_utils::CachePadded;
 
 /// Per-process flags combined by the sync barrier.
 pub(crate) mod flags {
@@ -408,6 +411,45 @@ const DENSE: usize = 1024;
 /// processes on a few cores notices), for O(p) queues per process, which is small here.
 const DIRECT: usize = 64;
 
+/// Who queued something for whom, for an engine whose processes read each other's outboxes in
+/// place: a sender notes itself at a destination when it first queues something for it in a
+/// superstep, so that in the sync the destination visits only those senders instead of every
+/// process (O(senders) work per process, not O(p)).
+///
+/// One list per process and superstep parity. A list of parity `s % 2` is written by senders
+/// during superstep `s` (under its lock) and taken by its owner during sync `s`, after the first
+/// barrier; the next writes to it happen in superstep `s + 2` (or `s + 1` after a sync that
+/// kept the outbox parity), after a barrier its owner reaches only after taking it. The lock
+/// only serialises senders that note themselves at the same destination at once.
+#[derive(Debug)]
+pub(crate) struct Senders {
+    lists: Box<[CachePadded<[Mutex<Vec<u32>>; 2]>]>,
+}
+
+impl Senders {
+    pub(crate) fn new(nprocs: usize) -> Self {
+        Senders { lists: (0..nprocs).map(|_| CachePadded::new([Mutex::default(), Mutex::default()])).collect() }
+    }
+
+    /// Notes that `src` queued something for `dest` in a superstep of `parity`.
+    fn note(&self, dest: usize, src: u32, parity: usize) {
+        // A poisoned lock (a process panicked while pushing) still holds a valid list.
+        self.lists[dest][parity].lock().unwrap_or_else(|e| e.into_inner()).push(src);
+    }
+
+    /// Takes the senders noted at `me` for the superstep of `parity` into `into`, in ascending
+    /// pid order, each once, and empties the list for the next superstep of that parity.
+    pub(crate) fn take(&self, me: usize, parity: usize, into: &mut Vec<u32>) {
+        into.clear();
+        let mut list = self.lists[me][parity].lock().unwrap_or_else(|e| e.into_inner());
+        into.extend_from_slice(&list);
+        list.clear();
+        drop(list);
+        into.sort_unstable();
+        into.dedup();
+    }
+}
+
 /// One process's outbox for one superstep.
 ///
 /// It holds a queue per destination touched in the superstep, in first-touch order; queues keep
@@ -437,6 +479,9 @@ pub(crate) struct Outbox {
     dests: Vec<usize>,
     /// The last destination looked up and its queue index (consecutive puts mostly go to one).
     last: Option<(usize, usize)>,
+    /// Where to note this process at a destination it first queues something for (an engine
+    /// whose receivers visit only their senders): the lists, this process's pid, the parity.
+    notes: Option<(Arc<Senders>, u32, usize)>,
 }
 
 impl Outbox {
@@ -447,6 +492,13 @@ impl Outbox {
         } else {
             Self::default()
         }
+    }
+
+    /// An outbox of process `pid` for supersteps of `parity` that notes `pid` in `senders` at
+    /// each destination it first queues something for in a superstep.
+    pub(crate) fn noting(nprocs: usize, senders: Arc<Senders>, pid: usize, parity: usize) -> Self {
+        let pid = u32::try_from(pid).expect("fewer than 2^32 processes");
+        Outbox { notes: Some((senders, pid, parity)), ..Self::new(nprocs) }
     }
 
     /// Calls `f` with each destination touched in this superstep and its queue, in first-touch
@@ -534,6 +586,9 @@ impl Outbox {
                 q.touched = true;
                 self.dests.push(pid);
                 self.used += 1;
+                if let Some((senders, me, parity)) = &self.notes {
+                    senders.note(pid, *me, *parity);
+                }
             }
             self.last = Some((pid, pid));
             return pid;
@@ -547,6 +602,9 @@ impl Outbox {
                 }
                 self.used += 1;
                 self.dests.push(pid);
+                if let Some((senders, me, parity)) = &self.notes {
+                    senders.note(pid, *me, *parity);
+                }
                 let stored = u32::try_from(i).expect("fewer than 2^32 destinations");
                 if pid < DENSE {
                     if self.dense.len() <= pid {

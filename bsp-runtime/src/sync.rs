@@ -273,7 +273,7 @@ impl Ctx {
         let (counting, me) = (self.stats.counting(), self.pid);
         let mut got = Traffic::default();
         let (mut served, mut served_bytes) = (0, 0);
-        for src in 0..self.nprocs {
+        for src in peers.senders().iter().map(|&s| s as usize) {
             let Some(q) = peers.queue(src) else {
                 continue;
             };
@@ -340,7 +340,7 @@ impl Ctx {
     /// order.
     fn apply_records(&mut self, peers: &dyn Peers) {
         let mut got = Traffic::default();
-        for src in 0..self.nprocs {
+        for src in peers.senders().iter().map(|&s| s as usize) {
             let Some(q) = peers.queue(src) else {
                 continue;
             };
@@ -367,7 +367,7 @@ impl Ctx {
         self.recv.clear();
         self.sys_recv.clear();
         let mut got = Traffic::default();
-        for src in 0..self.nprocs {
+        for src in peers.senders().iter().map(|&s| s as usize) {
             let Some(q) = peers.queue(src) else {
                 continue;
             };

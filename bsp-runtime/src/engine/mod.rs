@@ -323,6 +323,10 @@ pub(crate) struct Status {
 /// this process. An engine whose processes share memory reads their outboxes in place; one
 /// without receives copies.
 pub(crate) trait Peers {
+    /// The processes that may have queued something for this process in this superstep, in
+    /// ascending pid order (the order in which their puts and messages are applied): every
+    /// process, or only those that did, where the engine knows (threads, beyond a few dozen).
+    fn senders(&self) -> &[u32];
     /// Process `q`'s collective bookkeeping for this superstep.
     fn meta(&self, q: usize) -> &Meta;
     /// What process `src` queued for this process in this superstep, if anything.

@@ -5,7 +5,7 @@
 
 use bsp_runtime::{Ctx, Value};
 
-use super::check::{checks, expect, ring, Outcome, Procs};
+use super::check::{checks, expect, ring, Outcome, Procs, PS_MANY};
 
 /// D8, §4.1: `set_tagsize` returns the size in force (B of the (A, B, C) model); the last request
 /// of a superstep is the one that takes effect.
@@ -421,7 +421,7 @@ checks! {
     hpmove_references_are_aligned_for_any_value => Procs::ALL.on(&[1, 2, 3]),
     hpmove_and_move_message_accept_32_byte_aligned_values => Procs::ALL.on(&[1, 2, 3]),
     messages_are_readable_only_in_the_next_superstep,
-    unread_messages_are_discarded_at_the_next_sync_even_if_nobody_communicates,
-    dequeue_order_is_ascending_source_pid_then_send_order,
+    unread_messages_are_discarded_at_the_next_sync_even_if_nobody_communicates => Procs::ALL.on(PS_MANY),
+    dequeue_order_is_ascending_source_pid_then_send_order => Procs::ALL.on(PS_MANY),
     a_process_can_send_to_itself,
 }

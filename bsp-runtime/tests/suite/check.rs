@@ -30,6 +30,11 @@ pub type Outcome = Result<(), String>;
 /// The process counts the threads engine runs most checks and cases at.
 pub const PS: &[usize] = &[1, 2, 3, 4, 8];
 
+/// [`PS`] and counts beyond the few dozen up to which a threads sync visits every process (above
+/// them, receivers visit only the senders that noted themselves): for the checks of the order in
+/// which puts and messages from many sources apply.
+pub const PS_MANY: &[usize] = &[1, 2, 3, 4, 8, 67, 130];
+
 /// On which numbers of processes an entry runs.
 #[derive(Clone, Copy, Debug)]
 pub struct Procs {

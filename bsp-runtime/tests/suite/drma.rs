@@ -4,7 +4,7 @@
 
 use bsp_runtime::Ctx;
 
-use super::check::{checks, expect, ring, Outcome, Procs};
+use super::check::{checks, expect, ring, Outcome, Procs, PS_MANY};
 
 /// Index of the first element where `got` and `want` differ, with both values.
 fn first_mismatch<T: PartialEq + Copy>(got: &[T], want: &[T]) -> Option<(usize, T, T)> {
@@ -254,6 +254,64 @@ pub fn overlapping_puts_from_different_sources_highest_pid_wins(ctx: &mut Ctx) -
         }
     });
     expect("x", x.local(ctx).to_vec(), (0..p + 2).map(|i| i.min(p - 1) as u32).collect())
+}
+
+/// D2 and BSMP order when each process talks to a few others, chosen differently in each
+/// superstep and first touched in descending pid order: puts from different sources to one
+/// element apply in ascending source pid (the highest wins), messages arrive in ascending source
+/// pid, then send order; supersteps with only messages, only puts, or nothing alternate.
+pub fn puts_and_messages_from_a_few_sources_apply_in_ascending_source_pid(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    // The processes `q` sends to in round `r`, in the order it first touches them.
+    let targets = |q: usize, r: usize| {
+        let mut t = vec![(q * 7 + 3 * r + 1) % p, (q + r) % p, 0];
+        t.dedup();
+        t
+    };
+    let senders_of = |me: usize, r: usize| (0..p).filter(move |&q| targets(q, r).contains(&me));
+    let x = ctx.register([u32::MAX; 2]);
+    ctx.set_tag::<u32>();
+    ctx.sync();
+    let mut got = Vec::new();
+    for r in 0..4 {
+        for (i, &t) in targets(pid, r).iter().enumerate() {
+            if r % 2 == 0 {
+                ctx.put(t, &[pid as u32, i as u32], &x, 0);
+            }
+            if r != 2 {
+                ctx.send(t, &(pid as u32), &[i as u8][..]);
+            }
+        }
+        ctx.sync();
+        let mut order = Vec::new();
+        while let Some((tag, payload)) = ctx.move_message::<u32, u8>() {
+            order.push((tag, payload[0]));
+        }
+        got.push((x.local(ctx).to_vec(), order));
+        ctx.sync(); // an empty superstep between rounds
+    }
+    let mut want = Vec::new();
+    let mut x_now = vec![u32::MAX; 2];
+    for r in 0..4 {
+        if r % 2 == 0 {
+            // The highest sender wins; its last put here is the one of its position in its list.
+            let last = senders_of(pid, r).max().expect("process 0 hears from everyone");
+            let index = targets(last, r).iter().rposition(|&t| t == pid).expect("a target");
+            x_now = vec![last as u32, index as u32];
+        }
+        let order: Vec<(u32, u8)> = if r == 2 {
+            Vec::new()
+        } else {
+            senders_of(pid, r)
+                .flat_map(|q| {
+                    let t = targets(q, r);
+                    (0..t.len()).filter(move |&i| t[i] == pid).map(move |i| (q as u32, i as u8))
+                })
+                .collect()
+        };
+        want.push((x_now.clone(), order));
+    }
+    expect("(x, messages) after each of 4 rounds", got, want)
 }
 
 /// D2: puts from one source land in issue order; put and hpput interleave in issue order.
@@ -614,10 +672,11 @@ checks! {
     put_copies_its_source_at_the_call,
     put_to_self_is_deferred_to_the_sync,
     get_reads_its_source_at_the_sync_after_local_writes,
-    get_source_is_read_before_any_put_lands,
-    a_put_wins_over_a_get_on_the_same_local_destination,
-    overlapping_puts_from_different_sources_highest_pid_wins,
-    overlapping_puts_from_one_source_last_issued_wins,
+    get_source_is_read_before_any_put_lands => Procs::ALL.on(PS_MANY),
+    a_put_wins_over_a_get_on_the_same_local_destination => Procs::ALL.on(PS_MANY),
+    overlapping_puts_from_different_sources_highest_pid_wins => Procs::ALL.on(PS_MANY),
+    overlapping_puts_from_one_source_last_issued_wins => Procs::ALL.on(PS_MANY),
+    puts_and_messages_from_a_few_sources_apply_in_ascending_source_pid => Procs::ALL.on(PS_MANY),
     zero_length_transfers_move_nothing,
     hpput_from_unregistered_memory_behaves_like_put,
     hpput_from_registered_memory_behaves_like_put,
@@ -630,7 +689,7 @@ checks! {
     bsp_get_example_3_cyclic_shift_with_get,
     bsp_get_example_4_cyclic_shift_with_hpget,
     bsp_get_example_5_allsums,
-    put_batch_delivers_scattered_and_consecutive_puts,
+    put_batch_delivers_scattered_and_consecutive_puts => Procs::ALL.on(PS_MANY),
     put_batch_keeps_issue_order_with_put,
     put_batch_takes_any_source_and_copies_it_at_the_call,
     bulk_put_supersteps_alternate_with_small_ones => Procs::ALL.on(&[1, 2, 3]),

@@ -134,6 +134,8 @@ pub(crate) struct Received {
     pub reqs: Vec<Vec<GetReq>>,
     pub xreqs: Vec<Vec<XReq>>,
     pub xreq_data: Vec<Vec<u8>>,
+    /// Every rank, in order: each sends a block (`Peers::senders`).
+    pub all: Vec<u32>,
 }
 
 impl Received {
@@ -145,11 +147,16 @@ impl Received {
             reqs: (0..nprocs).map(|_| Vec::new()).collect(),
             xreqs: (0..nprocs).map(|_| Vec::new()).collect(),
             xreq_data: (0..nprocs).map(|_| Vec::new()).collect(),
+            all: (0..nprocs as u32).collect(),
         }
     }
 }
 
 impl Peers for Received {
+    fn senders(&self) -> &[u32] {
+        &self.all
+    }
+
     fn meta(&self, q: usize) -> &Meta {
         &self.metas[q]
     }

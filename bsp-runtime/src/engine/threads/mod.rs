@@ -25,7 +25,7 @@ use crossbeam_utils::sync::Parker;
 use crossbeam_utils::CachePadded;
 
 use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, RegRow, Status, Want};
-use crate::exchange::{DestQueue, Meta, Outbox};
+use crate::exchange::{DestQueue, Meta, Outbox, Senders};
 use crate::ext::ExtTarget;
 use crate::reg::Table;
 use crate::Error;
@@ -43,7 +43,15 @@ pub(crate) struct Group {
     /// The rows of the registrations taking effect in the sync in progress, by serial: the
     /// first process to apply one builds it, the others share it, the last one removes it.
     rows: Mutex<HashMap<u64, (RegRow, usize)>>,
+    /// Beyond [`VISIT_ALL_UP_TO`] processes: who queued something for whom in a superstep.
+    senders: Option<Arc<Senders>>,
 }
+
+/// Up to this many processes, a sync visits every process's outbox for what it queued for this
+/// one (a few reads, cheaper than noting senders). Beyond, senders note themselves at their
+/// destinations during the superstep ([`Senders`]) and a sync visits only them, so that its
+/// work follows the communication, not p².
+const VISIT_ALL_UP_TO: usize = 64;
 
 // SAFETY: the only non-Sync parts are the outboxes in `UnsafeCell`s; their accesses follow the
 // parity protocol of the module docs (one writer at a time, never concurrent with readers), with
@@ -53,14 +61,17 @@ unsafe impl Sync for Group {}
 impl Group {
     fn new(nprocs: usize) -> (Self, Vec<Parker>) {
         let (barrier, parkers) = Barrier::new(nprocs);
+        let senders = (nprocs > VISIT_ALL_UP_TO).then(|| Arc::new(Senders::new(nprocs)));
+        let outbox = |pid: usize, parity: usize| match &senders {
+            Some(s) => Outbox::noting(nprocs, s.clone(), pid, parity),
+            None => Outbox::new(nprocs),
+        };
         let slots = (0..nprocs)
-            .map(|_| {
-                CachePadded::new(Slot {
-                    out: [UnsafeCell::new(Outbox::new(nprocs)), UnsafeCell::new(Outbox::new(nprocs))],
-                })
+            .map(|pid| {
+                CachePadded::new(Slot { out: [UnsafeCell::new(outbox(pid, 0)), UnsafeCell::new(outbox(pid, 1))] })
             })
             .collect();
-        (Group { barrier, slots, rows: Mutex::default() }, parkers)
+        (Group { barrier, slots, rows: Mutex::default(), senders }, parkers)
     }
 
     /// The outboxes of `pid`, for its endpoint.
@@ -86,8 +97,11 @@ pub(crate) struct Threads {
     group: Arc<Group>,
     parker: Parker,
     pid: usize,
-    /// The parity of the superstep whose sync is in progress (set by `exchange`).
+    /// The parity of the superstep whose sync is in progress (set by `arrive`).
     parity: usize,
+    /// The processes that may have queued something for this one in this superstep, ascending:
+    /// every process, or (with `Group::senders`) those noted, taken by `exchange`.
+    senders: Vec<u32>,
 }
 
 impl Engine for Threads {
@@ -112,7 +126,11 @@ impl Engine for Threads {
     }
 
     fn exchange(&mut self) -> Result<(), Poisoned> {
-        // Nothing moves: after the first barrier every outbox of this parity is complete.
+        // Nothing moves: after the first barrier every outbox of this parity is complete, and so
+        // is the list of this process's senders.
+        if let Some(senders) = &self.group.senders {
+            senders.take(self.pid, self.parity, &mut self.senders);
+        }
         Ok(())
     }
 
@@ -188,6 +206,10 @@ impl Threads {
 }
 
 impl Peers for Threads {
+    fn senders(&self) -> &[u32] {
+        &self.senders
+    }
+
     fn meta(&self, q: usize) -> &Meta {
         // SAFETY: the view is used only inside the sync of a superstep of `parity`, after its
         // first barrier (`exchange` is called after `combine`).
@@ -251,7 +273,9 @@ where
     };
     let start = |pid: usize, parker: Parker| {
         let placed = placement::pin(pid, p);
-        let engine = Threads { group: group.clone(), parker, pid, parity: 0 };
+        // Without noted senders, a sync visits every process.
+        let senders = if group.senders.is_some() { Vec::new() } else { (0..p as u32).collect() };
+        let engine = Threads { group: group.clone(), parker, pid, parity: 0, senders };
         let outboxes = group.outboxes(pid);
         let result =
             body(Endpoint { engine: AnyEngine::Threads(engine), pid, nprocs: p, outboxes, fate: fate.clone() });
