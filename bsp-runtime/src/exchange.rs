@@ -423,8 +423,11 @@ const DIRECT: usize = 64;
 /// only serialises senders that note themselves at the same destination at once.
 #[derive(Debug)]
 pub(crate) struct Senders {
-    lists: Box<[CachePadded<[Mutex<Vec<u32>>; 2]>]>,
+    lists: Box<[CachePadded<ByParity>]>,
 }
+
+/// One process's lists of senders, by superstep parity.
+type ByParity = [Mutex<Vec<u32>>; 2];
 
 impl Senders {
     pub(crate) fn new(nprocs: usize) -> Self {
