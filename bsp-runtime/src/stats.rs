@@ -157,6 +157,10 @@ pub struct StepStats {
     pub local: Traffic,
     /// This process's h in bytes: `max(sent.bytes(), received.bytes())`.
     pub h_bytes: usize,
+    /// Messages this process's engine sent to other OS processes in the sync: 0 on threads; on
+    /// MPI, point-to-point messages, with a collective counted as the messages its usual
+    /// algorithm sends (p − 1 for an all-to-all, ⌈log₂ p⌉ for an all-reduce or a barrier).
+    pub engine_messages: u64,
 }
 
 impl StepStats {
@@ -195,6 +199,8 @@ pub struct Totals {
     pub local: Traffic,
     /// Sum of this process's h over the supersteps, in bytes.
     pub h_bytes: usize,
+    /// Sum of `engine_messages`.
+    pub engine_messages: u64,
 }
 
 /// What [`Ctx::stats`] returns: the last superstep's figures and the running totals.
@@ -265,6 +271,8 @@ pub(crate) struct Recorder {
     stats: Stats,
     /// Events for `BSP_TRACE` / `BSP_TRACE_SUMMARY`, when asked for.
     pub(crate) trace: Option<Box<crate::trace::Buffer>>,
+    /// The engine's message count at the end of the last sync counted.
+    engine_messages: u64,
 }
 
 impl Recorder {
@@ -286,6 +294,7 @@ impl Recorder {
             step_start: now,
             stats: Stats::default(),
             trace,
+            engine_messages: 0,
         }
     }
 
@@ -527,6 +536,18 @@ impl Recorder {
     #[inline]
     pub(crate) fn counting(&self) -> bool {
         self.on
+    }
+
+    /// Takes the engine's message count at the end of a sync (`total`, since the run began):
+    /// what it grew by is the sync's.
+    #[inline]
+    pub(crate) fn note_engine_messages(&mut self, total: u64) {
+        let sent = total - std::mem::replace(&mut self.engine_messages, total);
+        if sent > 0 {
+            self.dirty = true;
+            self.stats.last.engine_messages = sent;
+            self.stats.total.engine_messages += sent;
+        }
     }
 
     /// Adds what arrived from the other processes (counted by the sync's put, record and

@@ -78,6 +78,10 @@ impl Ctx {
             self.recv.clear();
             self.sys_recv.clear();
         }
+        if self.stats.counting() {
+            let sent = self.engine.as_ref().map_or(0, AnyEngine::messages);
+            self.stats.note_engine_messages(sent);
+        }
         self.stats_end(all);
         self.next_superstep();
     }

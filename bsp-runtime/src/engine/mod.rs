@@ -137,6 +137,12 @@ pub(crate) trait Engine {
     /// reads this process's outbox of the sync any more (the next superstep may then write the
     /// same outbox again), or `false` at once where waiting would cost more than it saves.
     fn end_outbox_reads(&mut self) -> Result<bool, Poisoned>;
+
+    /// The messages this process's engine has sent to other OS processes in syncs so far (0
+    /// where processes share memory), for the statistics.
+    fn messages(&self) -> u64 {
+        0
+    }
 }
 
 /// What the read phase leaves for the put phase: get results that land in registered memory,
@@ -186,6 +192,16 @@ impl AnyEngine {
             AnyEngine::Threads(t) => t.combine(flags),
             #[cfg(feature = "mpi")]
             AnyEngine::Mpi(m) => m.combine(flags),
+        }
+    }
+
+    /// [`Engine::messages`], without the indirect call.
+    #[inline]
+    pub(crate) fn messages(&self) -> u64 {
+        match self {
+            AnyEngine::Threads(t) => t.messages(),
+            #[cfg(feature = "mpi")]
+            AnyEngine::Mpi(m) => m.messages(),
         }
     }
 

@@ -313,6 +313,7 @@ fn sample(pid: usize) -> Proc {
         received: Traffic { gets: 1, get_bytes: 40, ..Traffic::default() },
         local: Traffic { records: 3, record_bytes: 9, ..Traffic::default() },
         h_bytes: 40,
+        engine_messages: 0,
     };
     let marks = vec![
         Mark { phase: Phase::Wait, end: 1800 },

@@ -91,6 +91,8 @@ pub(super) fn read_part(text: &str) -> Result<Proc, String> {
                         sent: traffic_from(&nums[8..16]),
                         received: traffic_from(&nums[16..24]),
                         local: traffic_from(&nums[24..32]),
+                        // Trace parts do not carry the engine's message counts.
+                        engine_messages: 0,
                     },
                     start: nums[5],
                     enter: nums[6],

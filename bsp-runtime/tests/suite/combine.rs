@@ -22,18 +22,19 @@ pub fn fan_in_sums_into_one_element_of_every_process(ctx: &mut Ctx) -> Outcome {
     expect("total", got, 1000 + (p * (p + 1) / 2) as u64)
 }
 
-/// A non-commutative operator (x := 10 x + digit) records the order: ascending source pid, then
-/// issue order.
+/// A non-commutative operator (x := 10 x + digit, wrapping: at any p it records the order of
+/// the last 19 digits exactly) records the order: ascending source pid, then issue order.
 pub fn combining_order_is_ascending_source_pid_then_issue_order(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let append = ctx.combiner(|a: u64, b: u64| a * 10 + b);
+    let append = ctx.combiner(|a: u64, b: u64| a.wrapping_mul(10).wrapping_add(b));
     let log = ctx.register([0u64]);
     ctx.put_combine(0, &((pid as u64 + 1) % 10), &log, 0, append);
     ctx.put_combine(0, &((pid as u64 + 2) % 10), &log, 0, append);
     ctx.sync();
     let got = *log.value(ctx);
     ctx.unregister(log);
-    let want = if pid == 0 { (0..p as u64).fold(0u64, |x, q| (x * 10 + (q + 1) % 10) * 10 + (q + 2) % 10) } else { 0 };
+    let digit = |x: u64, d: u64| x.wrapping_mul(10).wrapping_add(d);
+    let want = if pid == 0 { (0..p as u64).fold(0u64, |x, q| digit(digit(x, (q + 1) % 10), (q + 2) % 10)) } else { 0 };
     expect("log", got, want)
 }
 

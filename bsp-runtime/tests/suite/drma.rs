@@ -314,6 +314,42 @@ pub fn puts_and_messages_from_a_few_sources_apply_in_ascending_source_pid(ctx: &
     expect("(x, messages) after each of 4 rounds", got, want)
 }
 
+/// The statistics count the messages the engine sends: none where processes share memory
+/// (threads); under `mpirun` at least one per sync with communication when p > 1, and with the
+/// sparse exchange (`BSP_MPI_EXCHANGE=sparse`) at most the ranks a process talks to plus
+/// ⌈log₂ p⌉ for the all-reduce that starts the sync and as many for the barrier that ends it.
+pub fn engine_messages_follow_the_ranks_a_process_talks_to(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (_, right) = ring(pid, p);
+    let x = ctx.register([0u64; 4]);
+    let mut counts = Vec::new();
+    for round in 0..3u64 {
+        for i in 0..4 {
+            ctx.put(right, &(round + i as u64), &x, i);
+        }
+        ctx.sync();
+        counts.push(ctx.stats().last.engine_messages);
+    }
+    let on_mpi = std::env::var_os("OMPI_COMM_WORLD_SIZE").is_some();
+    let sparse = std::env::var("BSP_MPI_EXCHANGE").is_ok_and(|v| v == "sparse");
+    let log2 = p.next_power_of_two().trailing_zeros() as u64;
+    let talks_to = u64::from(right != pid);
+    let ok = counts.iter().all(|&m| {
+        if !on_mpi {
+            m == 0
+        } else if sparse {
+            m >= talks_to && m <= talks_to + 2 * log2
+        } else {
+            p == 1 || m >= 1
+        }
+    });
+    expect(
+        &format!("messages per sync (on MPI: {on_mpi}, sparse: {sparse}, p = {p}) within the bound"),
+        (counts.clone(), ok),
+        (counts, true),
+    )
+}
+
 /// D2: puts from one source land in issue order; put and hpput interleave in issue order.
 pub fn overlapping_puts_from_one_source_last_issued_wins(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
@@ -677,6 +713,7 @@ checks! {
     overlapping_puts_from_different_sources_highest_pid_wins => Procs::ALL.on(PS_MANY),
     overlapping_puts_from_one_source_last_issued_wins => Procs::ALL.on(PS_MANY),
     puts_and_messages_from_a_few_sources_apply_in_ascending_source_pid => Procs::ALL.on(PS_MANY),
+    engine_messages_follow_the_ranks_a_process_talks_to,
     zero_length_transfers_move_nothing,
     hpput_from_unregistered_memory_behaves_like_put,
     hpput_from_registered_memory_behaves_like_put,

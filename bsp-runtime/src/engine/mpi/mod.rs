@@ -54,7 +54,10 @@ use direct::{is_large, swap_words, Transfers, BLOCK_TAG, GET_TAG, PUT_TAG};
 use wire::{put_bytes, LargeIn, Reader, Received, HEADER_WORDS};
 
 pub(crate) mod direct;
+pub(crate) mod sparse;
 pub(crate) mod wire;
+
+use sparse::{log2_ceil, Block, Landing};
 
 /// Whether this OS process was started by `mpirun` (read before MPI is initialised, which
 /// sets some of these variables itself).
@@ -124,7 +127,63 @@ pub(crate) struct Mpi {
     arrive_got: Vec<u64>,
     inline_sent: bool,
     inline_got: bool,
+    /// Which exchange syncs may use (`BSP_MPI_EXCHANGE`), and whether this sync uses the
+    /// sparse one (decided by `arrive`, identically on every rank).
+    mode: ExchangeMode,
+    sparse: bool,
+    /// The sparse exchange's blocks out and in, the destinations of this rank's blocks, and the
+    /// owners of its gets and requests.
+    blocks: Vec<Block>,
+    arrived: Vec<Block>,
+    dests: Vec<usize>,
+    owners: Vec<usize>,
+    requests: Vec<mpi::ffi::MPI_Request>,
+    /// Messages this rank has sent in syncs (a collective counts as the messages its usual
+    /// algorithm sends: p − 1 for an all-to-all, ⌈log₂ p⌉ for an all-reduce or a barrier).
+    messages: u64,
 }
+
+/// How a sync of more than two ranks exchanges its blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ExchangeMode {
+    /// The sparse exchange (`sparse.rs`) in supersteps where every rank talks to at most a
+    /// quarter of the ranks and nobody changes registrations or the tag size, beyond
+    /// [`POINT_TO_POINT_RANKS`] ranks; the dense one otherwise.
+    Auto,
+    /// Always the dense exchange: sizes by `MPI_Alltoall`, then the blocks.
+    Dense,
+    /// The sparse exchange whenever the superstep allows it (registrations and tag sizes still
+    /// go the dense way), at any number of ranks.
+    Sparse,
+}
+
+/// The environment variable that chooses the exchange (`auto`, `dense` or `sparse`).
+pub(crate) const EXCHANGE_VAR: &str = "BSP_MPI_EXCHANGE";
+
+impl ExchangeMode {
+    /// The mode `BSP_MPI_EXCHANGE` asks for (`auto` when unset).
+    ///
+    /// # Errors
+    /// A value that is not one of the three, named with the variable.
+    pub(crate) fn from_env() -> Result<ExchangeMode, Error> {
+        match std::env::var(EXCHANGE_VAR) {
+            Err(_) => Ok(ExchangeMode::Auto),
+            Ok(v) => match v.trim() {
+                "auto" | "" => Ok(ExchangeMode::Auto),
+                "dense" => Ok(ExchangeMode::Dense),
+                "sparse" => Ok(ExchangeMode::Sparse),
+                _ => Err(Error::launch(format!(
+                    "{EXCHANGE_VAR}={v:?} is not an exchange of the MPI engine (expected `auto`, `dense` or `sparse`)"
+                ))),
+            },
+        }
+    }
+}
+
+/// In the flags of a sparse-capable arrival: some rank talks to too many others for the sparse
+/// exchange (an engine bit, above those of `exchange::flags`; removed before `sync.rs` sees
+/// the flags).
+const DENSE: u64 = 1 << 40;
 
 /// In the size word of a two-rank arrival: the block follows in the same message.
 const INLINE: u64 = 1 << 63;
@@ -157,7 +216,7 @@ fn count(words: usize, what: &str) -> Count {
 }
 
 impl Mpi {
-    fn new(comm: SimpleCommunicator, nprocs: usize) -> Self {
+    fn new(comm: SimpleCommunicator, nprocs: usize, mode: ExchangeMode) -> Self {
         Mpi {
             comm,
             parity: 0,
@@ -187,7 +246,37 @@ impl Mpi {
             arrive_got: vec![0; INLINE_WORDS],
             inline_sent: false,
             inline_got: false,
+            mode,
+            sparse: false,
+            blocks: Vec::new(),
+            arrived: Vec::new(),
+            dests: Vec::new(),
+            owners: Vec::new(),
+            requests: Vec::new(),
+            messages: 0,
         }
+    }
+
+    /// Whether syncs of this run may use the sparse exchange (then every sync starts with an
+    /// all-reduce of the flags, which also says whether this one does).
+    fn sparse_capable(&self) -> bool {
+        let p = self.recv_counts.len();
+        match self.mode {
+            ExchangeMode::Dense => false,
+            ExchangeMode::Sparse => p > 1,
+            ExchangeMode::Auto => p > POINT_TO_POINT_RANKS,
+        }
+    }
+
+    /// The ranks this rank sends a block to in a sparse exchange (every destination it queued
+    /// something for, or asked something of), ascending, into `self.dests`.
+    fn note_dests(&mut self, out: &Outbox) {
+        self.dests.clear();
+        let dests = &mut self.dests;
+        out.for_each_queue(|d, _| dests.push(d));
+        dests.extend(out.req_parts.iter().map(|r| r.pid));
+        dests.sort_unstable();
+        dests.dedup();
     }
 
     /// The start of a sync (`Engine::arrive`): one `MPI_Alltoall` that carries every rank's
@@ -197,6 +286,10 @@ impl Mpi {
     /// whose size is known, and serialise it if the sync turns out not to be empty.
     fn arrive_and_announce(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
         self.parity = parity;
+        if self.sparse_capable() {
+            return Ok(self.arrive_sparse_capable(flags));
+        }
+        self.sparse = false;
         let work = flags & (flags::WORK | flags::GET) != 0;
         if work {
             self.serialize();
@@ -225,11 +318,13 @@ impl Mpi {
                 self.inline_sent = true;
             }
             swap_words(&self.comm, other, &self.arrive_msg, &mut self.arrive_got);
+            self.messages += 1;
             self.arrive_in[2 * other] = self.arrive_got[0];
             self.arrive_in[2 * other + 1] = self.arrive_got[1] & !INLINE;
             self.inline_got = self.arrive_got[1] & INLINE != 0;
         } else {
             self.comm.all_to_all_into(&self.arrive_out[..], &mut self.arrive_in[..]);
+            self.messages += self.recv_counts.len() as u64 - 1;
         }
         let mut all = 0;
         for (q, pair) in self.arrive_in.chunks_exact(2).enumerate() {
@@ -240,6 +335,61 @@ impl Mpi {
         self.counts_known = all & (flags::WORK | flags::GET) != 0;
         self.recv_kept = all & flags::GET == 0;
         Ok(all)
+    }
+
+    /// The arrival of a run that may use the sparse exchange: an all-reduce of the flags, with
+    /// [`DENSE`] from a rank that talks to more than a quarter of the ranks (`Auto`). The sync
+    /// is sparse when somebody queued something and nobody is dense, changes registrations or
+    /// the tag size, or ended: the same verdict on every rank, from the same OR.
+    fn arrive_sparse_capable(&mut self, flags: u64) -> u64 {
+        let p = self.recv_counts.len();
+        let mut mine = flags;
+        if self.mode == ExchangeMode::Auto && flags & (flags::WORK | flags::GET) != 0 {
+            // SAFETY: in the sync, after `parity` was set.
+            let out = unsafe { self.own_outbox() };
+            self.note_dests(out);
+            if 4 * self.dests.len() > p {
+                mine |= DENSE;
+            }
+        }
+        let mut all = 0u64;
+        self.comm.all_reduce_into(&mine, &mut all, SystemOperation::bitwise_or());
+        self.messages += log2_ceil(p);
+        let moved = all & (flags::WORK | flags::GET) != 0;
+        self.sparse = moved && all & (DENSE | flags::COLLECTIVE | flags::END | flags::PENDING) == 0;
+        (self.serialized, self.counts_known, self.inline_sent, self.inline_got) = (false, false, false, false);
+        self.recv_kept = all & flags::GET == 0;
+        all & !DENSE
+    }
+
+    /// The sparse exchange of blocks (`sparse.rs`): this rank's blocks go to the ranks it
+    /// queued something for or asked something of; the senders it hears from become the
+    /// view's senders.
+    fn exchange_sparse(&mut self) {
+        // SAFETY: in the sync, after `arrive`.
+        let out = unsafe { self.own_outbox() };
+        self.note_dests(out);
+        self.send.clear();
+        self.blocks.clear();
+        self.large_out.clear();
+        for &d in &self.dests {
+            let at = self.send.len();
+            wire::write_block(out, d, &mut self.send, &mut self.large_out);
+            self.blocks.push(Block { rank: d, at, words: self.send.len() - at });
+        }
+        // What the last exchange left in the view from senders not heard from now must go.
+        self.peers.forget_senders();
+        let me = self.comm.rank() as usize;
+        let into = Landing { recv: &mut self.recv, got: &mut self.arrived, requests: &mut self.requests };
+        self.messages += sparse::consensus(&self.comm, me, &self.send, &self.blocks, into);
+        self.arrived.sort_unstable_by_key(|b| b.rank);
+        self.large_in.clear();
+        self.peers.senders.clear();
+        for b in &self.arrived {
+            wire::read_block(&self.recv[..], b.at, b.rank, &mut self.peers, &mut self.large_in, self.recv_kept);
+            self.peers.senders.push(b.rank as u32);
+        }
+        self.plan_large_puts();
     }
 
     /// Where the rank's process finds its outboxes.
@@ -312,6 +462,7 @@ impl Mpi {
             let send = Partition::new(&self.send[..], &self.send_counts[..], &self.send_displs[..]);
             let mut recv = PartitionMut::new(&mut self.recv[..total], &self.recv_counts[..], &self.recv_displs[..]);
             self.comm.all_to_all_varcount_into(&send, &mut recv);
+            self.messages += p as u64 - 1;
             return;
         }
         // A few ranks: what `MPI_Alltoallv` does for them (a message to and from each other
@@ -335,6 +486,7 @@ impl Mpi {
             let (at, words) = (self.send_displs[q] as usize, self.send_counts[q] as usize);
             // SAFETY: the block for rank q of `send`, unchanged until `wait` below.
             unsafe { self.block_transfers.send(&self.comm, q, BLOCK_TAG, send + 8 * at, 8 * words) };
+            self.messages += 1;
         }
         self.block_transfers.wait();
     }
@@ -342,6 +494,7 @@ impl Mpi {
     /// Turns the received blocks into `peers`, reusing its buffers.
     fn deserialize(&mut self) {
         self.large_in.clear();
+        self.peers.hear_from_all();
         for (src, &displ) in self.recv_displs.iter().enumerate() {
             wire::read_block(&self.recv[..], displ as usize, src, &mut self.peers, &mut self.large_in, self.recv_kept);
         }
@@ -386,8 +539,16 @@ impl Mpi {
         let out = unsafe { self.own_outbox() };
         self.send.clear();
         self.send_counts.clear();
+        self.blocks.clear();
         let bytes = &mut self.scratch;
-        for src in 0..p {
+        // Dense: a reply block for every rank (maybe empty); sparse: for those that asked.
+        let sparse = self.sparse;
+        let requesters = if sparse { self.peers.senders.len() } else { p };
+        for i in 0..requesters {
+            let src = if sparse { self.peers.senders[i] as usize } else { i };
+            if sparse && self.peers.reqs[src].is_empty() && self.peers.xreqs[src].is_empty() {
+                continue;
+            }
             bytes.clear();
             for req in &self.peers.reqs[src] {
                 let entry = table.entries[req.slot as usize].as_ref().expect("a get checked at the call");
@@ -397,6 +558,7 @@ impl Mpi {
                     // the requester at the call); nothing writes it until this phase's
                     // transfers complete, at the end of `serve_gets`.
                     unsafe { self.get_transfers.send(&self.comm, src, GET_TAG, addr, req.len) };
+                    self.messages += 1;
                     continue;
                 }
                 // SAFETY: as above; read now.
@@ -413,10 +575,32 @@ impl Mpi {
                 self.send.push(bytes.len() as u64);
                 put_bytes(&mut self.send, bytes);
             }
-            self.send_counts.push(count(self.send.len() - start, "the get replies for one rank"));
+            let words = self.send.len() - start;
+            if sparse {
+                self.blocks.push(Block { rank: src, at: start, words });
+            } else {
+                self.send_counts.push(count(words, "the get replies for one rank"));
+            }
         }
-        self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
-        self.all_to_all_v((false, false));
+        if sparse {
+            // Replies go back between the pairs that asked: this rank hears from the owners
+            // of its gets and requests.
+            self.owners.clear();
+            self.owners.extend(out.gets.iter().map(|g| g.pid).chain(out.req_parts.iter().map(|r| r.pid)));
+            self.owners.sort_unstable();
+            self.owners.dedup();
+            let me = self.comm.rank() as usize;
+            let into = Landing { recv: &mut self.recv, got: &mut self.arrived, requests: &mut self.requests };
+            self.messages += sparse::replies(&self.comm, me, &self.send, &self.blocks, &self.owners, into);
+            self.recv_displs.resize(p, 0);
+            for b in &self.arrived {
+                self.recv_displs[b.rank] = count(b.at, "everything this rank receives");
+            }
+        } else {
+            self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
+            self.messages += p as u64 - 1;
+            self.all_to_all_v((false, false));
+        }
         // DRMA gets, in issue order, from the front of each owner's block (large ones arrive
         // point to point).
         self.asked.fill(0);
@@ -481,7 +665,12 @@ impl Engine for Mpi {
     fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
         let mut all = 0u64;
         self.comm.all_reduce_into(&flags, &mut all, SystemOperation::bitwise_or());
+        self.messages += log2_ceil(self.recv_counts.len());
         Ok(all)
+    }
+
+    fn messages(&self) -> u64 {
+        self.messages
     }
 
     fn statuses(&mut self, mine: Status) -> Result<Vec<Status>, Poisoned> {
@@ -489,6 +678,10 @@ impl Engine for Mpi {
     }
 
     fn exchange(&mut self) -> Result<(), Poisoned> {
+        if self.sparse {
+            self.exchange_sparse();
+            return Ok(());
+        }
         if !std::mem::take(&mut self.serialized) {
             self.serialize();
             // What `arrive` announced for a rank with nothing queued: a header alone.
@@ -496,6 +689,7 @@ impl Engine for Mpi {
         }
         if !std::mem::take(&mut self.counts_known) {
             self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
+            self.messages += self.recv_counts.len() as u64 - 1;
         }
         let inline = (std::mem::take(&mut self.inline_sent), std::mem::take(&mut self.inline_got));
         self.all_to_all_v(inline);
@@ -526,6 +720,7 @@ impl Engine for Mpi {
             // sync) or an hpput source (borrowed until the end of this sync); the transfers
             // complete below.
             unsafe { self.put_transfers.send(&self.comm, dest, PUT_TAG, addr, len) };
+            self.messages += 1;
         }
         let bounce = self.bounce.as_mut_ptr() as usize;
         for large in &self.large_in {
@@ -636,8 +831,8 @@ where
     B: Fn(Endpoint) -> Option<R>,
 {
     let (rank, size) = (world.rank() as usize, world.size() as usize);
-    let p = match procs(want, size) {
-        Ok(p) => p,
+    let (p, mode) = match procs(want, size).and_then(|p| Ok((p, ExchangeMode::from_env()?))) {
+        Ok(pm) => pm,
         Err(e) => return Err(report_once(&world, e)),
     };
     let color = if rank < p { Color::with_value(0) } else { Color::undefined() };
@@ -647,7 +842,7 @@ where
     // For reporting a collective failure (the run's own communicator may be gone by then).
     let fence = comm.duplicate();
     let fate = Arc::new(Fate::new(Box::new(|| {})));
-    let engine = Box::new(Mpi::new(comm, p));
+    let engine = Box::new(Mpi::new(comm, p, mode));
     let outboxes = engine.outboxes();
     let endpoint = Endpoint { engine: AnyEngine::Mpi(engine), pid: rank, nprocs: p, outboxes, fate: fate.clone() };
     if let Some(r) = body(endpoint) {

@@ -134,8 +134,9 @@ pub(crate) struct Received {
     pub reqs: Vec<Vec<GetReq>>,
     pub xreqs: Vec<Vec<XReq>>,
     pub xreq_data: Vec<Vec<u8>>,
-    /// Every rank, in order: each sends a block (`Peers::senders`).
-    pub all: Vec<u32>,
+    /// The ranks whose blocks are in the view, ascending (`Peers::senders`): every rank after a
+    /// dense exchange, those heard from after a sparse one.
+    pub senders: Vec<u32>,
 }
 
 impl Received {
@@ -147,14 +148,34 @@ impl Received {
             reqs: (0..nprocs).map(|_| Vec::new()).collect(),
             xreqs: (0..nprocs).map(|_| Vec::new()).collect(),
             xreq_data: (0..nprocs).map(|_| Vec::new()).collect(),
-            all: (0..nprocs as u32).collect(),
+            senders: (0..nprocs as u32).collect(),
+        }
+    }
+
+    /// Every rank sends a block (a dense exchange).
+    pub(crate) fn hear_from_all(&mut self) {
+        if self.senders.len() != self.queues.len() {
+            self.senders.clear();
+            self.senders.extend(0..self.queues.len() as u32);
+        }
+    }
+
+    /// Empties what the senders of the last exchange queued for this rank (before an exchange
+    /// in which some of them may not send).
+    pub(crate) fn forget_senders(&mut self) {
+        for &src in &self.senders {
+            let src = src as usize;
+            self.queues[src].clear();
+            self.reqs[src].clear();
+            self.xreqs[src].clear();
+            self.xreq_data[src].clear();
         }
     }
 }
 
 impl Peers for Received {
     fn senders(&self) -> &[u32] {
-        &self.all
+        &self.senders
     }
 
     fn meta(&self, q: usize) -> &Meta {
