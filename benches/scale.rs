@@ -1,17 +1,23 @@
-//! How a superstep's cost grows with p on the threads engine (oversubscribed beyond the cores,
-//! so the figures measure the total work of a superstep, not its latency on a big machine).
+//! How a superstep's cost grows with p, on threads (oversubscribed beyond the cores, so the
+//! figures measure the total work of a superstep, not its latency on a big machine) and on MPI.
 //!
 //! ```text
-//! cargo bench --bench scale                         # p = 2, 16, 64, 256, 1024
+//! cargo bench --bench scale                         # threads: p = 2, 16, 64, 256, 1024
 //! cargo bench --bench scale -- --procs 64,256 --runs 7
-//! cargo bench --bench scale -- --svg scale.svg      # also plot time per superstep against p
+//! scripts/scale                                     # threads, then mpirun -n 2, 4, 8, 16; table and plot
 //! ```
 //! For each p: the empty superstep, and a superstep in which every process puts `k` one-word
 //! values (k = 3 by default, `--k`) to processes drawn at random (a fixed seed per process), in
 //! µs per superstep (median over `--runs` runs; within a run the mean over a number of
-//! supersteps that shrinks as p grows). The ratio of the two is the cost of a little
-//! communication against the sync alone, the figure the cost model says should stay small and
-//! flat as p grows. Output is a Markdown table.
+//! supersteps that shrinks as p grows), and the messages the engine sent per sync (process 0's,
+//! from `StepStats::engine_messages`; none on threads). The ratio of the two times is the cost
+//! of a little communication against the sync alone, which the cost model says should stay
+//! small and flat as p grows. Output is a Markdown table row per p.
+//!
+//! Built with `--features mpi` and started by `mpirun`, it measures at the number of ranks
+//! (the exchange `BSP_MPI_EXCHANGE` asks for). `--data FILE` appends each row to FILE, and
+//! `--svg FILE` plots every row of FILE (or of this run) as µs per superstep against p, one
+//! line per engine and kind of superstep.
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -24,6 +30,55 @@ struct Opts {
     runs: usize,
     k: usize,
     svg: Option<String>,
+    data: Option<String>,
+}
+
+/// One measured p: the engine (`threads`, or `mpi-` and the exchange), µs per empty superstep
+/// and per superstep of puts, and messages per sync of each.
+#[derive(Clone, Debug)]
+struct Row {
+    engine: String,
+    p: usize,
+    empty: f64,
+    puts: f64,
+    ratio: f64,
+    msgs_empty: f64,
+    msgs_puts: f64,
+}
+
+impl Row {
+    fn tsv(&self) -> String {
+        let Row { engine, p, empty, puts, ratio, msgs_empty, msgs_puts } = self;
+        format!("{engine}\t{p}\t{empty}\t{puts}\t{ratio}\t{msgs_empty}\t{msgs_puts}")
+    }
+
+    fn from_tsv(line: &str) -> Option<Row> {
+        let f: Vec<&str> = line.split('\t').collect();
+        let num = |i: usize| f.get(i)?.parse::<f64>().ok();
+        Some(Row {
+            engine: f.first()?.to_string(),
+            p: f.get(1)?.parse().ok()?,
+            empty: num(2)?,
+            puts: num(3)?,
+            ratio: num(4)?,
+            msgs_empty: num(5)?,
+            msgs_puts: num(6)?,
+        })
+    }
+
+    fn markdown(&self) -> String {
+        let msgs = |m: f64| if self.engine == "threads" { "–".to_string() } else { format!("{m:.1}") };
+        format!(
+            "| {} | {} | {:.2} | {:.2} | {:.2} | {} | {} |",
+            self.engine,
+            self.p,
+            self.empty,
+            self.puts,
+            self.ratio,
+            msgs(self.msgs_empty),
+            msgs(self.msgs_puts)
+        )
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -37,19 +92,25 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn parse() -> Opts {
-    let mut o = Opts { procs: vec![2, 16, 64, 256, 1024], runs: 5, k: 3, svg: None };
+    let mut o = Opts { procs: vec![2, 16, 64, 256, 1024], runs: 5, k: 3, svg: None, data: None };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = |what: &str| args.next().unwrap_or_else(|| panic!("{a} needs {what}"));
         match a.as_str() {
             "--procs" => {
-                o.procs = value("a list like 2,16,64").split(',').map(|s| s.trim().parse().expect("a count")).collect()
+                // An empty list measures nothing (to plot the rows of `--data` alone).
+                o.procs = value("a list like 2,16,64")
+                    .split(',')
+                    .filter(|s| !s.trim().is_empty())
+                    .map(|s| s.trim().parse().expect("a count"))
+                    .collect()
             }
             "--runs" => o.runs = value("a number").parse().expect("a number of runs"),
             "--k" => o.k = value("a number").parse().expect("a number of puts"),
             "--svg" => o.svg = Some(value("a file name")),
+            "--data" => o.data = Some(value("a file name")),
             "--bench" => {}
-            other => panic!("unknown option {other:?} (known: --procs, --runs, --k, --svg)"),
+            other => panic!("unknown option {other:?} (known: --procs, --runs, --k, --svg, --data)"),
         }
     }
     o
@@ -63,52 +124,81 @@ fn next(state: &mut u64) -> u64 {
     state.wrapping_mul(0x2545_f491_4f6c_dd1d)
 }
 
-/// µs per superstep on process 0, one figure per run: empty supersteps, then supersteps of `k`
-/// puts per process, alternating run by run so that a disturbance hits both.
-fn measure(p: usize, k: usize, runs: usize) -> (Vec<f64>, Vec<f64>) {
-    let steps = (20_000 / p).clamp(20, 2000);
-    let out = bsp::run(p, |ctx: &mut Ctx| {
-        let pid = ctx.pid();
-        let x = ctx.register(vec![0u64; k.max(1)]);
-        let mut seed = 0x9e37_79b9_7f4a_7c15 ^ (pid as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        let put_step = |ctx: &mut Ctx, seed: &mut u64| {
-            for j in 0..k {
-                let dest = (next(seed) % p as u64) as usize;
-                ctx.put(dest, &[pid as u64], &x, j);
-            }
-            ctx.sync();
-        };
-        for _ in 0..10 {
-            ctx.sync();
-            put_step(ctx, &mut seed);
-        }
-        let (mut empty, mut puts) = (Vec::new(), Vec::new());
-        for _ in 0..runs {
-            ctx.sync();
-            let t = Instant::now();
-            for _ in 0..steps {
+/// What process 0 measured, one figure per run: µs per empty superstep and per superstep of
+/// `k` puts per process (alternating run by run, so that a disturbance hits both), and the
+/// engine's messages per sync of each.
+struct Figures {
+    empty: Vec<f64>,
+    puts: Vec<f64>,
+    msgs_empty: f64,
+    msgs_puts: f64,
+}
+
+fn measure(launch: bsp::Launch, k: usize, runs: usize) -> Figures {
+    let out = launch
+        .run(|ctx: &mut Ctx| {
+            let (pid, p) = (ctx.pid(), ctx.nprocs());
+            let steps = (20_000 / p).clamp(20, 2000);
+            let x = ctx.register(vec![0u64; k.max(1)]);
+            let mut seed = 0x9e37_79b9_7f4a_7c15 ^ (pid as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            let put_step = |ctx: &mut Ctx, seed: &mut u64| {
+                for j in 0..k {
+                    let dest = (next(seed) % p as u64) as usize;
+                    ctx.put(dest, &[pid as u64], &x, j);
+                }
                 ctx.sync();
-            }
-            empty.push(t.elapsed().as_secs_f64() * 1e6 / steps as f64);
-            ctx.sync();
-            let t = Instant::now();
-            for _ in 0..steps {
+            };
+            for _ in 0..10 {
+                ctx.sync();
                 put_step(ctx, &mut seed);
             }
-            puts.push(t.elapsed().as_secs_f64() * 1e6 / steps as f64);
-        }
-        (empty, puts)
-    })
-    .expect("the benchmark run");
+            let messages = |ctx: &Ctx| ctx.stats().total.engine_messages;
+            let mut f = Figures { empty: Vec::new(), puts: Vec::new(), msgs_empty: 0.0, msgs_puts: 0.0 };
+            let (mut me, mut mp) = (0, 0);
+            for _ in 0..runs {
+                ctx.sync();
+                let (t, m) = (Instant::now(), messages(ctx));
+                for _ in 0..steps {
+                    ctx.sync();
+                }
+                f.empty.push(t.elapsed().as_secs_f64() * 1e6 / steps as f64);
+                me += messages(ctx) - m;
+                ctx.sync();
+                let (t, m) = (Instant::now(), messages(ctx));
+                for _ in 0..steps {
+                    put_step(ctx, &mut seed);
+                }
+                f.puts.push(t.elapsed().as_secs_f64() * 1e6 / steps as f64);
+                mp += messages(ctx) - m;
+            }
+            let per_sync = (runs * steps) as f64;
+            (f.msgs_empty, f.msgs_puts) = (me as f64 / per_sync, mp as f64 / per_sync);
+            f
+        })
+        .expect("the benchmark run");
     out.into_iter().next().expect("process 0's figures")
 }
 
-/// A log-log plot of µs per superstep against p, one line per kind of superstep.
-fn svg(rows: &[(usize, f64, f64)], k: usize) -> String {
-    let (w, h, m) = (640.0, 420.0, 60.0);
-    let (pmin, pmax) = (rows[0].0 as f64, rows[rows.len() - 1].0 as f64);
-    let tmin = rows.iter().map(|r| r.1.min(r.2)).fold(f64::INFINITY, f64::min);
-    let tmax = rows.iter().map(|r| r.1.max(r.2)).fold(0.0, f64::max);
+fn row(engine: String, p: usize, f: Figures) -> Row {
+    let ratios: Vec<f64> = f.empty.iter().zip(&f.puts).map(|(e, q)| q / e).collect();
+    Row {
+        engine,
+        p,
+        empty: median(f.empty),
+        puts: median(f.puts),
+        ratio: median(ratios),
+        msgs_empty: f.msgs_empty,
+        msgs_puts: f.msgs_puts,
+    }
+}
+
+/// A log-log plot of µs per superstep against p: one line per engine and kind of superstep.
+fn svg(rows: &[Row], k: usize) -> String {
+    let (w, h, m) = (720.0, 460.0, 60.0);
+    let pmin = rows.iter().map(|r| r.p).min().unwrap_or(1).max(1) as f64;
+    let pmax = rows.iter().map(|r| r.p).max().unwrap_or(2).max(2) as f64;
+    let tmin = rows.iter().map(|r| r.empty.min(r.puts)).fold(f64::INFINITY, f64::min).max(1e-3);
+    let tmax = rows.iter().map(|r| r.empty.max(r.puts)).fold(0.0, f64::max).max(tmin * 10.0);
     let (lt0, lt1) = (tmin.log10().floor(), tmax.log10().ceil());
     let x = |p: f64| m + (p.log2() - pmin.log2()) / (pmax.log2() - pmin.log2()).max(1e-9) * (w - 2.0 * m);
     let y = |t: f64| h - m - (t.log10() - lt0) / (lt1 - lt0).max(1e-9) * (h - 2.0 * m);
@@ -120,14 +210,18 @@ fn svg(rows: &[(usize, f64, f64)], k: usize) -> String {
     let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
     let _ = writeln!(
         s,
-        r#"<text x="{}" y="20" text-anchor="middle">µs per superstep against p (threads engine, log-log)</text>"#,
+        r#"<text x="{}" y="20" text-anchor="middle">µs per superstep against p (log-log): empty, and {k} one-word puts per process to random pids</text>"#,
         w / 2.0
     );
-    for &(p, _, _) in rows {
+    let mut ps: Vec<usize> = rows.iter().map(|r| r.p).collect();
+    ps.sort_unstable();
+    ps.dedup();
+    for p in ps {
         let px = x(p as f64);
-        let _ = writeln!(s, r##"<line x1="{px}" y1="{}" x2="{px}" y2="{}" stroke="#ddd"/>"##, m, h - m);
+        let _ = writeln!(s, r##"<line x1="{px}" y1="{m}" x2="{px}" y2="{}" stroke="#ddd"/>"##, h - m);
         let _ = writeln!(s, r#"<text x="{px}" y="{}" text-anchor="middle">{p}</text>"#, h - m + 16.0);
     }
+    let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="middle">p</text>"#, w / 2.0, h - m + 34.0);
     let mut e = lt0;
     while e <= lt1 {
         let py = y(10f64.powf(e));
@@ -135,29 +229,71 @@ fn svg(rows: &[(usize, f64, f64)], k: usize) -> String {
         let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#, m - 6.0, py + 4.0, 10f64.powf(e));
         e += 1.0;
     }
-    for (i, (label, colour)) in [("empty superstep", "#1f77b4"), ("k one-word puts", "#d62728")].iter().enumerate() {
-        let pts: Vec<String> =
-            rows.iter().map(|r| format!("{:.1},{:.1}", x(r.0 as f64), y(if i == 0 { r.1 } else { r.2 }))).collect();
-        let _ = writeln!(s, r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"#, pts.join(" "));
-        let label = if i == 1 { format!("{k} one-word puts per process") } else { label.to_string() };
-        let _ =
-            writeln!(s, r#"<text x="{}" y="{}" fill="{colour}">{label}</text>"#, m + 10.0, m + 16.0 * (i as f64 + 1.0));
+    let mut engines: Vec<&str> = rows.iter().map(|r| r.engine.as_str()).collect();
+    engines.dedup();
+    let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"];
+    let mut line = 0;
+    for (i, engine) in engines.iter().enumerate() {
+        let mut series: Vec<&Row> = rows.iter().filter(|r| r.engine == *engine).collect();
+        series.sort_by_key(|r| r.p);
+        let colour = colours[i % colours.len()];
+        for (kind, dash, pick) in [("empty", "6,4", 0), ("puts", "", 1)] {
+            let pts: Vec<String> = series
+                .iter()
+                .map(|r| format!("{:.1},{:.1}", x(r.p as f64), y(if pick == 0 { r.empty } else { r.puts })))
+                .collect();
+            let _ = writeln!(
+                s,
+                r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2" stroke-dasharray="{dash}"/>"#,
+                pts.join(" ")
+            );
+            line += 1;
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{}" fill="{colour}">{engine}: {kind}{}</text>"#,
+                m + 10.0,
+                m + 14.0 * line as f64,
+                if dash.is_empty() { " (solid)" } else { " (dashed)" }
+            );
+        }
     }
     let _ = writeln!(s, "</svg>");
     s
 }
 
+fn header(k: usize) {
+    println!(
+        "| engine | p | empty superstep (µs) | {k} one-word puts per process (µs) | ratio | messages per empty sync | messages per sync of puts |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+}
+
 fn main() {
     let o = parse();
-    println!("| p | empty superstep (µs) | {} one-word puts per process (µs) | ratio |", o.k);
-    println!("|---|---|---|---|");
     let mut rows = Vec::new();
-    for &p in &o.procs {
-        let (empty, puts) = measure(p, o.k, o.runs);
-        let ratios: Vec<f64> = empty.iter().zip(&puts).map(|(e, q)| q / e).collect();
-        let (e, q) = (median(empty), median(puts));
-        println!("| {p} | {e:.2} | {q:.2} | {:.2} |", median(ratios));
-        rows.push((p, e, q));
+    header(o.k);
+    if std::env::var_os("OMPI_COMM_WORLD_SIZE").is_some() {
+        // Under mpirun: one p, the number of ranks (only process 0 returns from the run).
+        let exchange = std::env::var("BSP_MPI_EXCHANGE").unwrap_or_else(|_| "auto".to_string());
+        let launch = bsp::Launch::new();
+        let p = launch.nprocs().expect("the number of ranks");
+        rows.push(row(format!("mpi-{exchange}"), p, measure(launch, o.k, o.runs)));
+    } else {
+        for &p in &o.procs {
+            rows.push(row("threads".to_string(), p, measure(bsp::Launch::new().procs(p), o.k, o.runs)));
+        }
+    }
+    for r in &rows {
+        println!("{}", r.markdown());
+    }
+    if let Some(path) = &o.data {
+        let mut text = std::fs::read_to_string(path).unwrap_or_default();
+        for r in &rows {
+            text.push_str(&r.tsv());
+            text.push('\n');
+        }
+        std::fs::write(path, &text).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
+        rows = text.lines().filter_map(Row::from_tsv).collect();
     }
     if let Some(path) = &o.svg {
         std::fs::write(path, svg(&rows, o.k)).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
