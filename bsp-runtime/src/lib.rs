@@ -95,7 +95,7 @@ mod trace;
 mod value;
 
 pub use batch::PutBatch;
-pub use collective::ops;
+pub use collective::{ops, Grid, Team};
 pub use combine::Combiner;
 pub use ctx::Ctx;
 pub use dest::{Dest, DestPart, GetDest};

@@ -96,17 +96,22 @@ pub struct Traffic {
     pub records: usize,
     /// Their bytes.
     pub record_bytes: usize,
+    /// Collectives' messages that carry data (one per pair of processes that the collective
+    /// moves elements between: see [`collective`](crate::collective#cost)).
+    pub collectives: usize,
+    /// Their elements' bytes.
+    pub collective_bytes: usize,
 }
 
 impl Traffic {
     /// All bytes, every kind.
     pub fn bytes(&self) -> usize {
-        self.put_bytes + self.get_bytes + self.message_bytes + self.record_bytes
+        self.put_bytes + self.get_bytes + self.message_bytes + self.record_bytes + self.collective_bytes
     }
 
     /// All operations, every kind.
     pub fn count(&self) -> usize {
-        self.puts + self.gets + self.messages + self.records
+        self.puts + self.gets + self.messages + self.records + self.collectives
     }
 
     fn add(&mut self, o: &Traffic) {
@@ -118,6 +123,8 @@ impl Traffic {
         self.message_bytes += o.message_bytes;
         self.records += o.records;
         self.record_bytes += o.record_bytes;
+        self.collectives += o.collectives;
+        self.collective_bytes += o.collective_bytes;
     }
 }
 
@@ -430,6 +437,8 @@ impl Ctx {
         // Added to the superstep's figures and to the totals at once (no second pass over them).
         let (cur, tot) = (&mut r.stats.last, &mut r.stats.total);
         out.for_each_queue(|d, q| {
+            let (collectives, collective_bytes) =
+                collective_traffic(q.sys_msgs.iter().map(|m| &q.sys_data[m.at..m.at + m.payload_len]));
             let sent = Traffic {
                 puts: q.put_calls,
                 put_bytes: put_bytes(q, hpput),
@@ -439,6 +448,8 @@ impl Ctx {
                 message_bytes: q.msg_data.len(),
                 records: q.ext.len(),
                 record_bytes: q.ext_data.len(),
+                collectives,
+                collective_bytes,
             };
             // What this process asked `d` for arrives here.
             let (asked, asked_bytes) = (q.gets, q.get_bytes);
@@ -463,6 +474,9 @@ impl Ctx {
             return;
         }
         let moved = all & (flags::WORK | flags::GET) != 0;
+        if moved {
+            self.count_collectives_received();
+        }
         let r = &mut self.stats;
         r.stats.total.supersteps += 1;
         // Nobody queued anything in an empty superstep: no traffic to add. The traffic itself
@@ -476,6 +490,26 @@ impl Ctx {
             r.end_timed(moved);
         }
     }
+}
+
+impl Ctx {
+    /// Adds the data of the collectives' messages that arrived from the other processes (those
+    /// this process sent itself are counted as local when sent).
+    fn count_collectives_received(&mut self) {
+        let me = self.pid;
+        let (count, bytes) = collective_traffic(self.sys_messages().filter(|&(src, _)| src != me).map(|(_, msg)| msg));
+        if count > 0 {
+            let got = Traffic { collectives: count, collective_bytes: bytes, ..Traffic::default() };
+            self.stats.note_incoming(&got, 0, 0);
+        }
+    }
+}
+
+/// The messages carrying data among `msgs` (messages of the runtime's channel), and the bytes of
+/// their data: a collective's traffic as the cost model counts it, its elements only (each header
+/// is bookkeeping, as a put's offset is).
+fn collective_traffic<'a>(msgs: impl Iterator<Item = &'a [u8]>) -> (usize, usize) {
+    msgs.map(crate::collective::payload_len).filter(|&n| n > 0).fold((0, 0), |(c, b), n| (c + 1, b + n))
 }
 
 impl Recorder {

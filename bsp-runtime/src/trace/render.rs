@@ -127,7 +127,7 @@ impl Run {
                 ev(
                     &mut o,
                     format!(
-                        r#"{{"ph":"X","cat":"superstep","name":"superstep {}","pid":{pid},"tid":0,"ts":{},"dur":{},"args":{{"superstep":{},"compute_ns":{},"wait_ns":{},"data_ns":{},"h_bytes":{},"sent_bytes":{},"received_bytes":{},"local_bytes":{},"puts_sent":{},"gets_served":{},"messages_sent":{},"puts_received":{},"gets_received":{},"messages_received":{}}}}}"#,
+                        r#"{{"ph":"X","cat":"superstep","name":"superstep {}","pid":{pid},"tid":0,"ts":{},"dur":{},"args":{{"superstep":{},"compute_ns":{},"wait_ns":{},"data_ns":{},"h_bytes":{},"sent_bytes":{},"received_bytes":{},"local_bytes":{},"puts_sent":{},"gets_served":{},"messages_sent":{},"collective_bytes_sent":{},"puts_received":{},"gets_received":{},"messages_received":{},"collective_bytes_received":{}}}}}"#,
                         st.step,
                         us(start),
                         us(end - start),
@@ -142,9 +142,11 @@ impl Run {
                         st.sent.puts,
                         st.sent.gets,
                         st.sent.messages,
+                        st.sent.collective_bytes,
                         st.received.puts,
                         st.received.gets,
                         st.received.messages,
+                        st.received.collective_bytes,
                     ),
                 );
                 self.spans_json(&mut o, &mut ev, p, s, st.step as i64);
