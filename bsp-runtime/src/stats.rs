@@ -21,6 +21,10 @@
 //!   receiver;
 //! - a record for a global pointer array (a GP put or update): sent and received like a put.
 //!   (The requests and replies of GP reads are not counted.)
+//! - a collective (on every process or on a team): the elements it moves from one process to
+//!   another, sent by the one and received by the other, as its [cost table](crate::collective#cost)
+//!   gives them (an `allreduce` of `n` words: `(p−1)·n` sent and received by each process);
+//!   not its headers.
 //!
 //! The process's h is `max(bytes sent, bytes received)`. The superstep's h, the maximum over
 //! the processes, needs every process's figure: it is not computed during the run (that would
@@ -51,6 +55,16 @@
 //! })
 //! .unwrap();
 //! assert_eq!(h, vec![16, 16, 16]);
+//!
+//! // An allreduce of 1000 words at p = 4: each process sends its 1000 to the 3 others.
+//! let h = bsp_runtime::run(4, |ctx| {
+//!     ctx.allreduce(&vec![1.0f64; 1000], bsp_runtime::ops::sum);
+//!     let last = &ctx.stats().last;
+//!     assert_eq!((last.sent.collectives, last.received.collective_bytes), (3, 3 * 8000));
+//!     last.h_words()
+//! })
+//! .unwrap();
+//! assert_eq!(h, vec![3000; 4]);
 //! ```
 
 use std::cell::Cell;

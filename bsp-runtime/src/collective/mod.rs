@@ -2,10 +2,11 @@
 //! supersteps.
 //!
 //! This module holds their documentation and their [`ops`]; the collectives themselves are
-//! methods of [`Ctx`]. Every process calls each with the same arguments where the docs say so
-//! (root, operator, lengths). Each *ends the current superstep*: it queues its messages and
-//! syncs, so it takes `&mut Ctx`, and whatever else the process queued in that superstep (puts,
-//! gets, messages, registrations) is completed by the same sync. The data
+//! methods of [`Ctx`], on every process, and of [`Team`], on a subset of the processes (such as
+//! a processor row or column of a [`Grid`]). Every process calls each with the same arguments
+//! where the docs say so (root, operator, lengths). Each *ends the current superstep*: it queues
+//! its messages and syncs, so it takes `&mut Ctx`, and whatever else the process queued in that
+//! superstep (puts, gets, messages, registrations) is completed by the same sync. The data
 //! travels on the runtime's own message channel, so collectives need no registration and leave
 //! the BSMP queue and tag size untouched; like any sync, they empty the BSMP receive queue.
 //!
@@ -43,9 +44,17 @@
 //! `broadcast` is the cheapest choice while `(p−1)·n·g < l`; for large `n` and many processes
 //! `broadcast_large` trades one more `l` for a `p/2` times smaller h-relation.
 //!
-//! Besides its data, each process sends every process a header of about 50 bytes (which
-//! collective, root, element type and length), so that every process can check that all called
-//! the same collective with compatible arguments.
+//! These are the figures that [`Ctx::stats`] counts for a collective's superstep
+//! ([`Traffic::collectives`](crate::stats::Traffic::collectives) and `collective_bytes`, sent
+//! and received, in h), and so does the trace with its predictions: an `allreduce` of 1000
+//! words at p = 4 is h = 3000 words. Besides its data, each process sends every process a
+//! header of about 60 bytes (which collective, root, element type, length, and the team's
+//! members), so that every process can check that all called the same collective with
+//! compatible arguments; like a put's offset, it is not counted.
+//!
+//! On a [`Team`] of `size` members, read `size` for `p` and ranks for pids: a team collective
+//! costs what the same collective costs on `size` processes, and the teams of one sync run side
+//! by side (the superstep's h is the largest over all teams).
 //!
 //! # Errors
 //! - Misuse seen at the call panics in that process, naming it: a root out of range, `scatter` or
@@ -55,6 +64,9 @@
 //!   the run with the same message everywhere (see [`Error`](crate::Error)): different
 //!   collectives, roots or element types, or different lengths where they must agree
 //!   (`reduce`, `allreduce`, `scan`, `alltoall`).
+//! - On a team, its members find a disagreement (also on who the members are, or a member that
+//!   called plain `sync`) and fail the run with a message that lists each member's call; the
+//!   processes of the other teams stop at their next sync.
 //!
 //! ```
 //! use bsp_runtime::ops;

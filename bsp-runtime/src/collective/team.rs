@@ -498,11 +498,13 @@ impl Team {
     /// ```
     /// let out = bsp_runtime::run(2, |ctx| {
     ///     let mut got = bsp_runtime::collective::Parts::new();
-    ///     bsp_runtime::Team::new(ctx, [1, 0]).alltoallv_into(ctx, &[[ctx.pid() as u8], [9]], &mut got);
+    ///     let pid = ctx.pid() as u8;
+    ///     // Process 1 has rank 0, process 0 rank 1: part r goes to rank r.
+    ///     bsp_runtime::Team::new(ctx, [1, 0]).alltoallv_into(ctx, &[[10 + pid], [20 + pid]], &mut got);
     ///     got.to_vecs()
     /// })
     /// .unwrap();
-    /// assert_eq!(out[0], [vec![1], vec![9]]);
+    /// assert_eq!(out[0], [vec![21], vec![20]]); // by rank: from process 1, then from itself
     /// ```
     ///
     /// # Panics

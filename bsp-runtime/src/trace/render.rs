@@ -470,7 +470,10 @@ mod tests {
         // Process 1 started 50 ns after process 0 (wall clock).
         assert_eq!(run.at(&run.procs[1], 0), 50);
         let rows = run.rows();
-        assert_eq!((rows[0].h_max, rows[0].bytes, rows[0].ops), (40, 2 * (28 + 9), 2 * (3 + 3)));
+        // h counts the collective's 24 bytes received beside the 40 of gets.
+        assert_eq!((rows[0].h_max, rows[0].bytes, rows[0].ops), (64, 2 * (28 + 9), 2 * (3 + 3)));
+        assert!(run.chrome_json().contains(r#""received_bytes":64,"#), "{}", run.chrome_json());
+        assert!(run.chrome_json().contains(r#""collective_bytes_received":24}"#), "{}", run.chrome_json());
         let m = Machine { p: 2, r: 1e9, g: 1e-8, l: 1e-6 };
         let table = run.table(Some(&m));
         assert!(table.contains("bsp: 1 supersteps on 2 processes"), "{table}");

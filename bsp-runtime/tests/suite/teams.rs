@@ -345,7 +345,7 @@ fn team_scatter_needs_one_part_per_member(ctx: &mut Ctx, probe: &Probe) {
 
 /// `message` is exactly one of `wants` (several processes may report, each its own).
 fn one_of(f: &Failure, wants: &[String]) -> Outcome {
-    if wants.iter().any(|w| f.message == *w) {
+    if wants.contains(&f.message) {
         Ok(())
     } else {
         Err(format!("the error should be one of {wants:#?}, but it is:\n  {}", f.text))
