@@ -62,6 +62,8 @@ mod failures;
 mod gp;
 #[path = "suite/property.rs"]
 mod property;
+#[path = "suite/registration.rs"]
+mod registration;
 #[path = "suite/spmd.rs"]
 mod spmd;
 #[path = "suite/stats.rs"]
@@ -96,6 +98,7 @@ pub const CHECKS: &[&[Check]] = &[
     combine::CHECKS,
     collectives::CHECKS,
     teams::CHECKS,
+    registration::CHECKS,
     bsmp::CHECKS,
     gp::CHECKS,
     property::CHECKS,
