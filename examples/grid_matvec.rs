@@ -13,7 +13,7 @@
 //! BSP_NPROCS=4 BSP_TRACE_SUMMARY=1 cargo run --release --example grid_matvec -- [N]
 //! ```
 
-use bsp::{ops, Ctx, Grid};
+use bsp::{ops, Ctx, Grid, Launch};
 
 /// The most square `M × N` grid of `p` processes (`M ≤ N`).
 fn grid_shape(p: usize) -> (usize, usize) {
@@ -34,8 +34,12 @@ fn x(j: usize) -> f64 {
     (1 + j % 5) as f64
 }
 
-#[bsp::program]
-fn main(ctx: &mut Ctx) {
+fn main() {
+    bsp::exit_on_error(Launch::new().run(product));
+}
+
+/// The SPMD function: the three supersteps of the module docs.
+fn product(ctx: &mut Ctx) {
     let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1200);
     let (m, nn) = grid_shape(ctx.nprocs());
     let grid = Grid::new(ctx, m, nn);

@@ -1,45 +1,47 @@
-//! Teams: collectives on a subset of the processes, such as a processor row or column of a 2-D
-//! [`Grid`].
-//!
-//! A [`Team`] is a list of processes, its *members*, numbered by *rank* `0..size()`; each
-//! process makes its own team, with no communication ([`Team::new`], [`Team::by_key`],
-//! [`Grid`]), and every member must make the same one. A team has the collectives of
-//! [`Ctx`](crate::collective), with the same typing, checks and costs, on its members only:
-//! `root` and the parts of `scatter` and `alltoallv` are numbered by rank, and results are
-//! combined and listed in rank order.
-//!
-//! A team collective ends the superstep like any collective, and **every process** syncs in it:
-//! the processes split into teams, and each calls the same collective (or another one) on its
-//! own team, all in one sync. A process that calls plain `sync` while its team's other members
-//! call a collective, members that disagree on the team, or on the collective, its root,
-//! element type or lengths, make the run fail with a message naming each member's call.
-//!
-//! ```
-//! use bsp_runtime::{ops, Grid};
-//!
-//! let out = bsp_runtime::run(6, |ctx| {
-//!     let grid = Grid::new(ctx, 2, 3); // 2 processor rows of 3, pid = s + 2·t
-//!     let (s, t) = (grid.s(), grid.t());
-//!     // One sync: each processor row sums its pids, each in its own team.
-//!     let row_sum = grid.row().allreduce_one(ctx, ctx.pid(), ops::sum);
-//!     // One sync: the process in processor row 0 of each column sends the others its t.
-//!     let from_top = grid.col().broadcast_one(ctx, 0, 10 * t);
-//!     (s, t, row_sum, from_top)
-//! })
-//! .unwrap();
-//! assert_eq!(out[3], (1, 1, 1 + 3 + 5, 10)); // pid 3 = P(1, 1)
-//! assert_eq!(out[4], (0, 2, 0 + 2 + 4, 20));
-//! ```
+//! Teams: the collectives on a subset of the processes ([`Team`]), and the row and column teams
+//! of a 2-D grid of processes ([`Grid`]).
 
 use super::wire::Group;
 use super::{CollectiveData, Parts};
 use crate::{Ctx, Value};
 
-/// A subset of the processes with the collectives of [`Ctx`] on it (see the
-/// [module docs](self)).
+/// A subset of the processes with the collectives of [`Ctx`] on it, such as a processor row or
+/// column of a 2-D [`Grid`].
+///
+/// A team is a list of processes, its *members*, numbered by *rank* `0..size()`; each process
+/// makes its own team, with no communication ([`Team::new`], [`Team::by_key`], [`Grid`]), and
+/// every member must make the same one. A team has the collectives of [`Ctx`] (see
+/// [`collective`](crate::collective)), with the same typing, checks and costs, on its members
+/// only: `root` and the parts of `scatter` and `alltoallv` are numbered by rank, and results are
+/// combined and listed in rank order.
+///
+/// A team collective ends the superstep like any collective, and **every process** syncs in it:
+/// the processes split into teams, and each calls the same collective (or another one) on its
+/// own team, all in one sync. A process that calls plain `sync` while its team's other members
+/// call a collective, members that disagree on the team, or on the collective, its root,
+/// element type or lengths, make the run fail with a message naming each member's call.
 ///
 /// ```
-/// use bsp_runtime::{ops, Team};
+/// use bsp_runtime::{ops, Grid};
+///
+/// let out = bsp_runtime::run(6, |ctx| {
+///     let grid = Grid::new(ctx, 2, 3); // 2 processor rows of 3, pid = s + 2·t
+///     let (s, t) = (grid.s(), grid.t());
+///     // One sync: each processor row sums its pids, each in its own team.
+///     let row_sum = grid.row().allreduce_one(ctx, ctx.pid(), ops::sum);
+///     // One sync: the process in processor row 0 of each column sends the others its t.
+///     let from_top = grid.col().broadcast_one(ctx, 0, 10 * t);
+///     (s, t, row_sum, from_top)
+/// })
+/// .unwrap();
+/// assert_eq!(out[3], (1, 1, 1 + 3 + 5, 10)); // pid 3 = P(1, 1)
+/// assert_eq!(out[4], (0, 2, 0 + 2 + 4, 20));
+/// ```
+///
+/// Another example, with a split by a key:
+///
+/// ```
+/// use bsp_runtime::Team;
 ///
 /// let out = bsp_runtime::run(4, |ctx| {
 ///     let parity = Team::by_key(ctx, |pid| pid % 2); // [0, 2] and [1, 3]
