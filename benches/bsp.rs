@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo bench --bench bsp                      # everything
-//! cargo bench --bench bsp -- sync large        # some groups: sync, large, puts, bsmp
+//! cargo bench --bench bsp -- sync large        # some groups: sync, large, puts, bsmp, teams
 //! cargo bench --bench bsp -- --runs 9 --quick  # more runs; shorter runs
 //! ```
 //! Every figure is the median over `--runs` runs (default 5); within a run the operation is
@@ -24,6 +24,10 @@
 //! - `bsmp`: send + move of small messages (4-byte tag, 16-byte payload) at p = 2, time per
 //!   message after subtracting the empty superstep, against `std::sync::mpsc` channels between
 //!   two threads carrying the same messages.
+//! - `teams`: a broadcast of 1 and of 1000 words on a processor row of a 2×2 grid (p = 4, the two
+//!   rows broadcasting in the same sync), against a broadcast of as many words on a run of 2
+//!   processes, a broadcast on all 4, and an empty sync at p = 4. On a machine with fewer than 4
+//!   cores the p = 4 figures include the cost of sharing the cores.
 //!
 //! This is a plain `harness = false` binary rather than a Criterion benchmark: every figure here
 //! is a ratio to a baseline timed inside the same multi-threaded run, which Criterion's
@@ -445,6 +449,50 @@ fn bench_bsmp(o: Opts) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Team collectives
+
+/// Seconds per broadcast of `words` words on `p` processes, timed on process 0 after a warm-up:
+/// on a processor row of a `2 × p/2` grid if `row`, else on every process.
+fn time_broadcast(p: usize, row: bool, words: usize, iters: usize) -> f64 {
+    let r = bsp::run(p, |ctx| {
+        let grid = row.then(|| bsp::Grid::new(ctx, 2, p / 2));
+        let data = vec![ctx.pid() as u64; words];
+        let once = |ctx: &mut Ctx| match &grid {
+            Some(g) => black_box(g.row().broadcast(ctx, 0, &data)),
+            None => black_box(ctx.broadcast(0, &data)),
+        };
+        for _ in 0..iters / 10 + 2 {
+            once(ctx);
+        }
+        let t0 = ctx.time();
+        for _ in 0..iters {
+            once(ctx);
+        }
+        (ctx.time() - t0) / iters as f64
+    });
+    r.expect("broadcasts")[0]
+}
+
+fn bench_teams(o: Opts) {
+    header("Team collectives: a broadcast on a processor row of a 2×2 grid (µs per broadcast)", "bsp / baseline");
+    let iters = (20_000 / o.scale).max(10);
+    for words in [1, 1000] {
+        let (mut team, mut two, mut all, mut empty) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..o.runs {
+            team.push(time_broadcast(4, true, words, iters) * 1e6);
+            two.push(time_broadcast(2, false, words, iters) * 1e6);
+            all.push(time_broadcast(4, false, words, iters) * 1e6);
+            empty.push(time_empty_sync(4, iters) * 1e6);
+        }
+        let team = median(team);
+        let what = format!("row broadcast of {words} words, 2×2 grid");
+        row(&what, 4, team, "µs", &format!("broadcast of {words} words on 2 processes (p = 2)"), median(two));
+        row(&what, 4, team, "µs", &format!("broadcast of {words} words on all 4 processes"), median(all));
+        row(&what, 4, team, "µs", "empty sync, p = 4", median(empty));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 
 fn main() {
     let mut opts = Opts { runs: 5, scale: 1 };
@@ -455,16 +503,16 @@ fn main() {
             "--bench" => {} // added by `cargo bench`
             "--runs" => opts.runs = args.next().and_then(|v| v.parse().ok()).filter(|&r| r > 0).expect("--runs N"),
             "--quick" => opts.scale = 20,
-            "sync" | "large" | "puts" | "bsmp" => groups.push(a),
+            "sync" | "large" | "puts" | "bsmp" | "teams" => groups.push(a),
             other if other.starts_with('-') => {} // other harness flags: ignored
             other => {
-                eprintln!("unknown benchmark group `{other}` (expected sync, large, puts, bsmp)");
+                eprintln!("unknown benchmark group `{other}` (expected sync, large, puts, bsmp, teams)");
                 std::process::exit(2);
             }
         }
     }
     if groups.is_empty() {
-        groups = ["sync", "large", "puts", "bsmp"].map(String::from).to_vec();
+        groups = ["sync", "large", "puts", "bsmp", "teams"].map(String::from).to_vec();
     }
     println!(
         "bsp benchmarks: {} cores, medians of {} runs{}",
@@ -478,6 +526,7 @@ fn main() {
             "large" => bench_large(opts),
             "puts" => bench_puts(opts),
             "bsmp" => bench_bsmp(opts),
+            "teams" => bench_teams(opts),
             _ => unreachable!(),
         }
     }

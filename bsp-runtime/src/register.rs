@@ -83,12 +83,26 @@ impl<T: Value> RegValues for Box<[T]> {
     }
 }
 
-/// What [`Ctx::register`] accepts: one [`RegValues`] (giving a [`Reg`]) or a tuple of 2 to 6 of
-/// them (giving the tuple of their `Reg`s, registered by one sync). Sealed.
+/// What [`Ctx::register`] accepts: one [`RegValues`] (giving a [`Reg`]) or a tuple of 2 to 12
+/// registrations, each of which may be a tuple itself (giving the same shape of `Reg`s, all
+/// registered by one sync): any number of pieces, `((a, b, c, d, e, f, g, h, i, j, k, l), m)`.
+/// Sealed.
+///
+/// ```
+/// bsp_runtime::run(2, |ctx| {
+///     // Seven arrays (the registrations of an LU decomposition, say) in one sync.
+///     let (a, pi, (u, v, w), (x, y)) =
+///         ctx.register((vec![0.0f64; 9], [0u64; 3], ([0u8; 1], [0u8; 2], [0u8; 3]), ([0i32; 4], [0i32; 5])));
+///     assert_eq!((a.len(), pi.len(), u.len() + v.len() + w.len(), x.len() + y.len()), (9, 3, 6, 9));
+///     let ((a, _), ..) = ctx.unregister(((a, pi), (u, v, w), (x, y)));
+///     assert_eq!(a.len(), 9);
+/// })
+/// .unwrap();
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be registered",
-    label = "expected `Vec<T>`, `[T; N]`, `&[T]` or `Box<[T]>` of a plain-old-data `T`, or a tuple of 2 to 6 of them",
-    note = "several pieces are registered with one sync as a tuple, `ctx.register((a, b))`, or as a `Vec` with `ctx.register_each(..)`"
+    label = "expected `Vec<T>`, `[T; N]`, `&[T]` or `Box<[T]>` of a plain-old-data `T`, or a tuple of 2 to 12 of them",
+    note = "several pieces are registered with one sync as a tuple, `ctx.register((a, b))` (nest tuples for more than 12: `((a, .., l), m)`), or as a `Vec` with `ctx.register_each(..)`"
 )]
 pub trait Registration: sealed::Sealed {
     /// The handles: a [`Reg`], or a tuple of them.
@@ -106,7 +120,8 @@ impl<D: RegValues> Registration for D {
 }
 
 /// What [`Ctx::unregister`] accepts: a [`Reg`] (giving its data back as a `Vec`) or a tuple of 2
-/// to 6 of them (giving the tuple of their data, deregistered by one sync). Sealed.
+/// to 12 of them, each of which may be a tuple itself (giving the same shape of data,
+/// deregistered by one sync). Sealed.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a registration that can be unregistered",
     label = "expected `Reg<T>` or a tuple of them, by value",
@@ -139,29 +154,30 @@ mod sealed {
     pub trait Sealed {}
 }
 
+// Tuples of 2 to 12 registrations, each of which may itself be a tuple: nesting registers any
+// number of pieces with one sync, `((a, b, c, d, e, f, g, h, i, j, k, l), m)`.
 macro_rules! tuples {
     ($($d:ident),+) => {
-        impl<$($d: RegValues),+> sealed::Sealed for ($($d,)+) {}
-        impl<$($d: RegValues),+> Registration for ($($d,)+) {
-            type Regs = ($(Reg<$d::Elem>,)+);
+        impl<$($d),+> sealed::Sealed for ($($d,)+) {}
+        impl<$($d: Registration),+> Registration for ($($d,)+) {
+            type Regs = ($($d::Regs,)+);
             #[allow(non_snake_case, reason = "the type parameters name the tuple's fields")]
             fn push(self, ctx: &Ctx) -> Self::Regs {
                 let ($($d,)+) = self;
-                ($(ctx.push_owned($d.into_elems()),)+)
+                ($($d.push(ctx),)+)
             }
         }
-        impl<$($d: Value),+> sealed::Sealed for ($(Reg<$d>,)+) {}
-        impl<$($d: Value),+> Unregistration for ($(Reg<$d>,)+) {
-            type Data = ($(Vec<$d>,)+);
+        impl<$($d: Unregistration),+> Unregistration for ($($d,)+) {
+            type Data = ($($d::Data,)+);
             #[allow(non_snake_case, reason = "the type parameters name the tuple's fields")]
             fn pop(&self, ctx: &Ctx) {
                 let ($($d,)+) = self;
-                $(ctx.pop_owned($d);)+
+                $($d.pop(ctx);)+
             }
             #[allow(non_snake_case, reason = "the type parameters name the tuple's fields")]
             fn take(self, ctx: &Ctx) -> Self::Data {
                 let ($($d,)+) = self;
-                ($($d.into_vec(ctx),)+)
+                ($($d.take(ctx),)+)
             }
         }
     };
@@ -171,14 +187,20 @@ tuples!(A, B, C);
 tuples!(A, B, C, D);
 tuples!(A, B, C, D, E);
 tuples!(A, B, C, D, E, F);
+tuples!(A, B, C, D, E, F, G);
+tuples!(A, B, C, D, E, F, G, H);
+tuples!(A, B, C, D, E, F, G, H, I);
+tuples!(A, B, C, D, E, F, G, H, I, J);
+tuples!(A, B, C, D, E, F, G, H, I, J, K);
+tuples!(A, B, C, D, E, F, G, H, I, J, K, L);
 
 impl Ctx {
     /// Registers `data` for remote access and syncs (`bsp_push_reg` followed by `bsp_sync`);
     /// collective. Returns the handle, effective at once.
     ///
     /// `data` is one piece (`Vec<T>`, `[T; N]`, `&[T]`, `&[T; N]`, `Box<[T]>`), giving a
-    /// [`Reg<T>`], or a tuple of 2 to 6 pieces, giving the tuple of their handles: all are pushed
-    /// in tuple order and made effective by the one sync, the usual BSPlib shape of several
+    /// [`Reg<T>`], or a tuple of 2 to 12 pieces (or of tuples of them, to any depth), giving the
+    /// same shape of handles: all are pushed in order and made effective by the one sync, the usual BSPlib shape of several
     /// `bsp_push_reg` before one `bsp_sync`. Lengths may differ per process (a process that only
     /// reads or writes others' parts may register nothing: `Vec::new()`).
     ///

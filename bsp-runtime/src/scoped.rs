@@ -254,8 +254,9 @@ impl<T: Value> RegData for &mut Vec<T> {
     }
 }
 
-/// Several pieces of memory that [`Ctx::with_regs`] registers at once: a tuple of 2, 3 or 4
-/// [`RegData`]; its handles are the tuple of their [`Registered`]. Sealed.
+/// Memory that [`Ctx::with_regs`] registers at once: one [`RegData`] (its handle is a
+/// [`Registered`]) or a tuple of 2 to 12 of them, each of which may be a tuple itself (the
+/// handles come in the same shape): any number of pieces with one sync each way. Sealed.
 ///
 /// ```
 /// bsp_runtime::run(1, |ctx| {
@@ -264,15 +265,27 @@ impl<T: Value> RegData for &mut Vec<T> {
 ///         a.local(ctx)[0] as u64 + b.local(ctx)[0] as u64 + c.local(ctx)[0] as u64 + d.local(ctx)[0]
 ///     });
 ///     assert_eq!(sum, 10);
+///     // Nested: seven pieces.
+///     let mut v = [[0u8; 2]; 7];
+///     let [v0, v1, v2, v3, v4, v5, v6] = &mut v;
+///     let n = ctx.with_regs(((v0, v1, v2), (v3, v4), (v5, v6)), |ctx, ((a, ..), _, (.., g))| {
+///         a.len() + g.local(ctx).len()
+///     });
+///     assert_eq!(n, 4);
 /// })
 /// .unwrap();
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be registered in place",
+    label = "expected `&mut [T]`, `&mut [T; N]` or `&mut Vec<T>` of a plain-old-data `T`, or a tuple of 2 to 12 of them",
+    note = "`with_regs` registers memory the caller owns, borrowed mutably for the scope; nest tuples for more than 12: `((a, .., l), m)`"
+)]
 pub trait RegSet: sealed::Sealed {
     /// The handles, with brand `'r`.
     type Handles<'r>;
-    /// Pushes every piece, in tuple order; returns the handles and their (slot, serial).
+    /// Pushes every piece, in order, and notes its (slot, serial) in `ids`; returns the handles.
     #[doc(hidden)]
-    fn push<'r>(self, ctx: &Ctx) -> (Self::Handles<'r>, Vec<(u32, u64)>);
+    fn push<'r>(self, ctx: &Ctx, ids: &mut Vec<(u32, u64)>) -> Self::Handles<'r>;
 }
 
 mod sealed {
@@ -280,17 +293,24 @@ mod sealed {
     pub trait Sealed {}
 }
 
+impl<D: RegData> RegSet for D {
+    type Handles<'r> = Registered<'r, D::Elem>;
+    fn push<'r>(self, ctx: &Ctx, ids: &mut Vec<(u32, u64)>) -> Registered<'r, D::Elem> {
+        let handle = ctx.push_scoped(self.into_raw());
+        ids.push((handle.slot, handle.serial));
+        handle
+    }
+}
+
 macro_rules! reg_set {
     ($($d:ident),+) => {
-        impl<$($d: RegData),+> sealed::Sealed for ($($d,)+) {}
-        impl<$($d: RegData),+> RegSet for ($($d,)+) {
-            type Handles<'r> = ($(Registered<'r, $d::Elem>,)+);
+        impl<$($d),+> sealed::Sealed for ($($d,)+) {}
+        impl<$($d: RegSet),+> RegSet for ($($d,)+) {
+            type Handles<'r> = ($($d::Handles<'r>,)+);
             #[allow(non_snake_case, reason = "the type parameters name the tuple's fields")]
-            fn push<'r>(self, ctx: &Ctx) -> (Self::Handles<'r>, Vec<(u32, u64)>) {
+            fn push<'r>(self, ctx: &Ctx, ids: &mut Vec<(u32, u64)>) -> Self::Handles<'r> {
                 let ($($d,)+) = self;
-                $(let $d = ctx.push_scoped($d.into_raw());)+
-                let ids = vec![$(($d.slot, $d.serial)),+];
-                (($($d,)+), ids)
+                ($($d.push(ctx, ids),)+)
             }
         }
     };
@@ -298,6 +318,14 @@ macro_rules! reg_set {
 reg_set!(A, B);
 reg_set!(A, B, C);
 reg_set!(A, B, C, D);
+reg_set!(A, B, C, D, E);
+reg_set!(A, B, C, D, E, F);
+reg_set!(A, B, C, D, E, F, G);
+reg_set!(A, B, C, D, E, F, G, H);
+reg_set!(A, B, C, D, E, F, G, H, I);
+reg_set!(A, B, C, D, E, F, G, H, I, J);
+reg_set!(A, B, C, D, E, F, G, H, I, J, K);
+reg_set!(A, B, C, D, E, F, G, H, I, J, K, L);
 
 impl Ctx {
     /// Registers `data` (this process's memory) in place for the length of `f`; collective,
@@ -355,8 +383,9 @@ impl Ctx {
     }
 
     /// Registers several pieces of memory in place at once, with one sync each way: a tuple of
-    /// 2, 3 or 4 `&mut [T]`, `&mut [T; N]` or `&mut Vec<T>`, whose handles `f` receives as a
-    /// tuple of [`Registered`]. Otherwise as [`with_reg`](Ctx::with_reg).
+    /// 2 to 12 `&mut [T]`, `&mut [T; N]` or `&mut Vec<T>` (or of tuples of them, to any depth),
+    /// whose handles `f` receives in the same shape, as [`Registered`]s. Otherwise as
+    /// [`with_reg`](Ctx::with_reg).
     ///
     /// ```
     /// let out = bsp_runtime::run(2, |ctx| {
@@ -378,7 +407,14 @@ impl Ctx {
     #[track_caller]
     pub fn with_regs<S: RegSet, R>(&mut self, data: S, f: impl for<'r> FnOnce(&mut Ctx, S::Handles<'r>) -> R) -> R {
         self.check_live("with_regs");
-        self.scoped(|ctx| data.push(ctx), f)
+        self.scoped(
+            |ctx| {
+                let mut ids = Vec::new();
+                let handles = data.push(ctx, &mut ids);
+                (handles, ids)
+            },
+            f,
+        )
     }
 
     /// Pushes the caller's memory at `ptr` in place, recording no owner (the caller keeps it

@@ -21,6 +21,10 @@
 //!   receiver;
 //! - a record for a global pointer array (a GP put or update): sent and received like a put.
 //!   (The requests and replies of GP reads are not counted.)
+//! - a collective (on every process or on a team): the elements it moves from one process to
+//!   another, sent by the one and received by the other, as its [cost table](crate::collective#cost)
+//!   gives them (an `allreduce` of `n` words: `(p−1)·n` sent and received by each process);
+//!   not its headers.
 //!
 //! The process's h is `max(bytes sent, bytes received)`. The superstep's h, the maximum over
 //! the processes, needs every process's figure: it is not computed during the run (that would
@@ -51,6 +55,16 @@
 //! })
 //! .unwrap();
 //! assert_eq!(h, vec![16, 16, 16]);
+//!
+//! // An allreduce of 1000 words at p = 4: each process sends its 1000 to the 3 others.
+//! let h = bsp_runtime::run(4, |ctx| {
+//!     ctx.allreduce(&vec![1.0f64; 1000], bsp_runtime::ops::sum);
+//!     let last = &ctx.stats().last;
+//!     assert_eq!((last.sent.collectives, last.received.collective_bytes), (3, 3 * 8000));
+//!     last.h_words()
+//! })
+//! .unwrap();
+//! assert_eq!(h, vec![3000; 4]);
 //! ```
 
 use std::cell::Cell;
@@ -96,17 +110,22 @@ pub struct Traffic {
     pub records: usize,
     /// Their bytes.
     pub record_bytes: usize,
+    /// Collectives' messages that carry data (one per pair of processes that the collective
+    /// moves elements between: see [`collective`](crate::collective#cost)).
+    pub collectives: usize,
+    /// Their elements' bytes.
+    pub collective_bytes: usize,
 }
 
 impl Traffic {
     /// All bytes, every kind.
     pub fn bytes(&self) -> usize {
-        self.put_bytes + self.get_bytes + self.message_bytes + self.record_bytes
+        self.put_bytes + self.get_bytes + self.message_bytes + self.record_bytes + self.collective_bytes
     }
 
     /// All operations, every kind.
     pub fn count(&self) -> usize {
-        self.puts + self.gets + self.messages + self.records
+        self.puts + self.gets + self.messages + self.records + self.collectives
     }
 
     fn add(&mut self, o: &Traffic) {
@@ -118,6 +137,8 @@ impl Traffic {
         self.message_bytes += o.message_bytes;
         self.records += o.records;
         self.record_bytes += o.record_bytes;
+        self.collectives += o.collectives;
+        self.collective_bytes += o.collective_bytes;
     }
 }
 
@@ -439,6 +460,8 @@ impl Ctx {
         // Added to the superstep's figures and to the totals at once (no second pass over them).
         let (cur, tot) = (&mut r.stats.last, &mut r.stats.total);
         out.for_each_queue(|d, q| {
+            let (collectives, collective_bytes) =
+                collective_traffic(q.sys_msgs.iter().map(|m| &q.sys_data[m.at..m.at + m.payload_len]));
             let sent = Traffic {
                 puts: q.put_calls,
                 put_bytes: put_bytes(q, hpput),
@@ -448,6 +471,8 @@ impl Ctx {
                 message_bytes: q.msg_data.len(),
                 records: q.ext.len(),
                 record_bytes: q.ext_data.len(),
+                collectives,
+                collective_bytes,
             };
             // What this process asked `d` for arrives here.
             let (asked, asked_bytes) = (q.gets, q.get_bytes);
@@ -472,6 +497,9 @@ impl Ctx {
             return;
         }
         let moved = all & (flags::WORK | flags::GET) != 0;
+        if moved {
+            self.count_collectives_received();
+        }
         let r = &mut self.stats;
         r.stats.total.supersteps += 1;
         // Nobody queued anything in an empty superstep: no traffic to add. The traffic itself
@@ -485,6 +513,26 @@ impl Ctx {
             r.end_timed(moved);
         }
     }
+}
+
+impl Ctx {
+    /// Adds the data of the collectives' messages that arrived from the other processes (those
+    /// this process sent itself are counted as local when sent).
+    fn count_collectives_received(&mut self) {
+        let me = self.pid;
+        let (count, bytes) = collective_traffic(self.sys_messages().filter(|&(src, _)| src != me).map(|(_, msg)| msg));
+        if count > 0 {
+            let got = Traffic { collectives: count, collective_bytes: bytes, ..Traffic::default() };
+            self.stats.note_incoming(&got, 0, 0);
+        }
+    }
+}
+
+/// The messages carrying data among `msgs` (messages of the runtime's channel), and the bytes of
+/// their data: a collective's traffic as the cost model counts it, its elements only (each header
+/// is bookkeeping, as a put's offset is).
+fn collective_traffic<'a>(msgs: impl Iterator<Item = &'a [u8]>) -> (usize, usize) {
+    msgs.map(crate::collective::payload_len).filter(|&n| n > 0).fold((0, 0), |(c, b), n| (c + 1, b + n))
 }
 
 impl Recorder {

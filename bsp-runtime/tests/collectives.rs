@@ -1,5 +1,6 @@
 //! Collectives on the threads engine: every check and failure case of `suite/collectives.rs`
-//! (`collectives::on_threads::<check>`, `collectives::fails_on_threads::<case>`), and below what
+//! (`collectives::on_threads::<check>`, `collectives::fails_on_threads::<case>`) and of
+//! `suite/teams.rs` (`teams::…`), and below what
 //! only a threads run shows in this form: the same bits in every run.
 
 mod common;
@@ -8,6 +9,8 @@ mod common;
 mod check;
 #[path = "suite/collectives.rs"]
 mod collectives;
+#[path = "suite/teams.rs"]
+mod teams;
 
 use bsp_runtime::ops;
 use common::run_ok;

@@ -62,12 +62,16 @@ mod failures;
 mod gp;
 #[path = "suite/property.rs"]
 mod property;
+#[path = "suite/registration.rs"]
+mod registration;
 #[path = "suite/spmd.rs"]
 mod spmd;
 #[path = "suite/stats.rs"]
 mod stats;
 #[path = "suite/stress.rs"]
 mod stress;
+#[path = "suite/teams.rs"]
+mod teams;
 
 // The files of `tests/model/` that the property check uses, as siblings at the crate root (so
 // that their `super::program` paths resolve); `model.rs` uses them too, and more of them.
@@ -93,6 +97,8 @@ pub const CHECKS: &[&[Check]] = &[
     drma::CHECKS,
     combine::CHECKS,
     collectives::CHECKS,
+    teams::CHECKS,
+    registration::CHECKS,
     bsmp::CHECKS,
     gp::CHECKS,
     property::CHECKS,
@@ -101,7 +107,7 @@ pub const CHECKS: &[&[Check]] = &[
 ];
 
 /// Every failure case of the suite.
-pub const CASES: &[&[Case]] = &[failures::CASES, combine::CASES, collectives::CASES, gp::CASES];
+pub const CASES: &[&[Case]] = &[failures::CASES, combine::CASES, collectives::CASES, teams::CASES, gp::CASES];
 
 /// Every check, flattened.
 pub fn checks() -> impl Iterator<Item = &'static Check> {

@@ -1,11 +1,14 @@
 //! Scoped registration of memory the caller owns (`Ctx::with_reg`, `Ctx::with_regs`): in place
 //! (no copy), whole or part of an array, batched, nested, with every access form, and the
-//! failures it must report.
+//! failures it must report; and the checks of `suite/registration.rs`
+//! (`registration::on_threads::<check>`: any number of pieces in one sync, `RegHandle`).
 
 mod common;
 
 #[path = "suite/check.rs"]
 mod check;
+#[path = "suite/registration.rs"]
+mod registration;
 
 use bsp_runtime::{ops, Ctx};
 use common::{assert_mentions, run_err, run_ok, PS};

@@ -10,7 +10,8 @@
 
 use std::ops::Index;
 
-use super::{extend_from_bytes, CollectiveData, Kind, Part};
+use super::wire::{extend_from_bytes, Call, Group, Kind, Part};
+use super::CollectiveData;
 use crate::{Ctx, Value};
 
 /// What a gathering collective received, one part per process, stored contiguously in pid
@@ -213,11 +214,11 @@ impl<T> Index<usize> for Parts<T> {
 impl Ctx {
     /// Refills `out` with every process's part, in pid order: `mine` for this process, the
     /// payloads for the others.
-    fn coll_collect_into<T: Value>(&self, parts: &[Part<'_>], mine: &[T], out: &mut Parts<T>) {
+    fn coll_collect_into<T: Value>(&self, call: &Call<'_>, parts: &[Part<'_>], mine: &[T], out: &mut Parts<T>) {
         out.clear();
         out.starts.push(0);
         for (q, part) in parts.iter().enumerate() {
-            if q == self.pid {
+            if q == call.group.me {
                 out.data.extend_from_slice(mine);
             } else {
                 extend_from_bytes(&mut out.data, part.payload, part.count);
@@ -249,13 +250,24 @@ impl Ctx {
     /// `gather_into`).
     #[track_caller]
     pub fn gather_into<T: Value>(&mut self, root: usize, data: impl CollectiveData<T>, out: &mut Parts<T>) {
-        let call = self.coll_call_as::<T>(Kind::Gather, "gather_into", root);
-        let me = self.pid;
+        self.gather_into_in(Group::all(self), root, data, out);
+    }
+
+    #[track_caller]
+    pub(super) fn gather_into_in<T: Value>(
+        &mut self,
+        group: Group<'_>,
+        root: usize,
+        data: impl CollectiveData<T>,
+        out: &mut Parts<T>,
+    ) {
+        let call = self.coll_call::<T>(group, Kind::Gather, "gather_into", root);
+        let me = group.me;
         let data = self.coll_read(&call, data, true);
         self.coll_exchange(&call, &data, |q| q == root);
         let parts = self.coll_parts(&call);
         if me == root {
-            self.coll_collect_into(&parts, &data, out);
+            self.coll_collect_into(&call, &parts, &data, out);
         } else {
             out.clear();
         }
@@ -281,11 +293,21 @@ impl Ctx {
     /// As [`allgather`](Ctx::allgather).
     #[track_caller]
     pub fn allgather_into<T: Value>(&mut self, data: impl CollectiveData<T>, out: &mut Parts<T>) {
-        let call = self.coll_call_as::<T>(Kind::Allgather, "allgather_into", 0);
+        self.allgather_into_in(Group::all(self), data, out);
+    }
+
+    #[track_caller]
+    pub(super) fn allgather_into_in<T: Value>(
+        &mut self,
+        group: Group<'_>,
+        data: impl CollectiveData<T>,
+        out: &mut Parts<T>,
+    ) {
+        let call = self.coll_call::<T>(group, Kind::Allgather, "allgather_into", 0);
         let data = self.coll_read(&call, data, true);
         self.coll_exchange(&call, &data, |_| true);
         let parts = self.coll_parts(&call);
-        self.coll_collect_into(&parts, &data, out);
+        self.coll_collect_into(&call, &parts, &data, out);
     }
 
     /// [`alltoallv`](Ctx::alltoallv) into `out`, which the caller keeps from call to call:
@@ -311,9 +333,19 @@ impl Ctx {
     /// As [`alltoallv`](Ctx::alltoallv).
     #[track_caller]
     pub fn alltoallv_into<T: Value, P: AsRef<[T]>>(&mut self, parts: &[P], out: &mut Parts<T>) {
-        let call = self.coll_call_as::<T>(Kind::Alltoallv, "alltoallv_into", 0);
+        self.alltoallv_into_in(Group::all(self), parts, out);
+    }
+
+    #[track_caller]
+    pub(super) fn alltoallv_into_in<T: Value, P: AsRef<[T]>>(
+        &mut self,
+        group: Group<'_>,
+        parts: &[P],
+        out: &mut Parts<T>,
+    ) {
+        let call = self.coll_call::<T>(group, Kind::Alltoallv, "alltoallv_into", 0);
         self.coll_exchange_parts(&call, parts);
         let got = self.coll_parts(&call);
-        self.coll_collect_into(&got, parts[self.pid].as_ref(), out);
+        self.coll_collect_into(&call, &got, parts[group.me].as_ref(), out);
     }
 }

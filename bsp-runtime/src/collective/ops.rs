@@ -66,3 +66,103 @@ pub fn max<T: PartialOrd>(a: T, b: T) -> T {
         a
     }
 }
+
+/// A value and where it is (an index, such as a global row number), for [`max_loc`] and
+/// [`min_loc`]: the operands of a pivot search.
+///
+/// Packed (no padding), so it is plain old data for any element type:
+/// `Loc<f64>` is 16 bytes, `Loc<f32>` 12.
+///
+/// ```
+/// use bsp_runtime::ops::Loc;
+/// let x = Loc::new(2.5f32, 7);
+/// assert_eq!((x.value(), x.index()), (2.5, 7));
+/// assert_eq!(std::mem::size_of::<Loc<f32>>(), 12);
+/// ```
+#[derive(Clone, Copy)]
+#[repr(C, packed)]
+pub struct Loc<T> {
+    value: T,
+    index: u64,
+}
+
+// SAFETY: `repr(C, packed)` lays the two fields out one after the other with no padding; both are
+// valid for every bit pattern (`T: Pod`, `u64`), so the struct is too, and all-zero is valid.
+unsafe impl<T: bytemuck::Zeroable> bytemuck::Zeroable for Loc<T> {}
+// SAFETY: as above; `Loc<T>` is `Copy` and `'static` whenever `T: Pod`.
+unsafe impl<T: bytemuck::Pod> bytemuck::Pod for Loc<T> {}
+
+impl<T: Copy> Loc<T> {
+    /// `value` at `index`.
+    ///
+    /// ```
+    /// assert_eq!(bsp_runtime::ops::Loc::new(-1i32, 3).index(), 3);
+    /// ```
+    pub fn new(value: T, index: u64) -> Loc<T> {
+        Loc { value, index }
+    }
+
+    /// The value.
+    ///
+    /// ```
+    /// assert_eq!(bsp_runtime::ops::Loc::new(4u8, 0).value(), 4);
+    /// ```
+    pub fn value(&self) -> T {
+        self.value
+    }
+
+    /// Where the value is.
+    ///
+    /// ```
+    /// assert_eq!(bsp_runtime::ops::Loc::new(4u8, 9).index(), 9);
+    /// ```
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+}
+
+impl<T: Copy + std::fmt::Debug> std::fmt::Debug for Loc<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Loc").field("value", &self.value()).field("index", &self.index()).finish()
+    }
+}
+
+impl<T: Copy + PartialEq> PartialEq for Loc<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.value() == other.value() && self.index() == other.index()
+    }
+}
+
+/// The larger value with its index; of equal values, the one with the smaller index (so the
+/// result does not depend on the order of combination). `a` when the values are unordered, as
+/// [`max`].
+///
+/// ```
+/// use bsp_runtime::ops::{max_loc, Loc};
+/// assert_eq!(max_loc(Loc::new(1.0, 4), Loc::new(3.0, 9)), Loc::new(3.0, 9));
+/// assert_eq!(max_loc(Loc::new(3.0, 4), Loc::new(3.0, 2)), Loc::new(3.0, 2));
+/// ```
+pub fn max_loc<T: PartialOrd + Copy>(a: Loc<T>, b: Loc<T>) -> Loc<T> {
+    let (x, y) = (a.value(), b.value());
+    if y > x || (y == x && b.index() < a.index()) {
+        b
+    } else {
+        a
+    }
+}
+
+/// The smaller value with its index; of equal values, the one with the smaller index (as
+/// [`max_loc`]).
+///
+/// ```
+/// use bsp_runtime::ops::{min_loc, Loc};
+/// assert_eq!(min_loc(Loc::new(1u32, 4), Loc::new(3, 0)), Loc::new(1, 4));
+/// ```
+pub fn min_loc<T: PartialOrd + Copy>(a: Loc<T>, b: Loc<T>) -> Loc<T> {
+    let (x, y) = (a.value(), b.value());
+    if y < x || (y == x && b.index() < a.index()) {
+        b
+    } else {
+        a
+    }
+}

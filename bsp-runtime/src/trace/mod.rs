@@ -310,9 +310,9 @@ fn sample(pid: usize) -> Proc {
         wait: Duration::from_nanos(300),
         data: Duration::from_nanos(200),
         sent: Traffic { puts: 2, put_bytes: 16, messages: 1, message_bytes: 12, ..Traffic::default() },
-        received: Traffic { gets: 1, get_bytes: 40, ..Traffic::default() },
+        received: Traffic { gets: 1, get_bytes: 40, collectives: 1, collective_bytes: 24, ..Traffic::default() },
         local: Traffic { records: 3, record_bytes: 9, ..Traffic::default() },
-        h_bytes: 40,
+        h_bytes: 64,
         engine_messages: 0,
     };
     let marks = vec![

@@ -7,8 +7,27 @@ use std::time::Duration;
 use super::{Mark, Proc, ProcStep};
 use crate::stats::{Phase, StepStats, Traffic};
 
-fn traffic_words(t: &Traffic) -> [usize; 8] {
-    [t.puts, t.put_bytes, t.gets, t.get_bytes, t.messages, t.message_bytes, t.records, t.record_bytes]
+/// The numbers of one `Traffic` in a record.
+const TRAFFIC_WORDS: usize = 10;
+
+/// Where a record's traffic starts (after step, three times, h and three instants), and where
+/// its number of marks is (after the sent, received and local traffic).
+const TRAFFIC_AT: usize = 8;
+const MARKS_AT: usize = TRAFFIC_AT + 3 * TRAFFIC_WORDS;
+
+fn traffic_words(t: &Traffic) -> [usize; TRAFFIC_WORDS] {
+    [
+        t.puts,
+        t.put_bytes,
+        t.gets,
+        t.get_bytes,
+        t.messages,
+        t.message_bytes,
+        t.records,
+        t.record_bytes,
+        t.collectives,
+        t.collective_bytes,
+    ]
 }
 
 fn traffic_from(w: &[u64]) -> Traffic {
@@ -22,6 +41,8 @@ fn traffic_from(w: &[u64]) -> Traffic {
         message_bytes: u(5),
         records: u(6),
         record_bytes: u(7),
+        collectives: u(8),
+        collective_bytes: u(9),
     }
 }
 
@@ -52,7 +73,7 @@ fn write_step(out: &mut String, kind: char, s: &ProcStep) {
 }
 
 pub(super) fn write_part(p: &Proc) -> String {
-    let mut out = format!("bsp-trace-part 1\nP {} {} {}\n", p.pid, p.nprocs, p.wall);
+    let mut out = format!("bsp-trace-part 2\nP {} {} {}\n", p.pid, p.nprocs, p.wall);
     for s in &p.steps {
         write_step(&mut out, 'S', s);
     }
@@ -62,7 +83,7 @@ pub(super) fn write_part(p: &Proc) -> String {
 
 pub(super) fn read_part(text: &str) -> Result<Proc, String> {
     let mut lines = text.lines();
-    if lines.next() != Some("bsp-trace-part 1") {
+    if lines.next() != Some("bsp-trace-part 2") {
         return Err("not a bsp trace part".to_string());
     }
     let mut proc = None;
@@ -75,9 +96,9 @@ pub(super) fn read_part(text: &str) -> Result<Proc, String> {
             "P" if nums.len() == 3 => {
                 proc = Some((nums[0] as usize, nums[1] as usize, nums[2]));
             }
-            "S" | "T" if nums.len() >= 33 => {
-                let n = nums[32] as usize;
-                if nums.len() != 33 + 2 * n {
+            "S" | "T" if nums.len() > MARKS_AT => {
+                let n = nums[MARKS_AT] as usize;
+                if nums.len() != MARKS_AT + 1 + 2 * n {
                     return Err(format!("bad record {line:?}"));
                 }
                 let d = Duration::from_nanos;
@@ -88,16 +109,16 @@ pub(super) fn read_part(text: &str) -> Result<Proc, String> {
                         wait: d(nums[2]),
                         data: d(nums[3]),
                         h_bytes: nums[4] as usize,
-                        sent: traffic_from(&nums[8..16]),
-                        received: traffic_from(&nums[16..24]),
-                        local: traffic_from(&nums[24..32]),
+                        sent: traffic_from(&nums[TRAFFIC_AT..]),
+                        received: traffic_from(&nums[TRAFFIC_AT + TRAFFIC_WORDS..]),
+                        local: traffic_from(&nums[TRAFFIC_AT + 2 * TRAFFIC_WORDS..]),
                         // Trace parts do not carry the engine's message counts.
                         engine_messages: 0,
                     },
                     start: nums[5],
                     enter: nums[6],
                     end: nums[7],
-                    marks: nums[33..]
+                    marks: nums[MARKS_AT + 1..]
                         .chunks_exact(2)
                         .map(|m| Mark { phase: if m[0] == 1 { Phase::Data } else { Phase::Wait }, end: m[1] })
                         .collect(),
@@ -127,7 +148,7 @@ mod tests {
         assert_eq!(write_part(&back), write_part(&p));
         assert_eq!(back.steps[0].stats, p.steps[0].stats);
         assert_eq!(back.tail.marks.len(), 1);
-        assert!(read_part("bsp-trace-part 1\nP 0 1 5\nS 1 2\n").is_err());
+        assert!(read_part("bsp-trace-part 2\nP 0 1 5\nS 1 2\n").is_err());
         assert!(read_part("something else").is_err());
     }
 }

@@ -127,7 +127,7 @@ impl Run {
                 ev(
                     &mut o,
                     format!(
-                        r#"{{"ph":"X","cat":"superstep","name":"superstep {}","pid":{pid},"tid":0,"ts":{},"dur":{},"args":{{"superstep":{},"compute_ns":{},"wait_ns":{},"data_ns":{},"h_bytes":{},"sent_bytes":{},"received_bytes":{},"local_bytes":{},"puts_sent":{},"gets_served":{},"messages_sent":{},"puts_received":{},"gets_received":{},"messages_received":{}}}}}"#,
+                        r#"{{"ph":"X","cat":"superstep","name":"superstep {}","pid":{pid},"tid":0,"ts":{},"dur":{},"args":{{"superstep":{},"compute_ns":{},"wait_ns":{},"data_ns":{},"h_bytes":{},"sent_bytes":{},"received_bytes":{},"local_bytes":{},"puts_sent":{},"gets_served":{},"messages_sent":{},"collective_bytes_sent":{},"puts_received":{},"gets_received":{},"messages_received":{},"collective_bytes_received":{}}}}}"#,
                         st.step,
                         us(start),
                         us(end - start),
@@ -142,9 +142,11 @@ impl Run {
                         st.sent.puts,
                         st.sent.gets,
                         st.sent.messages,
+                        st.sent.collective_bytes,
                         st.received.puts,
                         st.received.gets,
                         st.received.messages,
+                        st.received.collective_bytes,
                     ),
                 );
                 self.spans_json(&mut o, &mut ev, p, s, st.step as i64);
@@ -468,7 +470,10 @@ mod tests {
         // Process 1 started 50 ns after process 0 (wall clock).
         assert_eq!(run.at(&run.procs[1], 0), 50);
         let rows = run.rows();
-        assert_eq!((rows[0].h_max, rows[0].bytes, rows[0].ops), (40, 2 * (28 + 9), 2 * (3 + 3)));
+        // h counts the collective's 24 bytes received beside the 40 of gets.
+        assert_eq!((rows[0].h_max, rows[0].bytes, rows[0].ops), (64, 2 * (28 + 9), 2 * (3 + 3)));
+        assert!(run.chrome_json().contains(r#""received_bytes":64,"#), "{}", run.chrome_json());
+        assert!(run.chrome_json().contains(r#""collective_bytes_received":24}"#), "{}", run.chrome_json());
         let m = Machine { p: 2, r: 1e9, g: 1e-8, l: 1e-6 };
         let table = run.table(Some(&m));
         assert!(table.contains("bsp: 1 supersteps on 2 processes"), "{table}");

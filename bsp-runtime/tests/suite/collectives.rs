@@ -356,6 +356,7 @@ checks! {
     collective_ends_the_superstep => ONE_TO_EIGHT,
     collectives_read_registrations => ONE_TO_EIGHT,
     into_forms_refill_the_buffer => ONE_TO_EIGHT,
+    collective_traffic_is_the_cost_table => ONE_TO_EIGHT,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -542,4 +543,92 @@ cases! {
     different_element_types: [2] => |f| f.mentions(&["`allgather` on `u32`", "`allgather` on `i32`"]),
     #[several]
     a_plain_sync_beside_a_collective: [2, 3] => |f| f.mentions(&["collective mismatch", "process 1 called no collective"]),
+}
+
+// ---------------------------------------------------------------------------------------------
+// Traffic
+// ---------------------------------------------------------------------------------------------
+
+/// What one collective's superstep counted on this process: (data messages, bytes) sent, the
+/// same received, the bytes sent to itself, and h in bytes.
+type Counted = ((usize, usize), (usize, usize), usize, usize);
+
+fn counted(ctx: &Ctx) -> Counted {
+    let last = ctx.stats().last;
+    (
+        (last.sent.collectives, last.sent.collective_bytes),
+        (last.received.collectives, last.received.collective_bytes),
+        last.local.bytes(),
+        last.h_bytes,
+    )
+}
+
+/// The counts of `ctx.stats()` for each collective are those of the cost table
+/// (`bsp_runtime::collective`): the elements sent to and received from the other processes, in
+/// one message per pair that exchanges data, h = max(sent, received). An `allreduce` of 1000
+/// words at p = 4 is h = 3000 words.
+pub fn collective_traffic_is_the_cost_table(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let others = p - 1;
+    let mut f = Found::default();
+    let (w, n) = (8, 1000);
+    ctx.allreduce(&vec![pid as u64; n], ops::sum);
+    let sent = (others, others * n * w);
+    f.eq("allreduce of 1000 words", counted(ctx), (sent, sent, 0, others * n * w));
+    f.eq("allreduce of 1000 words: h in words", ctx.stats().last.h_words(), others * n);
+
+    let root = p - 1;
+    ctx.broadcast(root, &[1u64; 100]);
+    let want = if pid == root { ((others, others * 800), (0, 0), 0, others * 800) } else { ((0, 0), (1, 800), 0, 800) };
+    f.eq("broadcast of 100 words", counted(ctx), want);
+
+    ctx.reduce(0, &[1u32; 10], ops::sum);
+    let want = if pid == 0 { ((0, 0), (others, others * 40), 0, others * 40) } else { ((1, 40), (0, 0), 0, 40) };
+    f.eq("reduce of 10 u32", counted(ctx), want);
+
+    ctx.scan(&[1u64; 5], ops::sum);
+    let (to, from) = (p - 1 - pid, pid);
+    f.eq("scan of 5 words", counted(ctx), ((to, to * 40), (from, from * 40), 0, to.max(from) * 40));
+
+    // Process q contributes q + 1 `u16`s; N - n_root arrive at the root.
+    let n_of = |q: usize| 2 * (q + 1);
+    let total: usize = (0..p).map(n_of).sum();
+    ctx.gather(0, &vec![1u16; pid + 1]);
+    let want = if pid == 0 {
+        ((0, 0), (others, total - n_of(0)), 0, total - n_of(0))
+    } else {
+        ((1, n_of(pid)), (0, 0), 0, n_of(pid))
+    };
+    f.eq("gather", counted(ctx), want);
+    ctx.allgather(&vec![1u16; pid + 1]);
+    let (s, r) = (others * n_of(pid), total - n_of(pid));
+    f.eq("allgather", counted(ctx), ((others, s), (others, r), 0, s.max(r)));
+
+    let parts: Vec<Vec<u8>> = if pid == 0 { (0..p).map(|q| vec![1u8; q + 1]).collect() } else { Vec::new() };
+    ctx.scatter(0, &parts);
+    let scattered = p * (p + 1) / 2 - 1;
+    let want = if pid == 0 { ((others, scattered), (0, 0), 0, scattered) } else { ((0, 0), (1, pid + 1), 0, pid + 1) };
+    f.eq("scatter", counted(ctx), want);
+
+    ctx.alltoall(&vec![1u32; 3 * p]);
+    f.eq("alltoall of blocks of 3 u32", counted(ctx), ((others, others * 12), (others, others * 12), 0, others * 12));
+
+    // Part q of process s has (s + q) % 3 words; those of size 0 carry no data.
+    let len = |s: usize, q: usize| (s + q) % 3;
+    let parts: Vec<Vec<u64>> = (0..p).map(|q| vec![1u64; len(pid, q)]).collect();
+    ctx.alltoallv(&parts);
+    let sent: Vec<usize> = (0..p).filter(|&q| q != pid).map(|q| len(pid, q)).filter(|&k| k > 0).collect();
+    let got: Vec<usize> = (0..p).filter(|&q| q != pid).map(|q| len(q, pid)).filter(|&k| k > 0).collect();
+    let (sb, rb) = (8 * sent.iter().sum::<usize>(), 8 * got.iter().sum::<usize>());
+    f.eq("alltoallv", counted(ctx), ((sent.len(), sb), (got.len(), rb), 0, sb.max(rb)));
+
+    // With a put in the same superstep, h covers both.
+    let x = ctx.register(vec![0u64; 4]);
+    ctx.put((pid + 1) % p, &[1u64; 4], &x, 0);
+    ctx.allreduce(&[1u64; 10], ops::sum);
+    let last = ctx.stats().last;
+    ctx.unregister(x);
+    let put = if p > 1 { 32 } else { 0 };
+    f.eq("put and allreduce: h", last.h_bytes, put + others * 80);
+    f.outcome(ctx)
 }
