@@ -19,6 +19,10 @@ use crate::{Ctx, Error};
 /// The environment variable that sets the number of processes.
 pub const NPROCS_VAR: &str = "BSP_NPROCS";
 
+/// The environment variable that asks for the hybrid engine under `mpirun`: this many processes
+/// (threads) per rank ([`Launch::threads_per_rank`]).
+pub const THREADS_VAR: &str = "BSP_THREADS";
+
 /// Runs `f` on `nprocs` processes and returns each one's result, indexed by pid.
 ///
 /// `nprocs` is taken as given (more processes than cores is fine: waiting processes yield).
@@ -69,6 +73,7 @@ pub fn exit_on_error<R>(result: Result<R, Error>) -> R {
 pub struct Launch {
     procs: Option<usize>,
     default_procs: Option<usize>,
+    threads: Option<usize>,
 }
 
 impl Launch {
@@ -102,6 +107,37 @@ impl Launch {
     pub fn default_procs(mut self, p: usize) -> Self {
         self.default_procs = Some(p);
         self
+    }
+
+    /// Under `mpirun` (with the `mpi` feature), run `t` processes per rank, as threads (the
+    /// hybrid engine): `mpirun -n R` then runs p = R·t processes, rank `r` holding pids
+    /// `r·t .. r·t + t`. Explicit code wins over the `BSP_THREADS` environment variable, which
+    /// asks for the same. Without `mpirun` it changes nothing.
+    ///
+    /// ```
+    /// use bsp_runtime::Launch;
+    /// // Started directly (not by mpirun): the threads engine, 2 processes.
+    /// let out = Launch::new().procs(2).threads_per_rank(2).run(|ctx| ctx.nprocs()).unwrap();
+    /// assert_eq!(out, [2, 2]);
+    /// ```
+    pub fn threads_per_rank(mut self, t: usize) -> Self {
+        self.threads = Some(t);
+        self
+    }
+
+    /// The threads per rank asked for by the call or by `BSP_THREADS`.
+    fn requested_threads(&self) -> Result<Option<usize>, Error> {
+        if let Some(t) = self.threads {
+            return Ok(Some(t));
+        }
+        match std::env::var(THREADS_VAR) {
+            Ok(v) => v.trim().parse::<usize>().map(Some).map_err(|_| {
+                Error::launch(format!(
+                    "{THREADS_VAR}={v:?} is not a number of threads per rank (expected a positive integer)"
+                ))
+            }),
+            Err(_) => Ok(None),
+        }
     }
 
     /// The number of processes asked for by the call or by `BSP_NPROCS` (not a default).
@@ -142,7 +178,7 @@ impl Launch {
     /// # Errors
     /// As [`nprocs`](Launch::nprocs), for a bad `BSP_NPROCS`.
     fn want(&self) -> Result<Want, Error> {
-        Ok(Want { requested: self.requested_procs()?, default: self.default_procs })
+        Ok(Want { requested: self.requested_procs()?, default: self.default_procs, threads: self.requested_threads()? })
     }
 
     /// Runs `f` on every process and returns the results, indexed by pid.

@@ -101,7 +101,7 @@ pub use ctx::Ctx;
 pub use dest::{Dest, DestPart, GetDest};
 pub use error::{Error, ErrorKind};
 pub use handle::RegHandle;
-pub use launch::{exit_on_error, run, Launch, NPROCS_VAR};
+pub use launch::{exit_on_error, run, Launch, NPROCS_VAR, THREADS_VAR};
 pub use locals::{LocalPart, LocalParts};
 pub use reg::{AsRemote, Reg, Remote};
 pub use register::{RegValues, Registration, Unregistration};

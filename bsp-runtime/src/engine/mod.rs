@@ -80,6 +80,8 @@
 //! request/reply; `end_reads`/`end_puts` are local barriers, since remote readers work on copies.
 
 #[cfg(feature = "mpi")]
+pub(crate) mod hybrid;
+#[cfg(feature = "mpi")]
 pub(crate) mod mpi;
 pub(crate) mod threads;
 
@@ -163,6 +165,8 @@ pub(crate) enum AnyEngine {
     Threads(threads::Threads),
     #[cfg(feature = "mpi")]
     Mpi(Box<mpi::Mpi>),
+    #[cfg(feature = "mpi")]
+    Hybrid(Box<hybrid::Hybrid>),
 }
 
 impl AnyEngine {
@@ -172,6 +176,8 @@ impl AnyEngine {
             AnyEngine::Threads(t) => t,
             #[cfg(feature = "mpi")]
             AnyEngine::Mpi(m) => &mut **m,
+            #[cfg(feature = "mpi")]
+            AnyEngine::Hybrid(h) => &mut **h,
         }
     }
 
@@ -181,7 +187,7 @@ impl AnyEngine {
         match self {
             AnyEngine::Threads(_) => true,
             #[cfg(feature = "mpi")]
-            AnyEngine::Mpi(_) => false,
+            AnyEngine::Mpi(_) | AnyEngine::Hybrid(_) => false,
         }
     }
 
@@ -192,6 +198,8 @@ impl AnyEngine {
             AnyEngine::Threads(t) => t.combine(flags),
             #[cfg(feature = "mpi")]
             AnyEngine::Mpi(m) => m.combine(flags),
+            #[cfg(feature = "mpi")]
+            AnyEngine::Hybrid(h) => h.combine(flags),
         }
     }
 
@@ -202,6 +210,8 @@ impl AnyEngine {
             AnyEngine::Threads(t) => t.messages(),
             #[cfg(feature = "mpi")]
             AnyEngine::Mpi(m) => m.messages(),
+            #[cfg(feature = "mpi")]
+            AnyEngine::Hybrid(h) => h.messages(),
         }
     }
 
@@ -212,6 +222,8 @@ impl AnyEngine {
             AnyEngine::Threads(t) => t.arrive(parity, flags),
             #[cfg(feature = "mpi")]
             AnyEngine::Mpi(m) => m.arrive(parity, flags),
+            #[cfg(feature = "mpi")]
+            AnyEngine::Hybrid(h) => h.arrive(parity, flags),
         }
     }
 }
@@ -223,6 +235,9 @@ impl AnyEngine {
 pub(crate) struct Want {
     pub requested: Option<usize>,
     pub default: Option<usize>,
+    /// Threads per rank under `mpirun` (the hybrid engine), when asked for.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the hybrid engine reads it"))]
+    pub threads: Option<usize>,
 }
 
 /// One place where a process runs, made by the engine for the runtime (`launch.rs`), which
@@ -247,6 +262,9 @@ where
 {
     #[cfg(feature = "mpi")]
     if mpi::wanted() {
+        if want.threads.is_some() {
+            return hybrid::launch(want, body);
+        }
         return mpi::launch(want, body);
     }
     threads::launch(want, body)
@@ -257,6 +275,9 @@ where
 pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
     #[cfg(feature = "mpi")]
     if mpi::wanted() {
+        if want.threads.is_some() {
+            return hybrid::nprocs(want);
+        }
         return mpi::nprocs(want);
     }
     threads::nprocs(want)

@@ -139,6 +139,62 @@ pub const CASES: &[Case] = &[
             lacks_rank_lines(job, 1..2)
         },
     },
+    Case {
+        name: "hybrid-layout",
+        ranks: 2,
+        env: &[("BSP_THREADS", "2")],
+        summary: "BSP_THREADS=2 on 2 ranks runs 4 processes, rank-major (rank 0 holds pids 0 and 1), and process 0's rank returns its processes' results",
+        judge: |job| {
+            succeeds(job)?;
+            has_lines(
+                job,
+                &[
+                    "in the run: pid 0 of 4 on rank 0",
+                    "in the run: pid 1 of 4 on rank 0",
+                    "in the run: pid 2 of 4 on rank 1",
+                    "in the run: pid 3 of 4 on rank 1",
+                    "rank 0: Ok([0, 1])",
+                ],
+            )?;
+            lacks_rank_lines(job, 1..2)
+        },
+    },
+    Case {
+        name: "hybrid-explicit-threads",
+        ranks: 2,
+        env: &[("BSP_THREADS", "3")],
+        summary: "`Launch::threads_per_rank(2)` with BSP_THREADS=3 on 2 ranks runs 4 processes: explicit code wins over the environment",
+        judge: |job| {
+            succeeds(job)?;
+            has_lines(job, &["rank 0: Ok([4, 4])"])
+        },
+    },
+    Case {
+        name: "hybrid-zero-threads",
+        ranks: 2,
+        env: &[("BSP_THREADS", "0")],
+        summary: "BSP_THREADS=0 is a clear launch error on every rank, printed once",
+        judge: |job| {
+            fails_promptly(job)?;
+            mentions_once(
+                job,
+                "error: cannot run 0 threads per rank (BSP_THREADS or `Launch::threads_per_rank`): ask for at least 1",
+            )
+        },
+    },
+    Case {
+        name: "hybrid-count-mismatch",
+        ranks: 2,
+        env: &[("BSP_THREADS", "2"), ("BSP_NPROCS", "3")],
+        summary: "BSP_NPROCS=3 with 2 ranks of BSP_THREADS=2 is a clear launch error on every rank, printed once",
+        judge: |job| {
+            fails_promptly(job)?;
+            mentions_once(
+                job,
+                "error: 3 processes were requested but mpirun started 2 MPI ranks with 2 threads each (BSP_THREADS=2), 4 processes: ask for 4, or start ranks and threads whose product is 3",
+            )
+        },
+    },
 ];
 
 /// Fails unless exactly `n` lines of stdout start with `prefix`.
@@ -229,6 +285,23 @@ pub fn run_case(name: &str) -> ExitCode {
             })
             .map_err(|e| e.to_string());
             println!("rank {}: {result:?}, f ran {} times", world_rank(), ran.into_inner());
+        }
+        "hybrid-layout" => {
+            let results = Launch::new().run(|ctx| {
+                println!("in the run: pid {} of {} on rank {}", ctx.pid(), ctx.nprocs(), world_rank());
+                ctx.sync();
+                ctx.pid()
+            });
+            println!("rank {}: {results:?}", world_rank());
+            exit_on_error(results);
+        }
+        "hybrid-explicit-threads" => {
+            let results = Launch::new().threads_per_rank(2).run(|ctx| ctx.nprocs());
+            println!("rank {}: {results:?}", world_rank());
+            exit_on_error(results);
+        }
+        "hybrid-zero-threads" | "hybrid-count-mismatch" => {
+            exit_on_error(Launch::new().run(|ctx| ctx.sync()));
         }
         other => {
             eprintln!("error: no failure case named {other:?}");

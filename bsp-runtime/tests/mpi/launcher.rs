@@ -80,7 +80,7 @@ fn limit() -> Duration {
     Duration::from_secs(secs)
 }
 
-/// Runs `mpirun -n <ranks> <this executable> <args>` with `env` added (and `BSP_NPROCS` removed
+/// Runs `mpirun -n <ranks> <this executable> <args>` with `env` added (and `BSP_NPROCS`, `BSP_THREADS` removed
 /// unless `env` sets it), capturing stdout and stderr. A job that outlives `limit` is stopped:
 /// SIGTERM to its process group (mpirun passes it on to the ranks), SIGKILL 5 s later.
 pub fn mpirun(ranks: usize, args: &[&str], env: &[(&str, &str)], limit: Duration) -> Result<Job, String> {
@@ -124,6 +124,7 @@ fn start_job(
     }
     cmd.arg(&exe).args(args);
     cmd.env_remove(bsp_runtime::NPROCS_VAR);
+    cmd.env_remove(bsp_runtime::THREADS_VAR);
     for (name, value) in defaults() {
         if std::env::var_os(name).is_none() {
             cmd.env(name, value);
@@ -266,15 +267,44 @@ fn rank_counts() -> Vec<usize> {
 /// talks to at most a quarter of the others.
 const EXCHANGE_JOBS: &[(usize, &str)] = &[(3, "sparse"), (4, "sparse"), (12, "auto")];
 
-/// The checks on `ranks` ranks with `BSP_MPI_EXCHANGE=exchange` (or unset): one job, one
-/// result per check, plus whether the job ended well.
-fn checks_job(ranks: usize, exchange: Option<&str>, tally: &mut Tally) -> Result<(), String> {
-    let env: Vec<(&str, &str)> = exchange.map(|e| ("BSP_MPI_EXCHANGE", e)).into_iter().collect();
-    let job = mpirun(ranks, &[], &env, limit())?;
-    let label = match exchange {
-        Some(e) => format!("mpirun -n {ranks}, BSP_MPI_EXCHANGE={e}"),
-        None => format!("mpirun -n {ranks}"),
+/// The (ranks, threads per rank) the checks run on with the hybrid engine (`BSP_THREADS`).
+const HYBRID_JOBS: &[(usize, usize)] = &[(1, 2), (2, 1), (2, 2), (2, 3)];
+
+/// What a job of the checks sets besides the rank count.
+#[derive(Clone, Copy, Debug)]
+enum Setting {
+    Default,
+    Exchange(&'static str),
+    Threads(usize),
+}
+
+impl Setting {
+    fn env(self, threads: &str) -> Vec<(&'static str, String)> {
+        match self {
+            Setting::Default => Vec::new(),
+            Setting::Exchange(e) => vec![("BSP_MPI_EXCHANGE", e.to_string())],
+            Setting::Threads(_) => vec![("BSP_THREADS", threads.to_string())],
+        }
+    }
+}
+
+/// The checks on `ranks` ranks with `setting`: one job, one result per check, plus whether the
+/// job ended well.
+fn checks_job(ranks: usize, setting: Setting, tally: &mut Tally) -> Result<(), String> {
+    let threads = match setting {
+        Setting::Threads(t) => t,
+        _ => 1,
     };
+    let owned = setting.env(&threads.to_string());
+    let env: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let job = mpirun(ranks, &[], &env, limit())?;
+    let label = match setting {
+        Setting::Exchange(e) => format!("mpirun -n {ranks}, BSP_MPI_EXCHANGE={e}"),
+        Setting::Threads(t) => format!("mpirun -n {ranks}, BSP_THREADS={t}"),
+        Setting::Default => format!("mpirun -n {ranks}"),
+    };
+    // The processes of the run (and so the reports expected of each check).
+    let ranks = ranks * threads;
     let reports = parse(&job.stdout);
     let (before_passed, before_failed, before_skipped) = (tally.passed, tally.failed, tally.skipped);
     let mut silent = Vec::new();
@@ -401,18 +431,26 @@ pub fn main() -> ExitCode {
         launch::CASES.len(),
         known.len(),
     );
-    let jobs = rank_counts().into_iter().map(|r| (r, None)).chain(EXCHANGE_JOBS.iter().map(|&(r, e)| (r, Some(e))));
-    for (ranks, exchange) in jobs {
-        if let Err(e) = checks_job(ranks, exchange, &mut tally) {
+    let jobs = rank_counts()
+        .into_iter()
+        .map(|r| (r, Setting::Default))
+        .chain(EXCHANGE_JOBS.iter().map(|&(r, e)| (r, Setting::Exchange(e))))
+        .chain(HYBRID_JOBS.iter().map(|&(r, t)| (r, Setting::Threads(t))));
+    for (ranks, setting) in jobs {
+        if let Err(e) = checks_job(ranks, setting, &mut tally) {
             println!("error: {e}");
             println!("0 passed, 1 failed");
             return ExitCode::FAILURE;
         }
     }
-    let env = [("RUST_BACKTRACE", "0")];
-    // One job per case and process count, `parallel_jobs()` at a time (a job mostly waits for
-    // mpirun to start and stop its ranks); results are reported in the order of the list.
-    let jobs: Vec<(&Case, usize)> = cases().flat_map(|c| c.ps.iter().map(move |&p| (c, p))).collect();
+    // One job per case and process count, on the MPI engine, and again on the hybrid engine
+    // (p/2 ranks of 2 threads for an even p, p ranks of 1 otherwise), `parallel_jobs()` at a
+    // time (a job mostly waits for mpirun to start and stop its ranks); results are reported in
+    // the order of the list.
+    let jobs: Vec<(&Case, usize, Option<usize>)> = cases()
+        .flat_map(|c| c.ps.iter().map(move |&p| (c, p, None)))
+        .chain(cases().flat_map(|c| c.ps.iter().map(move |&p| (c, p, Some(if p % 2 == 0 { 2 } else { 1 })))))
+        .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let verdicts = std::sync::Mutex::new(vec![None; jobs.len()]);
     std::thread::scope(|scope| {
@@ -420,8 +458,12 @@ pub fn main() -> ExitCode {
             scope.spawn(|| loop {
                 // Relaxed: only a unique index is needed; the results go through the mutex.
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&(case, p)) = jobs.get(i) else { break };
-                let verdict = match mpirun_per_rank(p, &["--case", case.name], &env, limit()) {
+                let Some(&(case, p, threads)) = jobs.get(i) else { break };
+                let t = threads.map(|t| t.to_string());
+                let mut env = vec![("RUST_BACKTRACE", "0")];
+                env.extend(t.as_deref().map(|t| ("BSP_THREADS", t)));
+                let ranks = p / threads.unwrap_or(1);
+                let verdict = match mpirun_per_rank(ranks, &["--case", case.name], &env, limit()) {
                     Err(e) => Err(e),
                     Ok(job) => judge_case(case, p, &job).map_err(|why| {
                         format!("{why}\n  stdout:\n{}  stderr:\n{}", indent(&job.stdout), job.stderr_tail(40))
@@ -432,11 +474,15 @@ pub fn main() -> ExitCode {
         }
     });
     let verdicts = verdicts.into_inner().expect("no job thread panicked holding the lock");
-    for ((case, p), verdict) in jobs.iter().zip(verdicts) {
+    for ((case, p, threads), verdict) in jobs.iter().zip(verdicts) {
+        let what = match threads {
+            None => format!("failure case `{}` (mpirun -n {p})", case.name),
+            Some(t) => format!("failure case `{}` (BSP_THREADS={t} mpirun -n {})", case.name, p / t),
+        };
         match verdict {
             Some(Ok(())) => tally.pass(),
-            Some(Err(why)) => tally.fail(&format!("failure case `{}` (mpirun -n {p})", case.name), &why),
-            None => tally.fail(&format!("failure case `{}` (mpirun -n {p})", case.name), "the job never ran"),
+            Some(Err(why)) => tally.fail(&what, &why),
+            None => tally.fail(&what, "the job never ran"),
         }
     }
     println!("failure cases of the suite: done ({:.1?} so far)", start.elapsed());

@@ -13,7 +13,9 @@ use super::check::{checks, ensure, expect, ring, Outcome, Procs};
 // ---------------------------------------------------------------------------------------------
 
 /// The run is really on MPI: `nprocs` and `pid` are mpirun's size and rank, and every process is
-/// an OS process of its own (else every other check could pass on threads).
+/// an OS process of its own (else every other check could pass on threads); with threads per
+/// rank (`BSP_THREADS=t`, the hybrid engine), `nprocs` is size · t, rank r holds pids r·t ..
+/// r·t + t, and every rank is an OS process of its own.
 pub fn processes_are_mpi_ranks(ctx: &mut Ctx) -> Outcome {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
     let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<usize>().ok());
@@ -29,8 +31,14 @@ pub fn processes_are_mpi_ranks(ctx: &mut Ctx) -> Outcome {
     }
     ids.sort_unstable();
     ids.dedup();
-    expect("(nprocs, pid) vs mpirun's (size, rank)", (Some(p), Some(pid)), (size, rank))?;
-    expect("distinct OS processes among the processes", ids.len(), p)
+    // With threads per rank (the hybrid engine), rank r holds pids r·t .. r·t + t.
+    let t = env("BSP_THREADS").unwrap_or(1);
+    expect(
+        "(nprocs, pid / threads per rank) vs mpirun's (size · threads, rank)",
+        (Some(p), Some(pid / t)),
+        (size.map(|s| s * t), rank),
+    )?;
+    expect("distinct OS processes among the processes", ids.len(), p / t)
 }
 
 /// `step` counts the syncs done so far (a `superstep` is one sync).

@@ -374,7 +374,7 @@ impl Mpi {
         self.large_out.clear();
         for &d in &self.dests {
             let at = self.send.len();
-            wire::write_block(out, d, &mut self.send, &mut self.large_out);
+            wire::write_block(out, d, &mut self.send, Some(&mut self.large_out));
             self.blocks.push(Block { rank: d, at, words: self.send.len() - at });
         }
         // What the last exchange left in the view from senders not heard from now must go.
@@ -440,7 +440,7 @@ impl Mpi {
         self.large_out.clear();
         for q in 0..p {
             let start = self.send.len();
-            wire::write_block(out, q, &mut self.send, &mut self.large_out);
+            wire::write_block(out, q, &mut self.send, Some(&mut self.large_out));
             let words = self.send.len() - start;
             self.send_counts.push(count(words, "the data for one destination"));
         }
@@ -759,7 +759,7 @@ impl Engine for Mpi {
 
 /// The number of ranks `mpirun` started, from the environment it gives every rank (before MPI
 /// is initialised).
-fn ranks_from_env() -> Option<usize> {
+pub(crate) fn ranks_from_env() -> Option<usize> {
     ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"]
         .iter()
         .find_map(|v| std::env::var(v).ok()?.trim().parse::<usize>().ok())
@@ -801,23 +801,33 @@ pub(crate) fn launch<R, B>(want: Want, body: B) -> Result<Vec<R>, Error>
 where
     B: Fn(Endpoint) -> Option<R>,
 {
+    // `MPI_THREAD_SINGLE`: every MPI call of the run is made on this thread (the rank's SPMD
+    // function runs on it; the threads of a nested run never call MPI), and at any higher level
+    // Open MPI takes a lock in every call (~0.1 µs each on the machine of PERFORMANCE.md, more
+    // than the whole of an empty sync's own work).
+    with_world(mpi::Threading::Single, |world| run_on(world, want, body))
+}
+
+/// Initialises MPI at `threading` (once per program), runs `run` with the world communicator
+/// on this thread, and finalises MPI. As with BSPlib's `bsp_begin`/`bsp_end`, the code after the
+/// run continues on rank 0 only: every other rank exits here (status 0, or 1 if the run failed).
+pub(crate) fn with_world<R>(
+    threading: mpi::Threading,
+    run: impl FnOnce(SimpleCommunicator) -> Result<R, Error>,
+) -> Result<R, Error> {
     // Relaxed: only the launching thread reads or writes these (see `wanted`).
     if USED.swap(true, Ordering::Relaxed) {
         return Err(Error::launch(
             "MPI can be started only once per program, and an earlier SPMD run already used it".to_string(),
         ));
     }
-    // `MPI_THREAD_SINGLE`: every MPI call of the run is made on this thread (the rank's SPMD
-    // function runs on it; the threads of a nested run never call MPI), and at any higher level
-    // Open MPI takes a lock in every call (~0.1 µs each on the machine of PERFORMANCE.md, more
-    // than the whole of an empty sync's own work).
-    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Single) else {
+    let Some((universe, _)) = mpi::initialize_with_threading(threading) else {
         return Err(Error::launch("MPI was already initialised by someone else".to_string()));
     };
     ACTIVE.store(true, Ordering::Relaxed);
     let world = universe.world();
     let rank = world.rank();
-    let result = run_on(world, want, body);
+    let result = run(world);
     ACTIVE.store(false, Ordering::Relaxed);
     drop(universe); // MPI_Finalize, after every communicator of the run is gone
     if rank != 0 {
@@ -861,7 +871,7 @@ where
 /// returns before it has. (A rank that exits with a non-zero status makes mpirun kill the
 /// others, rank 0 included: if rank 0 printed only after returning, as `exit_on_error` does, the
 /// message would often be lost.) Every rank returns it quieted, so it is printed once.
-fn report_once(comm: &SimpleCommunicator, error: Error) -> Error {
+pub(crate) fn report_once(comm: &SimpleCommunicator, error: Error) -> Error {
     if comm.rank() == 0 {
         eprintln!("error: {error}");
     }

@@ -187,10 +187,15 @@ impl Peers for Received {
     }
 }
 
-/// Appends to `send` the block of `out` for destination `q`. Large puts travel without their
-/// bytes; each is noted in `large_out` as (destination, address, length), to be sent point to
-/// point from where its bytes are.
-pub(crate) fn write_block(out: &Outbox, q: usize, send: &mut Vec<u64>, large_out: &mut Vec<(usize, usize, usize)>) {
+/// Appends to `send` the block of `out` for destination `q`. With `large_out`, large puts travel
+/// without their bytes; each is noted there as (destination, address, length), to be sent point
+/// to point from where its bytes are. Without, every put's bytes are in the block.
+pub(crate) fn write_block(
+    out: &Outbox,
+    q: usize,
+    send: &mut Vec<u64>,
+    mut large_out: Option<&mut Vec<(usize, usize, usize)>>,
+) {
     let none = DestQueue::default();
     let meta = &out.meta;
     let dest = out.queue(q).unwrap_or(&none);
@@ -222,7 +227,7 @@ pub(crate) fn write_block(out: &Outbox, q: usize, send: &mut Vec<u64>, large_out
     let mut combines = dest.combines.iter();
     for put in &dest.puts {
         let len = put.len();
-        let large = is_large(len);
+        let large = large_out.is_some() && is_large(len);
         let word =
             put_word(put.slot, len) | if put.combines() { COMBINING } else { 0 } | if large { LARGE_PUT } else { 0 };
         send.extend_from_slice(&[word, put.byte_offset as u64]);
@@ -233,7 +238,7 @@ pub(crate) fn write_block(out: &Outbox, q: usize, send: &mut Vec<u64>, large_out
             PutSrc::Buffered(at) => dest.put_data[at..at + len].as_ptr() as usize,
             PutSrc::Direct(addr) => addr,
         };
-        if large {
+        if let (true, Some(large_out)) = (large, large_out.as_deref_mut()) {
             // Its bytes go point to point, from where they are.
             large_out.push((q, addr, len));
         } else {

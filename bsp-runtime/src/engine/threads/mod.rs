@@ -25,7 +25,7 @@ use crossbeam_utils::sync::Parker;
 use crossbeam_utils::CachePadded;
 
 use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, RegRow, Status, Want};
-use crate::exchange::{DestQueue, Meta, Outbox, Senders};
+use crate::exchange::{DestQueue, GetRec, Meta, Outbox, ReqPart, Senders};
 use crate::ext::ExtTarget;
 use crate::reg::Table;
 use crate::Error;
@@ -36,7 +36,9 @@ struct Slot {
     out: [UnsafeCell<Outbox>; 2],
 }
 
-/// The shared state of one SPMD run on threads.
+/// The shared state of the processes of one SPMD run that are threads of this OS process: all of
+/// them on the threads engine, those of one rank on the hybrid engine. A group of `local`
+/// processes whose outboxes address `global` processes.
 pub(crate) struct Group {
     barrier: Barrier,
     slots: Box<[CachePadded<Slot>]>,
@@ -59,14 +61,17 @@ const VISIT_ALL_UP_TO: usize = 64;
 unsafe impl Sync for Group {}
 
 impl Group {
-    fn new(nprocs: usize) -> (Self, Vec<Parker>) {
-        let (barrier, parkers) = Barrier::new(nprocs);
-        let senders = (nprocs > VISIT_ALL_UP_TO).then(|| Arc::new(Senders::new(nprocs)));
+    /// A group of `local` processes (local indices `0..local`) in a run of `global`; senders
+    /// note themselves at their destinations (`Senders`) only when the group is the whole run
+    /// and larger than [`VISIT_ALL_UP_TO`].
+    pub(crate) fn new(local: usize, global: usize) -> (Self, Vec<Parker>) {
+        let (barrier, parkers) = Barrier::new(local);
+        let senders = (local == global && local > VISIT_ALL_UP_TO).then(|| Arc::new(Senders::new(local)));
         let outbox = |pid: usize, parity: usize| match &senders {
-            Some(s) => Outbox::noting(nprocs, s.clone(), pid, parity),
-            None => Outbox::new(nprocs),
+            Some(s) => Outbox::noting(global, s.clone(), pid, parity),
+            None => Outbox::new(global),
         };
-        let slots = (0..nprocs)
+        let slots = (0..local)
             .map(|pid| {
                 CachePadded::new(Slot { out: [UnsafeCell::new(outbox(pid, 0)), UnsafeCell::new(outbox(pid, 1))] })
             })
@@ -74,8 +79,46 @@ impl Group {
         (Group { barrier, slots, rows: Mutex::default(), senders }, parkers)
     }
 
-    /// The outboxes of `pid`, for its endpoint.
-    fn outboxes(&self, pid: usize) -> Outboxes {
+    /// The group's combining barrier.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "for the hybrid engine"))]
+    pub(crate) fn barrier(&self) -> &Barrier {
+        &self.barrier
+    }
+
+    /// Wakes every process of the group that waits (a failure).
+    pub(crate) fn poison(&self) {
+        self.barrier.poison();
+    }
+
+    /// The row of a registration (by `serial`) that `sharers` processes of the group take in
+    /// one sync: the first to ask builds it with `build`, the others share it, the last one
+    /// removes it from the group.
+    pub(crate) fn shared_row(&self, serial: u64, sharers: usize, build: impl FnOnce() -> RegRow) -> RegRow {
+        if sharers == 1 {
+            return build();
+        }
+        // Building a row cannot panic halfway through a change of the map, so a poisoned lock
+        // (a process failed elsewhere while holding it) still guards a consistent map.
+        let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
+        match rows.get_mut(&serial) {
+            Some((row, taken)) => {
+                let row = row.clone();
+                *taken += 1;
+                if *taken == sharers {
+                    rows.remove(&serial);
+                }
+                row
+            }
+            None => {
+                let row = build();
+                rows.insert(serial, (row.clone(), 1));
+                row
+            }
+        }
+    }
+
+    /// The outboxes of local process `pid`, for its endpoint.
+    pub(crate) fn outboxes(&self, pid: usize) -> Outboxes {
         let out = &self.slots[pid].out;
         let ptr = |cell: &UnsafeCell<Outbox>| std::ptr::NonNull::new(cell.get()).expect("an UnsafeCell is never null");
         Outboxes([ptr(&out[0]), ptr(&out[1])])
@@ -85,7 +128,7 @@ impl Group {
     ///
     /// # Safety
     /// The caller must be inside the sync of a superstep of that parity, after its first barrier.
-    unsafe fn outbox(&self, pid: usize, parity: usize) -> &Outbox {
+    pub(crate) unsafe fn outbox(&self, pid: usize, parity: usize) -> &Outbox {
         // SAFETY: the owner finished writing before the first barrier and does not write again
         // until every process has left this sync (module docs).
         unsafe { &*self.slots[pid].out[parity].get() }
@@ -141,23 +184,17 @@ impl Engine for Threads {
     fn read(&mut self, table: &Table, got: &mut ReadResults) {
         // SAFETY: inside the sync of a superstep of `parity`, after its first barrier.
         let mine = unsafe { self.group.outbox(self.pid, self.parity) };
-        self.serve_requests(table, mine, got);
+        got.reply.clear();
+        got.ranges.clear();
+        // One reply range per part, in part order (parts of all requests are contiguous).
+        for part in &mine.req_parts {
+            serve_in_place(table, self.pid, part, &mine.req_data, &mut got.reply);
+            got.ranges.push(got.ranges.last().map_or(0, |r| r.end)..got.reply.len());
+        }
         got.stage.clear();
         for g in &mine.gets {
-            if g.staged {
-                // SAFETY: the source is registered memory of a process that is inside this sync
-                // and writes no registered memory before `end_reads`; it stays allocated (held
-                // by its table) at least until then. `g.bytes` is within its extent (checked at
-                // the call).
-                let src = unsafe { std::slice::from_raw_parts(g.src_addr as *const u8, g.bytes) };
-                got.stage.extend_from_slice(src);
-            } else {
-                // SAFETY: source as above. The destination is memory this process borrowed
-                // mutably until the end of this sync (`Superstep::get`), outside every
-                // registration, so nobody else reads or writes it; source and destination
-                // cannot overlap (one is registered, the other is not).
-                unsafe { std::ptr::copy_nonoverlapping(g.src_addr as *const u8, g.dst_addr as *mut u8, g.bytes) };
-            }
+            // SAFETY: every process is inside this sync (after `exchange`).
+            unsafe { get_in_place(g, &mut got.stage) };
         }
     }
 
@@ -180,29 +217,44 @@ impl Engine for Threads {
     }
 }
 
-impl Threads {
-    /// Answers this process's requests to extension objects by calling the owners' objects
-    /// directly (get phase): every process is inside the sync and nobody writes the objects.
-    /// The replies are only collected here; `sync.rs` hands them to the callbacks after the
-    /// get-phase barrier, because a callback writes its destination, which may be memory that
-    /// other processes read in this phase (registered memory, GP elements).
-    fn serve_requests(&self, table: &Table, mine: &Outbox, got: &mut ReadResults) {
-        got.reply.clear();
-        got.ranges.clear();
-        // One reply range per part, in part order (parts of all requests are contiguous).
-        for part in &mine.req_parts {
-            let entry = table.entries[part.slot as usize].as_ref().expect("a request checked at the call");
-            let handler = entry.handlers[part.pid];
-            // SAFETY: `handler` is the address of the `Arc<dyn ExtTarget>` that process
-            // `part.pid` keeps boxed in its table entry for this registration (published
-            // when the registration took effect, in the same address space); it stays
-            // there until the registration is gone, which is after this get phase.
-            let target = unsafe { &*(handler as *const Arc<dyn ExtTarget>) };
-            let start = got.reply.len();
-            target.serve(self.pid, &mine.req_data[part.at..part.at + part.len], &mut got.reply);
-            got.ranges.push(start..got.reply.len());
-        }
+/// Completes get `g` by reading its source in the owner's memory, in this address space: into
+/// its destination, or appended to `stage` if it is staged (its destination is registered).
+///
+/// # Safety
+/// The owner must be inside the sync of this get, before its `end_reads` (so that it writes no
+/// registered memory, and its registration stays allocated), in this address space.
+pub(crate) unsafe fn get_in_place(g: &GetRec, stage: &mut Vec<u8>) {
+    if g.staged {
+        // SAFETY: the source is registered memory of a process that is inside this sync and
+        // writes no registered memory before `end_reads` (the caller's contract); it stays
+        // allocated (held by its table) at least until then. `g.bytes` is within its extent
+        // (checked at the call).
+        let src = unsafe { std::slice::from_raw_parts(g.src_addr as *const u8, g.bytes) };
+        stage.extend_from_slice(src);
+    } else {
+        // SAFETY: source as above. The destination is memory this process borrowed mutably
+        // until the end of this sync (`Superstep::get`), outside every registration, so nobody
+        // else reads or writes it; source and destination cannot overlap (one is registered,
+        // the other is not).
+        unsafe { std::ptr::copy_nonoverlapping(g.src_addr as *const u8, g.dst_addr as *mut u8, g.bytes) };
     }
+}
+
+/// Answers request part `part` of process `me` (bytes in `data`) by calling the owner's
+/// extension object directly, in this address space (get phase: every process is inside the
+/// sync and nobody writes the objects), appending the reply to `reply`. The replies are only
+/// collected; `sync.rs` hands them to the callbacks after the get-phase barrier, because a
+/// callback writes its destination, which may be memory that other processes read in this phase
+/// (registered memory, GP elements).
+pub(crate) fn serve_in_place(table: &Table, me: usize, part: &ReqPart, data: &[u8], reply: &mut Vec<u8>) {
+    let entry = table.entries[part.slot as usize].as_ref().expect("a request checked at the call");
+    let handler = entry.handlers[part.pid];
+    // SAFETY: `handler` is the address of the `Arc<dyn ExtTarget>` that process `part.pid` keeps
+    // boxed in its table entry for this registration (published when the registration took
+    // effect, in the same address space); it stays there until the registration is gone, which
+    // is after this get phase.
+    let target = unsafe { &*(handler as *const Arc<dyn ExtTarget>) };
+    target.serve(me, &data[part.at..part.at + part.len], reply);
 }
 
 impl Peers for Threads {
@@ -222,28 +274,8 @@ impl Peers for Threads {
     }
 
     fn registration_row(&self, p: usize, i: usize) -> RegRow {
-        if p == 1 {
-            return RegRow::build(self, p, i);
-        }
         let serial = self.meta(self.pid).pushes[i].serial;
-        // Building a row cannot panic halfway through a change of the map, so a poisoned lock
-        // (a process failed elsewhere while holding it) still guards a consistent map.
-        let mut rows = self.group.rows.lock().unwrap_or_else(|e| e.into_inner());
-        match rows.get_mut(&serial) {
-            Some((row, taken)) => {
-                let row = row.clone();
-                *taken += 1;
-                if *taken == p {
-                    rows.remove(&serial);
-                }
-                row
-            }
-            None => {
-                let row = RegRow::build(self, p, i);
-                rows.insert(serial, (row.clone(), 1));
-                row
-            }
-        }
+        self.group.shared_row(serial, p, || RegRow::build(self, p, i))
     }
 }
 
@@ -265,11 +297,11 @@ where
     B: Fn(Endpoint) -> Option<R> + Sync,
 {
     let p = nprocs(want)?;
-    let (group, parkers) = Group::new(p);
+    let (group, parkers) = Group::new(p, p);
     let group = Arc::new(group);
     let fate = {
         let group = group.clone();
-        Arc::new(Fate::new(Box::new(move || group.barrier.poison())))
+        Arc::new(Fate::new(Box::new(move || group.poison())))
     };
     let start = |pid: usize, parker: Parker| {
         let placed = placement::pin(pid, p);

@@ -1,0 +1,662 @@
+//! The hybrid engine: MPI between ranks, threads inside each (cargo feature `mpi`).
+//!
+//! `mpirun -n R` with `BSP_THREADS=T` (or [`Launch::threads_per_rank`](crate::Launch)) runs
+//! p = R·T processes, laid out rank-major: rank r holds pids `r·T .. r·T + T`, one thread each,
+//! process `r·T` on the thread that started the rank (the only one that calls MPI, so MPI is
+//! initialised `MPI_THREAD_FUNNELED`). The BSPlib semantics are those of `sync.rs`, as on the
+//! other engines; this file only moves bytes, reusing both of them:
+//!
+//! - inside a rank the processes form a threads [`Group`]: they combine flags at its barrier and
+//!   read each other's outboxes, registered memory and extension objects in place, as on the
+//!   threads engine;
+//! - between ranks, the rank's first thread (the *leader*) moves what the rank's processes queued
+//!   for processes of other ranks, serialised in the MPI engine's wire format
+//!   ([`wire`](super::mpi::wire)), one block per pair of processes that have something to say
+//!   (every pair when registrations or the tag size change, so that the collective bookkeeping
+//!   reaches everyone), in one exchange among the ranks;
+//! - gets from processes of other ranks are request/reply: the requests travel in the blocks,
+//!   each owner serves those addressed to it from its own memory, and the leader returns the
+//!   replies in a second exchange.
+//!
+//! # A sync
+//! 1. Every process of the rank arrives at the rank's barrier (its outbox complete). On one rank
+//!    that is the whole arrival (the same cost as the threads engine). Otherwise the leader
+//!    all-reduces the rank's flags with the other leaders and, if anybody queued something,
+//!    serialises the rank's blocks for other ranks and exchanges them; a second barrier hands
+//!    the OR of every process's flags (and the received blocks) to the rank's processes.
+//! 2. `exchange`: each process reads the blocks addressed to it (its view of remote senders);
+//!    local senders it reads in place.
+//! 3. `read`: each process serves the requests of remote processes addressed to it into its
+//!    reply slot; after a barrier the leader exchanges the replies, and after another each
+//!    process completes its gets in issue order (local owners in place, remote ones from their
+//!    replies).
+//! 4. `end_reads`, `end_puts`, `end_outbox_reads` are the rank's barrier: remote readers work on
+//!    copies made before the arrival ended.
+//!
+//! Who touches what, when: the leader reads the rank's outboxes (and the hpput sources they
+//! point to) between the two barriers of the arrival, where their owners wait; it writes the
+//! shared buffers ([`Shared`]) only between those barriers and between those of the reply
+//! exchange, and the processes read them only after the second barrier of each pair, until
+//! their next sync's first barrier (puts from remote processes are applied from the received
+//! buffer in place, which the leader rewrites only after that barrier).
+//!
+//! Failure: as on the threads engine inside a rank (the barrier is poisoned, every process
+//! wakes); a rank whose processes failed alone then calls `MPI_Abort`, which ends every rank,
+//! as on the MPI engine. Collective mismatches are found by every process and reported once.
+
+use std::cell::UnsafeCell;
+use std::sync::Arc;
+
+use crossbeam_utils::sync::Parker;
+use mpi::collective::SystemOperation;
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::topology::{Color, SimpleCommunicator};
+use mpi::traits::*;
+use mpi::Count;
+
+use super::mpi::wire::{self, put_bytes, Reader, Received};
+use super::mpi::{ranks_from_env, report_once, with_world};
+use super::threads::{get_in_place, placement, serve_in_place, Group};
+use super::{AnyEngine, Endpoint, Engine, Fate, Peers, Poisoned, ReadResults, RegRow, Status, Want};
+use crate::exchange::{flags, Arrival, DestQueue, Meta, Outbox, Pending};
+use crate::reg::Table;
+use crate::Error;
+
+/// The variable that asks for the hybrid engine, for messages.
+const THREADS_VAR: &str = "BSP_THREADS";
+
+/// What the leader hands the rank's processes, written only between barriers (module docs).
+struct Shared {
+    /// The blocks from the other ranks: entries `[src, dst, words, block…]`, by rank.
+    recv: UnsafeCell<Vec<u64>>,
+    /// Each local process's replies to remote requesters: entries `[requester, owner, words,
+    /// reply…]`, written by that process in its `read`, read by the leader after a barrier.
+    replies_out: Box<[UnsafeCell<Vec<u64>>]>,
+    /// The replies from the other ranks, in the same entry format.
+    replies_in: UnsafeCell<Vec<u64>>,
+    /// Every process's status (error paths).
+    statuses: UnsafeCell<Vec<Status>>,
+}
+
+// SAFETY: every `UnsafeCell` is written by one thread at a time between two barriers of the
+// rank's group and read only after the second (module docs, "Who touches what, when"); the
+// barrier's Release/Acquire pairs order the writes before the reads.
+unsafe impl Sync for Shared {}
+
+/// One rank's side: its group of threads and the buffers the leader shares with them.
+struct Rank {
+    group: Group,
+    shared: Shared,
+    rank: usize,
+    ranks: usize,
+    /// Threads (processes) per rank.
+    t: usize,
+}
+
+/// The leader's part: the communicator and its buffers.
+struct Leader {
+    comm: SimpleCommunicator,
+    send: Vec<u64>,
+    send_counts: Vec<Count>,
+    send_displs: Vec<Count>,
+    recv_counts: Vec<Count>,
+    recv_displs: Vec<Count>,
+    messages: u64,
+}
+
+/// One process's side of the hybrid engine.
+pub(crate) struct Hybrid {
+    rank: Arc<Rank>,
+    parker: Parker,
+    /// Index in the rank's group, and pid.
+    local: usize,
+    pid: usize,
+    parity: usize,
+    /// On the rank's first thread only.
+    leader: Option<Box<Leader>>,
+    /// What remote processes queued for this one (their blocks, deserialised).
+    remote: Received,
+    /// The processes that may have queued something for this one, ascending: remote senders
+    /// heard from, and every process of the rank.
+    senders: Vec<u32>,
+    /// Read positions in the reply of each remote owner (by pid).
+    reply_at: Vec<usize>,
+    scratch: Vec<u8>,
+    large: Vec<wire::LargeIn>,
+}
+
+fn count(words: usize, what: &str) -> Count {
+    Count::try_from(words).unwrap_or_else(|_| {
+        panic!("the hybrid engine moves at most 2^31 - 1 words (16 GiB) between two ranks per superstep; {what} needs {words}")
+    })
+}
+
+/// ⌈log₂ n⌉: the messages of an all-reduce among n ranks (the statistics' convention).
+fn log2_ceil(n: usize) -> u64 {
+    u64::from(n.max(1).next_power_of_two().trailing_zeros())
+}
+
+impl Leader {
+    /// Sends `send` (by `send_counts`, one part per rank) to every rank and receives every
+    /// rank's part for this one into `recv`: sizes by `MPI_Alltoall`, then `MPI_Alltoallv`.
+    fn all_to_all_v(&mut self, recv: &mut Vec<u64>) {
+        let ranks = self.send_counts.len();
+        self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
+        let prefix = |counts: &[Count], displs: &mut Vec<Count>| {
+            displs.clear();
+            let mut at = 0usize;
+            for &c in counts {
+                displs.push(count(at, "everything one rank sends or receives"));
+                at += c as usize;
+            }
+            at
+        };
+        prefix(&self.send_counts, &mut self.send_displs);
+        let total = prefix(&self.recv_counts, &mut self.recv_displs);
+        recv.clear();
+        recv.resize(total, 0);
+        let send = Partition::new(&self.send[..], &self.send_counts[..], &self.send_displs[..]);
+        let mut into = PartitionMut::new(&mut recv[..], &self.recv_counts[..], &self.recv_displs[..]);
+        self.comm.all_to_all_varcount_into(&send, &mut into);
+        self.messages += 2 * (ranks as u64 - 1);
+    }
+}
+
+impl Hybrid {
+    fn group(&self) -> &Group {
+        &self.rank.group
+    }
+
+    /// The first pid of this rank.
+    fn base(&self) -> usize {
+        self.rank.rank * self.rank.t
+    }
+
+    fn is_local(&self, pid: usize) -> bool {
+        (self.base()..self.base() + self.rank.t).contains(&pid)
+    }
+
+    /// The outbox of local process `pid` (a pid of this rank) for this sync's superstep.
+    ///
+    /// # Safety
+    /// Inside the sync, after the first barrier of the arrival.
+    unsafe fn local_outbox(&self, pid: usize) -> &Outbox {
+        // SAFETY: the caller's contract, as for the threads engine's `Group::outbox`.
+        unsafe { self.group().outbox(pid - self.base(), self.parity) }
+    }
+
+    /// The rank's barrier: returns the OR of the rank's processes' flags.
+    fn local_barrier(&self, flags: u64) -> Result<u64, Poisoned> {
+        self.group().barrier().wait(self.local, &self.parker, flags)
+    }
+
+    /// The leader's part of an arrival with communication: serialises, for each other rank, a
+    /// block per pair (local sender, process of that rank) that has something to move (every
+    /// pair when `all_pairs`), and exchanges them. Entries are `[src, dst, words, block…]`.
+    fn send_blocks(&mut self, all_pairs: bool) {
+        let (t, ranks, me) = (self.rank.t, self.rank.ranks, self.rank.rank);
+        let base = self.base();
+        let rank = self.rank.clone();
+        let leader = self.leader.as_mut().expect("the leader exchanges");
+        leader.send.clear();
+        leader.send_counts.clear();
+        for r in 0..ranks {
+            let start = leader.send.len();
+            if r != me {
+                for s in 0..t {
+                    // SAFETY: inside the sync, after the arrival's first barrier: every local
+                    // outbox is complete and nobody writes it until the next superstep.
+                    let out = unsafe { rank.group.outbox(s, self.parity) };
+                    for d in r * t..(r + 1) * t {
+                        let talks = out.queue(d).is_some() || out.req_parts.iter().any(|x| x.pid == d);
+                        if !all_pairs && !talks {
+                            continue;
+                        }
+                        let at = leader.send.len();
+                        leader.send.extend_from_slice(&[(base + s) as u64, d as u64, 0]);
+                        // Every put's bytes travel in the block (no point-to-point transfers).
+                        wire::write_block(out, d, &mut leader.send, None);
+                        leader.send[at + 2] = (leader.send.len() - at - 3) as u64;
+                    }
+                }
+            }
+            leader.send_counts.push(count(leader.send.len() - start, "the blocks for one rank"));
+        }
+        // SAFETY: written by the leader between the arrival's barriers only (module docs).
+        let recv = unsafe { &mut *rank.shared.recv.get() };
+        leader.all_to_all_v(recv);
+    }
+
+    /// Reads the blocks addressed to this process from the received buffer into `remote`.
+    fn read_blocks(&mut self) {
+        self.remote.forget_senders();
+        self.remote.senders.clear();
+        // SAFETY: read after the arrival's second barrier; the leader writes it again only after
+        // the next sync's first barrier, which this process has not reached.
+        let recv = unsafe { &*self.rank.shared.recv.get() };
+        let mut at = 0;
+        while at < recv.len() {
+            let (src, dst, words) = (recv[at] as usize, recv[at + 1] as usize, recv[at + 2] as usize);
+            if dst == self.pid {
+                // Puts are applied from where they arrived (`in_place`): the buffer stays as it
+                // is until this process's next sync.
+                wire::read_block(recv, at + 3, src, &mut self.remote, &mut self.large, true);
+                debug_assert!(self.large.is_empty(), "blocks of the hybrid engine carry every put's bytes");
+                self.remote.senders.push(src as u32);
+            }
+            at += 3 + words;
+        }
+        // The view's senders: remote ones heard from and every local process, ascending (the
+        // entries come rank by rank, senders ascending within each).
+        let base = self.base() as u32;
+        let local = base..base + self.rank.t as u32;
+        self.senders.clear();
+        let split = self.remote.senders.partition_point(|&s| s < base);
+        self.senders.extend_from_slice(&self.remote.senders[..split]);
+        self.senders.extend(local);
+        self.senders.extend_from_slice(&self.remote.senders[split..]);
+    }
+
+    /// Serves the requests of remote processes addressed to this one into its reply slot:
+    /// entries `[requester, owner, words, reply…]`, a reply being the requested DRMA bytes
+    /// (padded to a word), then for each extension request its length in a word and its bytes.
+    fn serve_remote(&mut self, table: &Table) {
+        // SAFETY: this process's own slot, written only by it in its `read`, before the barrier
+        // after which the leader reads it.
+        let out = unsafe { &mut *self.rank.shared.replies_out[self.local].get() };
+        out.clear();
+        for &src in &self.remote.senders {
+            let src = src as usize;
+            let (reqs, xreqs) = (&self.remote.reqs[src], &self.remote.xreqs[src]);
+            if reqs.is_empty() && xreqs.is_empty() {
+                continue;
+            }
+            let at = out.len();
+            out.extend_from_slice(&[src as u64, self.pid as u64, 0]);
+            self.scratch.clear();
+            for req in reqs {
+                let entry = table.entries[req.slot as usize].as_ref().expect("a get checked at the call");
+                // SAFETY: inside this process's registration (checked against its extent by the
+                // requester at the call); nothing writes it before this sync's `end_reads`.
+                let data =
+                    unsafe { std::slice::from_raw_parts((entry.local_addr + req.byte_offset) as *const u8, req.len) };
+                self.scratch.extend_from_slice(data);
+            }
+            put_bytes(out, &self.scratch);
+            for x in xreqs {
+                let entry = table.entries[x.slot as usize].as_ref().expect("a request checked at the call");
+                let target = entry.ext.as_deref().expect("requests go to extension registrations");
+                self.scratch.clear();
+                target.serve(src, &self.remote.xreq_data[src][x.at..x.at + x.len], &mut self.scratch);
+                out.push(self.scratch.len() as u64);
+                put_bytes(out, &self.scratch);
+            }
+            out[at + 2] = (out.len() - at - 3) as u64;
+        }
+    }
+
+    /// The leader's part of the reply exchange: every local process's replies, by the requester's
+    /// rank, to the other ranks.
+    fn send_replies(&mut self) {
+        let (t, ranks) = (self.rank.t, self.rank.ranks);
+        let rank = self.rank.clone();
+        let leader = self.leader.as_mut().expect("the leader exchanges");
+        leader.send.clear();
+        leader.send_counts.clear();
+        for r in 0..ranks {
+            let start = leader.send.len();
+            for slot in rank.shared.replies_out.iter() {
+                // SAFETY: after the barrier that follows every local process's `serve_remote`;
+                // they write their slots again only in the next sync's read phase.
+                let replies = unsafe { &*slot.get() };
+                let mut at = 0;
+                while at < replies.len() {
+                    let words = replies[at + 2] as usize;
+                    if (replies[at] as usize) / t == r {
+                        leader.send.extend_from_slice(&replies[at..at + 3 + words]);
+                    }
+                    at += 3 + words;
+                }
+            }
+            leader.send_counts.push(count(leader.send.len() - start, "the replies for one rank"));
+        }
+        // SAFETY: written by the leader between the reply exchange's barriers only.
+        let into = unsafe { &mut *rank.shared.replies_in.get() };
+        leader.all_to_all_v(into);
+    }
+}
+
+impl Engine for Hybrid {
+    fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
+        self.parity = parity;
+        let local = self.local_barrier(flags)?;
+        if self.rank.ranks == 1 {
+            return Ok(local);
+        }
+        let mut all = 0;
+        if let Some(leader) = self.leader.as_mut() {
+            leader.comm.all_reduce_into(&local, &mut all, SystemOperation::bitwise_or());
+            leader.messages += log2_ceil(self.rank.ranks);
+            if all & (flags::WORK | flags::GET) != 0 {
+                self.send_blocks(all & (flags::COLLECTIVE | flags::END | flags::PENDING) != 0);
+            }
+        }
+        // The leader hands the OR to the others through the barrier (they add nothing to it).
+        self.local_barrier(all)
+    }
+
+    fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
+        let local = self.local_barrier(flags)?;
+        if self.rank.ranks == 1 {
+            return Ok(local);
+        }
+        let mut all = 0;
+        if let Some(leader) = self.leader.as_mut() {
+            leader.comm.all_reduce_into(&local, &mut all, SystemOperation::bitwise_or());
+            leader.messages += log2_ceil(self.rank.ranks);
+        }
+        self.local_barrier(all)
+    }
+
+    fn statuses(&mut self, _mine: Status) -> Result<Vec<Status>, Poisoned> {
+        // Every process wrote its arrival, superstep and pending counts into its outbox's
+        // bookkeeping before arriving; the leader gathers the rank's from the outboxes.
+        self.local_barrier(0)?;
+        let rank = self.rank.clone();
+        if let Some(leader) = self.leader.as_mut() {
+            let mut words = Vec::with_capacity(5 * rank.t);
+            for s in 0..rank.t {
+                // SAFETY: inside the sync (or the end), after the arrival's barriers.
+                let m = unsafe { &rank.group.outbox(s, self.parity).meta };
+                words.extend_from_slice(&[
+                    u64::from(m.arrival == Arrival::End),
+                    m.step as u64,
+                    m.pending.puts as u64,
+                    m.pending.gets as u64,
+                    m.pending.sends as u64,
+                ]);
+            }
+            let mut all = vec![0u64; words.len() * rank.ranks];
+            leader.comm.all_gather_into(&words[..], &mut all[..]);
+            // SAFETY: written by the leader between two barriers; read after the second.
+            let statuses = unsafe { &mut *rank.shared.statuses.get() };
+            statuses.clear();
+            statuses.extend(all.chunks_exact(5).map(|w| Status {
+                arrival: if w[0] == 1 { Arrival::End } else { Arrival::Sync },
+                step: w[1] as usize,
+                pending: Pending { puts: w[2] as usize, gets: w[3] as usize, sends: w[4] as usize },
+            }));
+        }
+        self.local_barrier(0)?;
+        // SAFETY: read after the barrier that follows the leader's write.
+        Ok(unsafe { &*rank.shared.statuses.get() }.clone())
+    }
+
+    fn exchange(&mut self) -> Result<(), Poisoned> {
+        self.read_blocks();
+        Ok(())
+    }
+
+    fn peers(&self) -> &dyn Peers {
+        self
+    }
+
+    fn read(&mut self, table: &Table, got: &mut ReadResults) {
+        // 1. Serve what remote processes asked of this one; the leader exchanges the replies.
+        if self.rank.ranks > 1 {
+            self.serve_remote(table);
+            // A poisoned barrier: the run failed; the sync stops at its next engine call.
+            if self.local_barrier(0).is_ok() {
+                if self.leader.is_some() {
+                    self.send_replies();
+                }
+                let _ = self.local_barrier(0);
+            }
+        }
+        // 2. Where each remote owner's reply to this process starts.
+        // SAFETY: read after the reply exchange's second barrier.
+        let replies = unsafe { &*self.rank.shared.replies_in.get() };
+        let mut at = 0;
+        while self.rank.ranks > 1 && at < replies.len() {
+            let (requester, owner, words) = (replies[at] as usize, replies[at + 1] as usize, replies[at + 2] as usize);
+            if requester == self.pid {
+                self.reply_at[owner] = (at + 3) * 8;
+            }
+            at += 3 + words;
+        }
+        let bytes: &[u8] = bytemuck::cast_slice(&replies[..]);
+        let rank = self.rank.clone();
+        // SAFETY: this process's own outbox, read in its sync (after the arrival).
+        let mine = unsafe { rank.group.outbox(self.local, self.parity) };
+        // 3. Gets, in issue order: local owners in place, remote ones from their replies.
+        got.stage.clear();
+        for g in &mine.gets {
+            if self.is_local(g.pid) {
+                // SAFETY: the owner is a thread of this rank, inside this sync, before its
+                // `end_reads`.
+                unsafe { get_in_place(g, &mut got.stage) };
+                continue;
+            }
+            let at = self.reply_at[g.pid];
+            let reply = &bytes[at..at + g.bytes];
+            self.reply_at[g.pid] += g.bytes;
+            if g.staged {
+                got.stage.extend_from_slice(reply);
+            } else {
+                // SAFETY: the destination is memory this process borrowed mutably until the end
+                // of this sync (`Superstep::get`), outside every registration; the reply is in
+                // the engine's buffer, which does not overlap it.
+                unsafe { std::ptr::copy_nonoverlapping(reply.as_ptr(), g.dst_addr as *mut u8, g.bytes) };
+            }
+        }
+        // 4. Extension requests, in part order. A remote owner's replies follow its DRMA bytes,
+        // from the next whole word (`reply_at` is a byte position, always a whole word once past
+        // the DRMA bytes).
+        got.reply.clear();
+        got.ranges.clear();
+        for part in &mine.req_parts {
+            let start = got.reply.len();
+            if self.is_local(part.pid) {
+                serve_in_place(table, self.pid, part, &mine.req_data, &mut got.reply);
+            } else {
+                let mut r = Reader { words: &replies[..], at: self.reply_at[part.pid].div_ceil(8) };
+                let len = r.usize();
+                got.reply.extend_from_slice(r.bytes(len));
+                self.reply_at[part.pid] = r.at * 8;
+            }
+            got.ranges.push(start..got.reply.len());
+        }
+    }
+
+    fn end_reads(&mut self) -> Result<(), Poisoned> {
+        // Local readers read in place until here; remote ones were served before the replies
+        // left.
+        self.local_barrier(0).map(drop)
+    }
+
+    fn land_puts(&mut self, _table: &Table) -> Result<(), Poisoned> {
+        Ok(())
+    }
+
+    fn end_puts(&mut self) -> Result<(), Poisoned> {
+        // Local receivers read hpput sources in place; the leader copied those for other ranks
+        // in the arrival.
+        self.local_barrier(0).map(drop)
+    }
+
+    fn end_outbox_reads(&mut self) -> Result<bool, Poisoned> {
+        self.local_barrier(0).map(|_| true)
+    }
+
+    fn messages(&self) -> u64 {
+        self.leader.as_ref().map_or(0, |l| l.messages)
+    }
+}
+
+impl Peers for Hybrid {
+    fn senders(&self) -> &[u32] {
+        &self.senders
+    }
+
+    fn meta(&self, q: usize) -> &Meta {
+        if self.is_local(q) {
+            // SAFETY: the view is used only inside the sync, after the arrival.
+            unsafe { &self.local_outbox(q).meta }
+        } else {
+            &self.remote.metas[q]
+        }
+    }
+
+    fn queue(&self, src: usize) -> Option<&DestQueue> {
+        if self.is_local(src) {
+            // SAFETY: as in `meta`.
+            unsafe { self.local_outbox(src).queue(self.pid) }
+        } else {
+            Some(&self.remote.queues[src])
+        }
+    }
+
+    fn registration_row(&self, p: usize, i: usize) -> RegRow {
+        let serial = self.meta(self.pid).pushes[i].serial;
+        self.group().shared_row(serial, self.rank.t, || RegRow::build(self, p, i))
+    }
+}
+
+/// Threads per rank: `Launch::threads_per_rank`, else `BSP_THREADS` (validated by `launch.rs`).
+fn threads(want: Want) -> Result<usize, Error> {
+    match want.threads {
+        Some(0) => Err(Error::launch(format!(
+            "cannot run 0 threads per rank ({THREADS_VAR} or `Launch::threads_per_rank`): ask for at least 1"
+        ))),
+        Some(t) => Ok(t),
+        None => Err(Error::launch("the hybrid engine needs a number of threads per rank".to_string())),
+    }
+}
+
+/// The number of processes under `mpirun` with threads per rank: ranks × threads, which an
+/// explicit count must equal.
+fn procs(want: Want, ranks: usize) -> Result<(usize, usize), Error> {
+    let t = threads(want)?;
+    let p = ranks * t;
+    match want.requested {
+        Some(q) if q != p => Err(Error::launch(format!(
+            "{q} processes were requested but mpirun started {ranks} MPI ranks with {t} threads each ({THREADS_VAR}={t}), {p} processes: ask for {p}, or start ranks and threads whose product is {q}"
+        ))),
+        _ => Ok((p, t)),
+    }
+}
+
+/// `Launch::nprocs` under `mpirun` with threads per rank.
+pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
+    let ranks = ranks_from_env().ok_or_else(|| {
+        Error::launch("started by mpirun, but the number of ranks is not in the environment".to_string())
+    })?;
+    procs(want, ranks).map(|(p, _)| p)
+}
+
+/// Runs `body` at the endpoints of this rank's processes, one thread each (the rank's first on
+/// this thread, which alone calls MPI).
+pub(crate) fn launch<R, B>(want: Want, body: B) -> Result<Vec<R>, Error>
+where
+    R: Send,
+    B: Fn(Endpoint) -> Option<R> + Sync,
+{
+    with_world(mpi::Threading::Funneled, |world| run_on(world, want, body))
+}
+
+fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
+where
+    R: Send,
+    B: Fn(Endpoint) -> Option<R> + Sync,
+{
+    let (rank, ranks) = (world.rank() as usize, world.size() as usize);
+    let (p, t) = match procs(want, ranks) {
+        Ok(pt) => pt,
+        Err(e) => return Err(report_once(&world, e)),
+    };
+    let comm = world.split_by_color(Color::with_value(0)).expect("every rank takes part");
+    let fence = comm.duplicate();
+    let (group, parkers) = Group::new(t, p);
+    let shared = Shared {
+        recv: UnsafeCell::default(),
+        replies_out: (0..t).map(|_| UnsafeCell::default()).collect(),
+        replies_in: UnsafeCell::default(),
+        statuses: UnsafeCell::default(),
+    };
+    let state = Arc::new(Rank { group, shared, rank, ranks, t });
+    let fate = {
+        let state = state.clone();
+        Arc::new(Fate::new(Box::new(move || state.group.poison())))
+    };
+    let leader = Box::new(Leader {
+        comm,
+        send: Vec::new(),
+        send_counts: Vec::with_capacity(ranks),
+        send_displs: Vec::with_capacity(ranks),
+        recv_counts: vec![0; ranks],
+        recv_displs: Vec::with_capacity(ranks),
+        messages: 0,
+    });
+    let start = |local: usize, parker: Parker, leader: Option<Box<Leader>>| {
+        let placed = placement::pin(local, t);
+        let pid = rank * t + local;
+        let engine = Hybrid {
+            rank: state.clone(),
+            parker,
+            local,
+            pid,
+            parity: 0,
+            leader,
+            remote: Received::new(p),
+            senders: Vec::new(),
+            reply_at: vec![0; p],
+            scratch: Vec::new(),
+            large: Vec::new(),
+        };
+        let outboxes = state.group.outboxes(local);
+        let endpoint =
+            Endpoint { engine: AnyEngine::Hybrid(Box::new(engine)), pid, nprocs: p, outboxes, fate: fate.clone() };
+        let result = body(endpoint);
+        placement::release(placed);
+        result
+    };
+    let results: Vec<Option<R>> = std::thread::scope(|scope| {
+        let mut parkers = parkers.into_iter();
+        let first = parkers.next().expect("t >= 1");
+        let mut handles = Vec::with_capacity(t - 1);
+        for (i, parker) in parkers.enumerate() {
+            let start = &start;
+            let spawned = std::thread::Builder::new()
+                .name(format!("bsp process {}", rank * t + i + 1))
+                .spawn_scoped(scope, move || start(i + 1, parker, None));
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    fate.fail(Error::launch(format!(
+                        "rank {rank} cannot start thread {} of {t} ({THREADS_VAR}={t}): {e}",
+                        i + 1
+                    )));
+                    break;
+                }
+            }
+        }
+        let mut results = vec![if fate.is_failed() { None } else { start(0, first, Some(leader)) }];
+        results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
+        results
+    });
+    if let Some(error) = fate.take_failure() {
+        if error.is_collective() {
+            return Err(report_once(&fence, error));
+        }
+        // Only this rank failed; the others may wait in a collective forever: stop them all.
+        eprintln!("error: {error}");
+        world.abort(1)
+    }
+    results
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            r.ok_or_else(|| Error::launch(format!("process {} ended without a result or an error", rank * t + i)))
+        })
+        .collect()
+}
