@@ -19,6 +19,7 @@
 //! message starts with `note:`. In rustc's output (and trybuild's `.stderr`) they read as one
 //! error followed by its note.
 
+mod alignment;
 mod macro_args;
 mod state;
 mod syntax;
@@ -82,6 +83,17 @@ pub(crate) fn check_program(body: &Block, ctx: &Ident, cx: &mut Ctxt) {
     let mut walker = walker::Walker::new(ctx);
     walker.walk_program(body);
     report(walker.into_findings(), &ctx.to_string(), cx);
+    alignment::check_program(body, ctx, cx);
+}
+
+/// The first line of each alignment finding of a body whose context is `ctx`, for tests.
+#[cfg(test)]
+pub(crate) fn alignment_findings(body: &Block) -> Vec<String> {
+    let ctx: Ident = syn::parse_quote!(ctx);
+    alignment::findings(body, &ctx)
+        .iter()
+        .map(|f| f.message("ctx").lines().next().unwrap_or_default().to_owned())
+        .collect()
 }
 
 /// Checks one `superstep!` used outside `#[bsp::program]`: what its block does on its own.

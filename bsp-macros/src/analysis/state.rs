@@ -22,7 +22,7 @@ use std::collections::HashMap;
 pub(crate) type BindingId = usize;
 
 /// The lexical scopes of the walk.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Scopes {
     stack: Vec<Vec<(String, BindingId)>>,
     /// Names used but declared outside the analysed code (parameters, captures, ...).
@@ -75,6 +75,16 @@ impl Scopes {
         let id = self.fresh();
         self.outer.insert(name.to_owned(), id);
         id
+    }
+
+    /// The binding `name` means here, if the analysed code declared or used it before.
+    pub(crate) fn find(&self, name: &str) -> Option<BindingId> {
+        for scope in self.stack.iter().rev() {
+            if let Some((_, id)) = scope.iter().rev().find(|(n, _)| n == name) {
+                return Some(*id);
+            }
+        }
+        self.outer.get(name).copied()
     }
 
     fn fresh(&mut self) -> BindingId {
