@@ -87,6 +87,7 @@ mod launch;
 mod locals;
 mod reg;
 mod register;
+mod same;
 mod scoped;
 pub mod stats;
 mod superstep;

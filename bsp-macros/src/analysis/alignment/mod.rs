@@ -346,7 +346,14 @@ impl<'a> Aligner<'a> {
     /// The branches of a condition that varies: reported if two that go on make numbers of
     /// sync points that cannot be equal, or if one returns and the numbers cannot be equal
     /// counted to the end of the program.
-    fn compare(&mut self, key: usize, keyword: &'static str, cond: &Expr, origin: &Origin, branches: &[(String, Region)]) {
+    fn compare(
+        &mut self,
+        key: usize,
+        keyword: &'static str,
+        cond: &Expr,
+        origin: &Origin,
+        branches: &[(String, Region)],
+    ) {
         if self.dry {
             return;
         }
@@ -380,11 +387,8 @@ impl<'a> Aligner<'a> {
                     continue;
                 };
                 if a.disjoint(b) {
-                    let (exit, other, other_region) = if first.returns.is_some() && first.fall.is_none() {
-                        (a, b, second)
-                    } else {
-                        (b, a, first)
-                    };
+                    let (exit, other, other_region) =
+                        if first.returns.is_some() && first.fall.is_none() { (a, b, second) } else { (b, a, first) };
                     let sync = other_region.first_sync.or(rest_sync);
                     self.report(key, Kind::Return { exit, other }, cond, origin.clone(), sync);
                     return;
@@ -465,10 +469,7 @@ impl<'a> Aligner<'a> {
     fn guard_for(&self, depth: Option<usize>) -> Option<Origin> {
         let (origin, _) = self.guards.iter().find(|(_, start)| depth.map_or(true, |d| d < *start))?;
         Some(Origin {
-            source: format!(
-                "an assignment in code that only some processes run (it depends on {})",
-                origin.describe()
-            ),
+            source: format!("an assignment in code that only some processes run (it depends on {})", origin.describe()),
             via: None,
         })
     }
@@ -649,7 +650,8 @@ impl<'a> Aligner<'a> {
         }
         if let Some(origin) = origin {
             let keyword = if matches!(&*node.cond, Expr::Let(_)) { "if let" } else { "if" };
-            let branches = [("`if` branch".to_owned(), then_region.clone()), ("`else`".to_owned(), else_region.clone())];
+            let branches =
+                [("`if` branch".to_owned(), then_region.clone()), ("`else`".to_owned(), else_region.clone())];
             self.compare(key, keyword, &node.cond, &origin, &branches);
         }
         self.join(&[then_region, else_region], vec![then_vars, else_vars]);
@@ -758,7 +760,8 @@ impl<'a> Aligner<'a> {
                 self.report(key, Kind::Loop { keyword, body: per }, cond, origin, sync);
             }
         }
-        let body_count = either(either(first.fall, first.exits), either(second.fall, second.exits)).unwrap_or(Count::ZERO);
+        let body_count =
+            either(either(first.fall, first.exits), either(second.fall, second.exits)).unwrap_or(Count::ZERO);
         let before = self.count;
         self.returns = either(self.returns, first.returns.map(|r| before.then(Count { min: r.min, max: None })));
         if self.first_sync.is_none() {

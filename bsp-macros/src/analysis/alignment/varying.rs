@@ -122,9 +122,11 @@ impl Aligner<'_> {
             Expr::Try(e) => self.varies(&e.expr),
             Expr::Binary(e) => self.varies(&e.left).or_else(|| self.varies(&e.right)),
             Expr::Index(e) => self.varies(&e.expr).or_else(|| self.varies(&e.index)),
-            Expr::Range(e) => {
-                e.start.as_deref().and_then(|s| self.varies(s)).or_else(|| e.end.as_deref().and_then(|s| self.varies(s)))
-            }
+            Expr::Range(e) => e
+                .start
+                .as_deref()
+                .and_then(|s| self.varies(s))
+                .or_else(|| e.end.as_deref().and_then(|s| self.varies(s))),
             Expr::Tuple(e) => e.elems.iter().find_map(|e| self.varies(e)),
             Expr::Array(e) => e.elems.iter().find_map(|e| self.varies(e)),
             Expr::Let(e) => self.varies(&e.expr),
@@ -194,6 +196,5 @@ fn is_carrying_fn(func: &Expr) -> bool {
         return false;
     };
     let single = path.path.segments.len() == 1;
-    (single && (last.ident == "Some" || last.ident == "Ok" || last.ident == "Err"))
-        || (!single && last.ident == "from")
+    (single && (last.ident == "Some" || last.ident == "Ok" || last.ident == "Err")) || (!single && last.ident == "from")
 }
