@@ -467,7 +467,7 @@ impl<'a> Aligner<'a> {
     /// The varying condition around the code, if a variable declared at scope `depth` (`None`:
     /// outside the function) is declared outside it.
     fn guard_for(&self, depth: Option<usize>) -> Option<Origin> {
-        let (origin, _) = self.guards.iter().find(|(_, start)| depth.map_or(true, |d| d < *start))?;
+        let (origin, _) = self.guards.iter().find(|(_, start)| depth.is_none_or(|d| d < *start))?;
         Some(Origin {
             source: format!("an assignment in code that only some processes run (it depends on {})", origin.describe()),
             via: None,

@@ -141,7 +141,8 @@ impl Aligner<'_> {
                 let (_, why) = SOURCES.iter().find(|(m, _)| *m == method)?;
                 let ctx = strip_parens(&call.receiver);
                 let ctx = quote::quote!(#ctx).to_string();
-                Some(Origin { source: format!("`{ctx}.{method}()`, which {why}"), via: None })
+                let args = if call.args.is_empty() { "" } else { ".." };
+                Some(Origin { source: format!("`{ctx}.{method}({args})`, which {why}"), via: None })
             }
             Expr::MethodCall(call) if CARRYING.contains(&call.method.to_string().as_str()) => {
                 self.varies(&call.receiver).or_else(|| call.args.iter().find_map(|a| self.varies(a)))
