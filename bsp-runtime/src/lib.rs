@@ -91,6 +91,7 @@ mod same;
 mod scoped;
 pub mod stats;
 mod superstep;
+mod superstep_misuse;
 mod sync;
 mod trace;
 mod value;

@@ -88,7 +88,7 @@ impl<T: Value> RegValues for Box<[T]> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be registered",
     label = "expected `Vec<T>`, `[T; N]`, `&[T]` or `Box<[T]>` of a plain-old-data `T`, or a tuple of 2 to 6 of them",
-    note = "several pieces are registered with one sync as a tuple, `ctx.register((a, b))`, or as a `Vec` with `ctx.register_each(..)`"
+    note = "several pieces are registered with one sync as a tuple of at most 6, `ctx.register((a, b))`; for more, or as many as a `Vec` holds, use `ctx.register_each(..)`"
 )]
 pub trait Registration: sealed::Sealed {
     /// The handles: a [`Reg`], or a tuple of them.
@@ -98,6 +98,9 @@ pub trait Registration: sealed::Sealed {
     fn push(self, ctx: &Ctx) -> Self::Regs;
 }
 
+// Not recommended in messages: for a type that is neither (a tuple of 7, say), rustc then names
+// `Registration` and its message, not the bound `RegValues` of this impl.
+#[diagnostic::do_not_recommend]
 impl<D: RegValues> Registration for D {
     type Regs = Reg<D::Elem>;
     fn push(self, ctx: &Ctx) -> Reg<D::Elem> {
