@@ -8,6 +8,8 @@
 //!   the supersteps: their scope and end, what cannot happen inside them or leave them;
 //! - `macro_args`: what the walk sees inside `println!`, `format!`, `assert!`, `vec!`, ...;
 //! - `syntax`: small helpers (roots of place expressions, names bound by patterns);
+//! - `alignment/`: a second walk, over values rather than borrows: conditions that differ
+//!   between processes and decide how many sync points they make (documented there);
 //! - this file: the findings and their messages.
 //!
 //! Pending places are tracked below the variable (`pair.0` is not `pair.1`, see
