@@ -351,3 +351,22 @@ fn a_break_under_a_varying_condition_is_left_silent() {
         }
     } => []);
 }
+
+#[test]
+fn a_return_inside_a_superstep_closure_leaves_the_closure() {
+    assert_aligned!({
+        ctx.superstep(|s| {
+            if s.pid() == 0 {
+                return;
+            }
+            s.put(0, &x, &reg, 0);
+        });
+        ctx.with_reg(&mut data, |ctx, r| {
+            if ctx.pid() == 0 {
+                return;
+            }
+            ctx.put(0, &x, &r, 0);
+        });
+        ctx.sync();
+    } => []);
+}

@@ -831,7 +831,7 @@ impl<'a> Aligner<'a> {
                             }
                             self.ctx_names.extend(body.inputs.iter().filter_map(single_ident).map(ToString::to_string));
                             let names = body.inputs.iter().filter_map(single_ident).count();
-                            self.expr(&body.body);
+                            self.closure_body(|this| this.expr(&body.body));
                             self.ctx_names.truncate(self.ctx_names.len() - names);
                             self.scopes.pop();
                         }
@@ -885,10 +885,20 @@ impl<'a> Aligner<'a> {
         self.scopes.push();
         self.scopes.declare(&ctx.to_string());
         self.ctx_names.push(ctx.to_string());
-        body(self);
+        self.closure_body(body);
         self.ctx_names.pop();
         self.scopes.pop();
         self.sync_point(at);
+    }
+
+    /// The body of a closure that runs once, here (a superstep's, `with_reg`'s): its sync
+    /// points count, but a `return` in it leaves the closure, not the program.
+    fn closure_body(&mut self, body: impl FnOnce(&mut Self)) {
+        let saved_rest = std::mem::take(&mut self.rest);
+        self.closures += 1;
+        body(self);
+        self.closures -= 1;
+        self.rest = saved_rest;
     }
 
     fn mac(&mut self, mac: &'a syn::Macro) {
