@@ -103,8 +103,9 @@ use proc_macro::TokenStream;
 /// `format!`, `assert!`, ...), the macro reports, spanned at the offending use and with a note on
 /// the operation that caused it:
 ///
-/// - a read or write of a `get` or `hpget` destination before the sync that completes it
-///   (including a second `get` into the same destination, or `&mut buf[i]` in a loop);
+/// - a read or write of a `get` or `hpget` destination (or of a buffer lent by `ctx.dest(..)`)
+///   before the sync that completes it (including a second `get` into the same destination,
+///   or `&mut buf[i]` in a loop);
 /// - a write to an `hpput` source before the sync;
 /// - a `get`/`hpget` destination or `hpput` source declared inside the superstep, gone before
 ///   the sync;

@@ -180,6 +180,11 @@ fn report(findings: Vec<Finding>, ctx: &str, cx: &mut Ctxt) {
 /// The error at the use: what was found, when the value is available, what to do.
 pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
     let Finding { name, op, .. } = finding;
+    if finding.op == Op::Dest {
+        if let Some(text) = dest_message(finding, ctx) {
+            return text;
+        }
+    }
     let op = op.name();
     let end = format!("the end of the `superstep!` block (or `{ctx}.sync()`)");
     match finding.problem {
@@ -336,11 +341,45 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
     }
 }
 
+/// The messages of a buffer lent by `dest` to the gets of a superstep, where they differ from
+/// a `get`'s.
+fn dest_message(finding: &Finding, ctx: &str) -> Option<String> {
+    let name = &finding.name;
+    let help = format!(
+        "= help: use `{name}` after the end of the `superstep!` block (or `{ctx}.sync()`), when \
+         the gets have written it"
+    );
+    Some(match finding.problem {
+        Problem::PendingDestination(access) => {
+            let (verb, what) = match access {
+                Access::Read => ("read", "reads what is there before the gets land"),
+                Access::Write => ("written", "would be overwritten by the gets at the sync"),
+            };
+            format!(
+                "`{name}` is {verb} while `dest` lends it to the gets of the superstep\n\
+                 = note: `{name}` receives the fetched values at the sync that ends the superstep, \
+                 and stays lent until then; using it here {what}\n{help}"
+            )
+        }
+        Problem::DestinationAgain { again, .. } => format!(
+            "`{name}` is given to a `{again}` while `dest` lends it to the gets of the superstep\n\
+             = note: `dest` lends `{name}` until the sync; every get into it goes through the \
+             `Dest` it returned\n\
+             = help: get into a part of the `Dest`: `d.at(i)`, `d.range(a..b)`",
+            again = again.name(),
+        ),
+        _ => return None,
+    })
+}
+
 /// The second error, at the operation (or declaration) the finding comes from.
 pub(crate) fn note(finding: &Finding) -> String {
     let Finding { name, op, .. } = finding;
     let op = op.name();
     match finding.problem {
+        Problem::PendingDestination(_) | Problem::DestinationAgain { .. } if finding.op == Op::Dest => {
+            format!("note: `dest` lends `{name}` here")
+        }
         Problem::PendingDestination(_) | Problem::DestinationAgain { .. } | Problem::ModifiedSource => {
             format!("note: the `{op}` that makes `{name}` pending is here")
         }

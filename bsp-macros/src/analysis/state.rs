@@ -98,6 +98,8 @@ impl Scopes {
 pub(crate) enum Op {
     Get,
     HpGet,
+    /// `s.dest(&mut buf)`: `buf` is lent to the gets of the superstep.
+    Dest,
     HpPut,
     HpMove,
     /// Not a pending operation: a superstep in progress, for the findings about it.
@@ -109,6 +111,7 @@ impl Op {
         match self {
             Op::Get => "get",
             Op::HpGet => "hpget",
+            Op::Dest => "dest",
             Op::HpPut => "hpput",
             Op::HpMove => "hpmove",
             Op::Superstep => "superstep",

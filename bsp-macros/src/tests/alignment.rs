@@ -165,6 +165,18 @@ fn a_let_else_on_a_message() {
 }
 
 #[test]
+fn a_while_whose_variable_the_body_makes_vary() {
+    assert_aligned!({
+        let mut x = 0;
+        while x < 10 {
+            ctx.sync();
+            x = ctx.pid() + 1;
+        }
+    } => ["this loop's condition varies between processes, and each iteration makes 1 sync point: \
+           the processes would make different numbers of sync points"]);
+}
+
+#[test]
 fn a_time_limit() {
     assert_aligned!({
         while ctx.time() < 1.0 {

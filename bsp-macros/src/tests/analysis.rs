@@ -258,6 +258,29 @@ fn source_in_the_destination_registration() {
     ]);
 }
 
+#[test]
+fn a_buffer_lent_by_dest() {
+    assert_findings!({
+        superstep!(ctx, {
+            let d = ctx.dest(&mut row);
+            ctx.get(1, &x, 0, d.at(0));
+            let first = row[0];
+        });
+        superstep!(ctx, {
+            let d = ctx.dest(&mut col[..]);
+            ctx.get(1, &x, 0, &mut col[1]);
+        });
+        superstep!(ctx, {
+            let d = ctx.dest(&mut fine);
+            ctx.get(1, &x, 0, d.at(0));
+        });
+        let after = fine[0];
+    } => [
+        "`row` is read while `dest` lends it to the gets of the superstep",
+        "`col` is given to a `get` while `dest` lends it to the gets of the superstep",
+    ]);
+}
+
 // ---- no false positives -----------------------------------------------------------------------
 
 #[test]

@@ -743,6 +743,16 @@ impl<'a> Aligner<'a> {
         for (k, v) in saved.iter() {
             self.varying.entry(*k).or_insert_with(|| v.clone());
         }
+        // A `while` condition is evaluated again at each iteration: it varies from the second
+        // on if the body made a variable it reads vary.
+        let pushed = origin.is_some();
+        let origin = match origin {
+            None if keyword == "while" => self.varies(cond),
+            origin => origin,
+        };
+        if let (false, Some(o)) = (pushed, &origin) {
+            self.guards.push((o.clone(), depth));
+        }
         let (second, second_vars) = self.region(|this| {
             this.scopes.push();
             body(this);

@@ -279,6 +279,18 @@ impl Walker {
                 self.check_lifetime(dst, op, call.method.span());
                 self.make_pending(dst, op, call.method.span());
             }
+            ("dest", [buf]) => {
+                // `s.dest(&mut buf)`: `buf` is the destination of the gets made through the
+                // returned `Dest` until the sync.
+                match strip_parens(buf) {
+                    Expr::Reference(reference) if reference.mutability.is_some() => {
+                        self.walk_place(&reference.expr, Access::Write, Some(Op::Dest));
+                    }
+                    _ => self.visit_expr(buf),
+                }
+                self.check_lifetime(buf, Op::Dest, call.method.span());
+                self.make_pending(buf, Op::Dest, call.method.span());
+            }
             ("hpput", [pid, src, dst, offset]) => {
                 self.walk_args([*pid, *src, *dst, *offset].into_iter());
                 self.check_lifetime(src, Op::HpPut, call.method.span());
