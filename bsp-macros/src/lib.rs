@@ -5,7 +5,8 @@
 //!
 //! The crate only translates: parsing and validation of the knobs (`knobs`), the program
 //! expansion (`program`), the superstep expansion (`superstep`), the compile-time checks of
-//! pending communication (`analysis`), and the error collector (`ctxt`). It never panics on
+//! pending communication and of superstep alignment (`analysis`), and the error collector
+//! (`ctxt`). It never panics on
 //! user input: every error is reported as a spanned `compile_error!`, all of them at once,
 //! beside the best expansion of the user's code that could be made.
 
@@ -102,8 +103,9 @@ use proc_macro::TokenStream;
 /// `format!`, `assert!`, ...), the macro reports, spanned at the offending use and with a note on
 /// the operation that caused it:
 ///
-/// - a read or write of a `get` or `hpget` destination before the sync that completes it
-///   (including a second `get` into the same destination, or `&mut buf[i]` in a loop);
+/// - a read or write of a `get` or `hpget` destination (or of a buffer lent by `ctx.dest(..)`)
+///   before the sync that completes it (including a second `get` into the same destination,
+///   or `&mut buf[i]` in a loop);
 /// - a write to an `hpput` source before the sync;
 /// - a `get`/`hpget` destination or `hpput` source declared inside the superstep, gone before
 ///   the sync;
@@ -113,8 +115,18 @@ use proc_macro::TokenStream;
 ///   superstep a `superstep!` block receives);
 /// - an `hpmove` result used after the sync that invalidates it, or leaving the superstep that
 ///   took it (as the value of the block, or assigned to a variable declared before it);
-/// - `ctx.sync()`, `ctx.register(..)`, `ctx.unregister(..)` (which include a sync) or another
-///   superstep inside a superstep.
+/// - `ctx.sync()`, `ctx.register(..)`, `ctx.unregister(..)` (which include a sync), a
+///   collective, `with_reg`, `put_batch`, a GP array's `build`/`destroy`/`memzero`, or another
+///   superstep inside a superstep (the call is then handed a context of the right type, so rustc
+///   does not report it a second time);
+/// - `ctx.allreduce(x.local(ctx), ..)` and the other collectives given a local part (pass `&x`);
+/// - processes that would make different sync points: a condition that differs between
+///   processes (computed from `ctx.pid()`, `ctx.time()`, received messages or a `get` from a
+///   process chosen by the pid) whose branches make numbers of sync points that cannot be
+///   equal, that guards a loop syncing in every iteration, or under which some processes
+///   return before a sync point the others make. `ctx.same(x)` says that a value is the same
+///   on every process (debug builds check it at the next sync). Where the count of sync points
+///   is not known (a helper given `ctx`, a closure that may sync), nothing is reported.
 ///
 /// The checks follow names: a copy (`let t = *tag;`, `let &t = tag;`), an assignment
 /// (`m = ctx.hpmove()`) or a `&mut` handed out (`mem::swap`) ends what they know of a name, and

@@ -29,7 +29,7 @@
 //! a second time as the borrow error the runtime's types also make of it. Type errors in the
 //! body are still reported.
 
-use crate::analysis;
+use crate::analysis::{self, strip_parens};
 use crate::ctxt::Ctxt;
 use crate::knobs::{self, Knobs};
 use crate::superstep::{self, SuperstepInput};
@@ -111,7 +111,8 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
     }
 
     analysis::check_program(&function.block, &ctx.name, cx);
-    LowerSupersteps { ctx: &ctx.name, depth: 0 }.visit_block_mut(&mut function.block);
+    LowerSupersteps { ctx: &ctx.name, depth: 0, inner: Vec::new(), krate: &knobs.krate }
+        .visit_block_mut(&mut function.block);
     // The errors go first in the generated body (see the module docs).
     let errors = std::mem::take(cx).into_compile_errors();
 
@@ -253,11 +254,20 @@ fn is_unit(ty: &Type) -> bool {
 /// context are replaced by an error saying where they belong (the runtime only offers them on
 /// the `Superstep` that `superstep!` hands its block, so rustc would only say that `Ctx` has no
 /// such method).
+///
+/// Inside a superstep, a call that the analysis reports (`ctx.sync()`, a registration, a
+/// collective, another superstep, `with_reg`, `put_batch`, a global pointer array's `build`,
+/// `destroy` or `memzero` given the superstep) gets a `&mut Ctx` that is never made in place of
+/// the superstep: the call then type-checks, and rustc does not report the mistake a second time
+/// in its own words ("`DerefMut` is not implemented", "expected `&mut Ctx`").
 struct LowerSupersteps<'a> {
     ctx: &'a Ident,
     /// How many supersteps (`superstep!` blocks, closures given to `ctx.superstep`) enclose the
     /// code being visited.
     depth: usize,
+    /// The context names of the enclosing supersteps.
+    inner: Vec<Ident>,
+    krate: &'a syn::Path,
 }
 
 impl LowerSupersteps<'_> {
@@ -268,15 +278,42 @@ impl LowerSupersteps<'_> {
         }
         let mut input: SuperstepInput = mac.parse_body().ok()?;
         superstep::replace_escapes(&mut input.block);
+        let nested = self.depth > 0 && (input.ctx == *self.ctx || self.inner.contains(&input.ctx));
         self.depth += 1;
+        self.inner.push(input.ctx.clone());
         self.visit_block_mut(&mut input.block);
+        self.inner.pop();
         self.depth -= 1;
-        Some(superstep::lower(&input))
+        let mut lowered = superstep::lower(&input);
+        if let (true, Expr::MethodCall(call)) = (nested, &mut lowered) {
+            *call.receiver = self.no_context();
+        }
+        Some(lowered)
+    }
+
+    /// Whether `expr` names the program's context or that of an enclosing superstep.
+    fn is_superstep_ctx(&self, expr: &Expr) -> bool {
+        match strip_parens(expr) {
+            Expr::Path(path) => {
+                path.path.get_ident().is_some_and(|i| i == self.ctx || self.inner.iter().any(|n| n == i))
+            }
+            _ => false,
+        }
+    }
+
+    /// A `&mut Ctx` that is never made, for a call the analysis reported (see the type's docs).
+    fn no_context(&self) -> Expr {
+        let krate = self.krate;
+        syn::parse_quote! {{
+            fn __bsp_no_context<'a>() -> &'a mut #krate::__private::Ctx {
+                ::core::unreachable!("a call reported at compile time")
+            }
+            __bsp_no_context()
+        }}
     }
 
     fn is_ctx(&self, expr: &Expr) -> bool {
-        match expr {
-            Expr::Paren(paren) => self.is_ctx(&paren.expr),
+        match strip_parens(expr) {
             Expr::Path(path) => path.path.get_ident().is_some_and(|ident| ident == self.ctx),
             _ => false,
         }
@@ -302,6 +339,30 @@ fn outside_superstep(call: &syn::ExprMethodCall, ctx: &Ident) -> Option<String> 
     ))
 }
 
+impl LowerSupersteps<'_> {
+    /// `ctx.superstep(|s| ..)`: the closure's body is a superstep whose context is `s`.
+    fn visit_superstep_call(&mut self, call: &mut syn::ExprMethodCall) {
+        let name = match call.args.first() {
+            Some(Expr::Closure(closure)) => closure.inputs.first().and_then(|p| match p {
+                Pat::Ident(ident) => Some(ident.ident.clone()),
+                Pat::Type(typed) => match &*typed.pat {
+                    Pat::Ident(ident) => Some(ident.ident.clone()),
+                    _ => None,
+                },
+                _ => None,
+            }),
+            _ => None,
+        };
+        self.depth += 1;
+        self.inner.extend(name.clone());
+        visit_mut::visit_expr_method_call_mut(self, call);
+        if name.is_some() {
+            self.inner.pop();
+        }
+        self.depth -= 1;
+    }
+}
+
 impl VisitMut for LowerSupersteps<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         match expr {
@@ -311,10 +372,31 @@ impl VisitMut for LowerSupersteps<'_> {
                     return;
                 }
             }
-            Expr::MethodCall(call) if self.is_ctx(&call.receiver) && call.method == "superstep" => {
-                self.depth += 1;
+            Expr::MethodCall(call)
+                if self.depth > 0
+                    && self.is_superstep_ctx(&call.receiver)
+                    && analysis::misuse_inside_superstep(call).is_some() =>
+            {
+                if call.method == "superstep" {
+                    self.visit_superstep_call(call);
+                } else {
+                    visit_mut::visit_expr_method_call_mut(self, call);
+                }
+                *call.receiver = self.no_context();
+                return;
+            }
+            Expr::MethodCall(call) if self.depth > 0 && analysis::gp_sync(&call.method).is_some() => {
                 visit_mut::visit_expr_method_call_mut(self, call);
-                self.depth -= 1;
+                let no_context = self.no_context();
+                for arg in call.args.iter_mut() {
+                    if self.is_superstep_ctx(arg) {
+                        *arg = no_context.clone();
+                    }
+                }
+                return;
+            }
+            Expr::MethodCall(call) if self.is_superstep_ctx(&call.receiver) && call.method == "superstep" => {
+                self.visit_superstep_call(call);
                 return;
             }
             Expr::MethodCall(call) if self.depth == 0 && self.is_ctx(&call.receiver) => {

@@ -112,6 +112,9 @@ pub trait Registration: sealed::Sealed {
     fn push(self, ctx: &Ctx) -> Self::Regs;
 }
 
+// Not recommended in messages: for a type that is neither (a tuple of 7, say), rustc then names
+// `Registration` and its message, not the bound `RegValues` of this impl.
+#[diagnostic::do_not_recommend]
 impl<D: RegValues> Registration for D {
     type Regs = Reg<D::Elem>;
     fn push(self, ctx: &Ctx) -> Reg<D::Elem> {

@@ -84,6 +84,9 @@ impl Ctx {
         }
         self.stats_end(all);
         self.next_superstep();
+        if cfg!(debug_assertions) {
+            self.check_promises(); // `same.rs`: the promises of the superstep that just ended
+        }
     }
 
     /// The engine's `combine`: the OR of every process's flags (stops this process silently if

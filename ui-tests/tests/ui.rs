@@ -3,7 +3,8 @@
 //! Each compile-fail case is one file with one mistake and its expected `.stderr` beside it;
 //! `README.md` says how to regenerate them. Every folder of `tests/ui/` is a topic of
 //! compile-fail cases (`get`, `hpget`, `hpput`, `hpmove`: the macros' checks;
-//! `superstep`, `attribute`: misused macros; `types`: what the macros cannot see and the
+//! `align`: processes that would make different sync points; `superstep`, `attribute`: misused
+//! macros; `api`: misused operations the macros see; `types`: what the macros cannot see and the
 //! runtime's types reject), except `pass`, which holds programs that must compile and run: the
 //! cases where a check must stay silent.
 

@@ -8,6 +8,8 @@
 //!   the supersteps: their scope and end, what cannot happen inside them or leave them;
 //! - `macro_args`: what the walk sees inside `println!`, `format!`, `assert!`, `vec!`, ...;
 //! - `syntax`: small helpers (roots of place expressions, names bound by patterns);
+//! - `alignment/`: a second walk, over values rather than borrows: conditions that differ
+//!   between processes and decide how many sync points they make (documented there);
 //! - this file: the findings and their messages.
 //!
 //! Pending places are tracked below the variable (`pair.0` is not `pair.1`, see
@@ -19,11 +21,13 @@
 //! message starts with `note:`. In rustc's output (and trybuild's `.stderr`) they read as one
 //! error followed by its note.
 
+mod alignment;
 mod macro_args;
 mod state;
 mod syntax;
 mod walker;
 
+pub(crate) use syntax::strip_parens;
 #[cfg(test)]
 pub(crate) use walker::Walker;
 
@@ -65,6 +69,66 @@ pub(crate) enum Problem {
     SyncInSuperstep(Option<&'static str>),
     /// `superstep!` or `ctx.superstep(..)` inside a superstep.
     NestedSuperstep,
+    /// A collective (named) inside a superstep: it ends with syncs of its own.
+    CollectiveInSuperstep(&'static str),
+    /// `with_reg` or `with_regs` inside a superstep: its registration changes include syncs.
+    WithRegInSuperstep(&'static str),
+    /// `put_batch` inside a superstep: the batch borrows the context mutably.
+    PutBatchInSuperstep,
+    /// A global pointer array's `build`, `destroy` or `memzero` given the superstep: each
+    /// includes a sync.
+    GpSyncInSuperstep(&'static str),
+    /// `ctx.allreduce(x.local(ctx), op)`: the argument borrows the context that the collective
+    /// (named) needs mutably.
+    LocalPartGivenToCollective(&'static str),
+}
+
+/// The collectives of the context: each is a superstep of its own (or several).
+pub(crate) const COLLECTIVES: &[&str] = &[
+    "broadcast",
+    "broadcast_one",
+    "broadcast_large",
+    "reduce",
+    "allreduce",
+    "allreduce_one",
+    "scan",
+    "scan_one",
+    "gather",
+    "gather_into",
+    "allgather",
+    "allgather_into",
+    "scatter",
+    "alltoall",
+    "alltoallv",
+    "alltoallv_into",
+];
+
+/// What is wrong with the method call `call` on a superstep's context, inside the superstep: a
+/// call that syncs, or needs the context mutably (`None` for the calls a superstep allows).
+/// The analysis reports it, and the lowering (`program.rs`) gives the call a context of the
+/// right type so that rustc does not report it a second time.
+pub(crate) fn misuse_inside_superstep(call: &syn::ExprMethodCall) -> Option<Problem> {
+    let method = call.method.to_string();
+    let nargs = call.args.len();
+    let is_closure = |arg: Option<&syn::Expr>| matches!(arg, Some(syn::Expr::Closure(c)) if c.inputs.len() == 1);
+    Some(match method.as_str() {
+        "sync" if nargs == 0 => Problem::SyncInSuperstep(None),
+        "register" if nargs == 1 => Problem::SyncInSuperstep(Some("register")),
+        "register_each" if nargs == 1 => Problem::SyncInSuperstep(Some("register_each")),
+        "unregister" if nargs == 1 => Problem::SyncInSuperstep(Some("unregister")),
+        "unregister_each" if nargs == 1 => Problem::SyncInSuperstep(Some("unregister_each")),
+        "superstep" if nargs == 1 && is_closure(call.args.first()) => Problem::NestedSuperstep,
+        "with_reg" => Problem::WithRegInSuperstep("with_reg"),
+        "with_regs" => Problem::WithRegInSuperstep("with_regs"),
+        "put_batch" if nargs == 1 => Problem::PutBatchInSuperstep,
+        name => Problem::CollectiveInSuperstep(COLLECTIVES.iter().copied().find(|c| *c == name)?),
+    })
+}
+
+/// The methods of other values that sync with the context as an argument: a global pointer
+/// array's `build`, `destroy` and `memzero`.
+pub(crate) fn gp_sync(method: &Ident) -> Option<&'static str> {
+    ["build", "destroy", "memzero"].into_iter().find(|m| method == m)
 }
 
 /// One reported use.
@@ -82,6 +146,17 @@ pub(crate) fn check_program(body: &Block, ctx: &Ident, cx: &mut Ctxt) {
     let mut walker = walker::Walker::new(ctx);
     walker.walk_program(body);
     report(walker.into_findings(), &ctx.to_string(), cx);
+    alignment::check_program(body, ctx, cx);
+}
+
+/// The first line of each alignment finding of a body whose context is `ctx`, for tests.
+#[cfg(test)]
+pub(crate) fn alignment_findings(body: &Block) -> Vec<String> {
+    let ctx: Ident = syn::parse_quote!(ctx);
+    alignment::findings(body, &ctx)
+        .iter()
+        .map(|f| f.message("ctx").lines().next().unwrap_or_default().to_owned())
+        .collect()
 }
 
 /// Checks one `superstep!` used outside `#[bsp::program]`: what its block does on its own.
@@ -105,6 +180,11 @@ fn report(findings: Vec<Finding>, ctx: &str, cx: &mut Ctxt) {
 /// The error at the use: what was found, when the value is available, what to do.
 pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
     let Finding { name, op, .. } = finding;
+    if finding.op == Op::Dest {
+        if let Some(text) = dest_message(finding, ctx) {
+            return text;
+        }
+    }
     let op = op.name();
     let end = format!("the end of the `superstep!` block (or `{ctx}.sync()`)");
     match finding.problem {
@@ -223,7 +303,73 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
              = help: put the supersteps one after the other: \
              `superstep!({name}, {{ ... }}); superstep!({name}, {{ ... }});`"
         ),
+        Problem::CollectiveInSuperstep(method) => format!(
+            "`{name}.{method}(..)` cannot be called inside a superstep\n\
+             = note: a collective is a superstep of its own on every process, ending with its \
+             own sync, and a superstep ends with exactly one sync, made when its block ends\n\
+             = help: call it before the `superstep!` block or after it: \
+             `superstep!({name}, {{ ... }}); let all = {name}.{method}(..);`"
+        ),
+        Problem::WithRegInSuperstep(method) => format!(
+            "`{name}.{method}(..)` cannot be called inside a superstep\n\
+             = note: `{method}` registers, runs its body and unregisters, and each change of the \
+             registrations includes a sync, while a superstep ends with exactly one sync, made \
+             when its block ends\n\
+             = help: call it outside and make the supersteps inside its body: \
+             `{name}.{method}(data, |{name}, r| {{ superstep!({name}, {{ ... }}); }})`"
+        ),
+        Problem::PutBatchInSuperstep => format!(
+            "`{name}.put_batch(..)` cannot be called inside a superstep\n\
+             = note: a batch borrows the context mutably until it is dropped, and inside a \
+             superstep the context is shared by the superstep's operations\n\
+             = help: fill the batch before the `superstep!` block (its puts land at the next \
+             sync, as those of `put` do), or call `{name}.put(..)` for each value inside it"
+        ),
+        Problem::LocalPartGivenToCollective(collective) => format!(
+            "`{name}.local(..)` borrows the context, which `{collective}` needs mutably\n\
+             = note: a collective syncs, so it takes the context mutably, and the local part \
+             given to it would keep the context borrowed during the call\n\
+             = help: pass the registration itself, `&{name}`: a collective reads a \
+             registration's local part at the call (`{ctx}.{collective}(&{name}, ..)`)"
+        ),
+        Problem::GpSyncInSuperstep(method) => format!(
+            "`.{method}({name})` cannot be called inside a superstep\n\
+             = note: `{method}` of a global pointer array includes a sync (every process takes \
+             part in it), and a superstep ends with exactly one sync, made when its block ends\n\
+             = help: call it before the `superstep!` block or after it"
+        ),
     }
+}
+
+/// The messages of a buffer lent by `dest` to the gets of a superstep, where they differ from
+/// a `get`'s.
+fn dest_message(finding: &Finding, ctx: &str) -> Option<String> {
+    let name = &finding.name;
+    let help = format!(
+        "= help: use `{name}` after the end of the `superstep!` block (or `{ctx}.sync()`), when \
+         the gets have written it"
+    );
+    Some(match finding.problem {
+        Problem::PendingDestination(access) => {
+            let (verb, what) = match access {
+                Access::Read => ("read", "reads what is there before the gets land"),
+                Access::Write => ("written", "would be overwritten by the gets at the sync"),
+            };
+            format!(
+                "`{name}` is {verb} while `dest` lends it to the gets of the superstep\n\
+                 = note: `{name}` receives the fetched values at the sync that ends the superstep, \
+                 and stays lent until then; using it here {what}\n{help}"
+            )
+        }
+        Problem::DestinationAgain { again, .. } => format!(
+            "`{name}` is given to a `{again}` while `dest` lends it to the gets of the superstep\n\
+             = note: `dest` lends `{name}` until the sync; every get into it goes through the \
+             `Dest` it returned\n\
+             = help: get into a part of the `Dest`: `d.at(i)`, `d.range(a..b)`",
+            again = again.name(),
+        ),
+        _ => return None,
+    })
 }
 
 /// The second error, at the operation (or declaration) the finding comes from.
@@ -231,15 +377,22 @@ pub(crate) fn note(finding: &Finding) -> String {
     let Finding { name, op, .. } = finding;
     let op = op.name();
     match finding.problem {
+        Problem::PendingDestination(_) | Problem::DestinationAgain { .. } if finding.op == Op::Dest => {
+            format!("note: `dest` lends `{name}` here")
+        }
         Problem::PendingDestination(_) | Problem::DestinationAgain { .. } | Problem::ModifiedSource => {
             format!("note: the `{op}` that makes `{name}` pending is here")
         }
         Problem::DeclaredInSuperstep => format!("note: `{name}` is declared here, inside the superstep"),
         Problem::SameRegistration => format!("note: the destination borrows `{name}` here"),
+        Problem::LocalPartGivenToCollective(_) => "note: the collective that needs the context mutably".to_owned(),
         Problem::StaleMessage => format!("note: `{name}` comes from the `{op}` here"),
         Problem::MessageLeavesSuperstep => "note: the message is taken by `hpmove` here".to_owned(),
-        Problem::SyncInSuperstep(_) | Problem::NestedSuperstep => {
-            "note: the superstep in progress starts here".to_owned()
-        }
+        Problem::SyncInSuperstep(_)
+        | Problem::NestedSuperstep
+        | Problem::CollectiveInSuperstep(_)
+        | Problem::WithRegInSuperstep(_)
+        | Problem::PutBatchInSuperstep
+        | Problem::GpSyncInSuperstep(_) => "note: the superstep in progress starts here".to_owned(),
     }
 }

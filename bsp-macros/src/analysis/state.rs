@@ -22,7 +22,7 @@ use std::collections::HashMap;
 pub(crate) type BindingId = usize;
 
 /// The lexical scopes of the walk.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Scopes {
     stack: Vec<Vec<(String, BindingId)>>,
     /// Names used but declared outside the analysed code (parameters, captures, ...).
@@ -77,6 +77,16 @@ impl Scopes {
         id
     }
 
+    /// The binding `name` means here, if the analysed code declared or used it before.
+    pub(crate) fn find(&self, name: &str) -> Option<BindingId> {
+        for scope in self.stack.iter().rev() {
+            if let Some((_, id)) = scope.iter().rev().find(|(n, _)| n == name) {
+                return Some(*id);
+            }
+        }
+        self.outer.get(name).copied()
+    }
+
     fn fresh(&mut self) -> BindingId {
         self.next += 1;
         self.next
@@ -88,6 +98,8 @@ impl Scopes {
 pub(crate) enum Op {
     Get,
     HpGet,
+    /// `s.dest(&mut buf)`: `buf` is lent to the gets of the superstep.
+    Dest,
     HpPut,
     HpMove,
     /// Not a pending operation: a superstep in progress, for the findings about it.
@@ -99,6 +111,7 @@ impl Op {
         match self {
             Op::Get => "get",
             Op::HpGet => "hpget",
+            Op::Dest => "dest",
             Op::HpPut => "hpput",
             Op::HpMove => "hpmove",
             Op::Superstep => "superstep",

@@ -5,7 +5,7 @@ use super::state::Place;
 use syn::{Expr, Ident, Member, Pat};
 
 /// Removes parentheses and invisible groups: `((x))` is `x`.
-pub(super) fn strip_parens(expr: &Expr) -> &Expr {
+pub(crate) fn strip_parens(expr: &Expr) -> &Expr {
     match expr {
         Expr::Paren(paren) => strip_parens(&paren.expr),
         Expr::Group(group) => strip_parens(&group.expr),

@@ -60,6 +60,9 @@ pub(crate) struct Walker {
     ctx_bindings: Vec<BindingId>,
     /// Closures that may sync (`let f = || ctx.sync();`): calling them may sync.
     syncing_closures: HashSet<BindingId>,
+    /// Variables bound to a part of a registration: `let r = x.remote();` (`true`) or
+    /// `let mine = x.local_mut(ctx);` (`false`), with the registration's name and the method.
+    reg_parts: HashMap<BindingId, (String, bool, Span)>,
     /// How many syncs (definite or possible) the walk has met, to tell whether a closure's body
     /// may sync.
     syncs: usize,
@@ -86,6 +89,7 @@ impl Walker {
             superstep_depths: Vec::new(),
             ctx_bindings: vec![ctx_binding],
             syncing_closures: HashSet::new(),
+            reg_parts: HashMap::new(),
             syncs: 0,
             decl_spans: HashMap::new(),
             findings: Vec::new(),
@@ -189,7 +193,7 @@ impl Walker {
         for entry in entries {
             let overlaps = entry.place.overlaps(place);
             let problem = match (entry.op, entry.validity) {
-                (Op::Get | Op::HpGet, _) if overlaps => match destination {
+                (Op::Get | Op::HpGet | Op::Dest, _) if overlaps => match destination {
                     Some(again) => {
                         let element = entry.place.0.iter().chain(&place.0).any(|p| p == "[]");
                         Problem::DestinationAgain { again, element }
@@ -496,6 +500,10 @@ impl<'ast> Visit<'ast> for Walker {
                         if syncing_closure {
                             let binding = self.scopes.lookup(&ident.to_string());
                             self.syncing_closures.insert(binding);
+                        }
+                        if let Some((reg, remote, span)) = ops::reg_part(init) {
+                            let binding = self.scopes.lookup(&ident.to_string());
+                            self.reg_parts.insert(binding, (reg.to_string(), remote, span));
                         }
                     }
                     _ => {

@@ -241,9 +241,43 @@ fn source_in_the_destination_registration() {
             ctx.get(1, reg.remote(), 0, reg.local_mut(ctx));
             ctx.get(1, name, 0, &mut reg.local_mut(ctx)[1..]);
         });
+        superstep!(ctx, {
+            let r = third.remote();
+            ctx.get(1, r, 0, third.local_mut(ctx));
+            let mine = &mut fourth.local_mut(ctx)[1..];
+            ctx.get(1, fourth.remote(), 0, mine);
+            let (name, local) = fifth.split_mut(ctx);
+            ctx.get(1, name, 0, local);
+        });
     } => [
         "this `get` borrows `reg` twice: as its source and, for its local part, as its destination",
         "this `hpget` borrows `other` twice: as its source and, for its local part, as its destination",
+        "this `get` borrows `reg` twice: as its source and, for its local part, as its destination",
+        "this `get` borrows `third` twice: as its source and, for its local part, as its destination",
+        "this `get` borrows `fourth` twice: as its source and, for its local part, as its destination",
+    ]);
+}
+
+#[test]
+fn a_buffer_lent_by_dest() {
+    assert_findings!({
+        superstep!(ctx, {
+            let d = ctx.dest(&mut row);
+            ctx.get(1, &x, 0, d.at(0));
+            let first = row[0];
+        });
+        superstep!(ctx, {
+            let d = ctx.dest(&mut col[..]);
+            ctx.get(1, &x, 0, &mut col[1]);
+        });
+        superstep!(ctx, {
+            let d = ctx.dest(&mut fine);
+            ctx.get(1, &x, 0, d.at(0));
+        });
+        let after = fine[0];
+    } => [
+        "`row` is read while `dest` lends it to the gets of the superstep",
+        "`col` is given to a `get` while `dest` lends it to the gets of the superstep",
     ]);
 }
 

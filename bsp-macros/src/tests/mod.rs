@@ -20,6 +20,7 @@ macro_rules! assert_findings {
     }};
 }
 
+mod alignment;
 mod analysis;
 mod expansion;
 mod false_alarms;

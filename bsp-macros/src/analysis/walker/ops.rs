@@ -43,6 +43,18 @@ fn registration_call(method: &str) -> &'static str {
     }
 }
 
+/// `reg.remote()` (`true`) or `reg.local_mut(..)`/`reg.value_mut(..)` (`false`), possibly
+/// borrowed or indexed: the registration, which part, and the method's span.
+pub(super) fn reg_part(expr: &Expr) -> Option<(&syn::Ident, bool, Span)> {
+    if let Expr::MethodCall(call) = strip_borrows(expr) {
+        if call.method == "remote" && call.args.is_empty() {
+            return Some((root_ident(&call.receiver)?, true, call.method.span()));
+        }
+    }
+    let (reg, method) = local_part_of(expr)?;
+    Some((reg, false, method.span()))
+}
+
 impl Walker {
     /// Marks the place `expr` (`&mut left`, `&data`, `&mut pair.0`, ...) as pending because of
     /// `op`.
@@ -87,20 +99,84 @@ impl Walker {
     }
 
     /// `ctx.get(pid, &reg, off, reg.local_mut(ctx))`: the source and the destination borrow the
-    /// same registration.
+    /// same registration (also as `reg.remote()`, and through a variable bound to either part).
     fn check_same_registration(&mut self, src: &Expr, dst: &Expr, op: Op) {
         let key = self.next_use;
         self.next_use += 1;
-        let (Some(source), Some((local, method))) = (root_ident(src), local_part_of(dst)) else {
+        let Some((source, source_span)) = self.registration_named_by(src) else {
+            return;
+        };
+        let Some((local, method_span)) = self.local_part_in(dst) else {
             return;
         };
         if source != local || !self.state.reachable {
             return;
         }
-        let name = source.to_string();
-        let finding =
-            Finding { problem: Problem::SameRegistration, name, use_span: source.span(), op, op_span: method.span() };
+        let finding = Finding {
+            problem: Problem::SameRegistration,
+            name: source,
+            use_span: source_span,
+            op,
+            op_span: method_span,
+        };
         self.push_finding(key, finding);
+    }
+
+    /// The registration a `get` source names: `&reg`, `reg.remote()`, or a variable bound to
+    /// `reg.remote()`; with the span to point at.
+    fn registration_named_by(&mut self, src: &Expr) -> Option<(String, Span)> {
+        if let Some((reg, true, _)) = reg_part(src) {
+            return Some((reg.to_string(), reg.span()));
+        }
+        let ident = root_ident(src)?;
+        let binding = self.scopes.lookup(&ident.to_string());
+        match self.reg_parts.get(&binding) {
+            Some((reg, true, _)) => Some((reg.clone(), ident.span())),
+            Some((_, false, _)) => None,
+            None => Some((ident.to_string(), ident.span())),
+        }
+    }
+
+    /// The registration whose local part a `get` destination is: `reg.local_mut(ctx)` (possibly
+    /// indexed), or a variable bound to it; with the span of the `local_mut`.
+    fn local_part_in(&mut self, dst: &Expr) -> Option<(String, Span)> {
+        if let Some((local, method)) = local_part_of(dst) {
+            return Some((local.to_string(), method.span()));
+        }
+        let ident = root_ident(dst)?;
+        let binding = self.scopes.lookup(&ident.to_string());
+        match self.reg_parts.get(&binding) {
+            Some((reg, false, span)) => Some((reg.clone(), *span)),
+            _ => None,
+        }
+    }
+
+    /// `ctx.allreduce(x.local(ctx), op)`: the argument borrows the context the collective
+    /// needs mutably.
+    fn check_local_part_given_to_collective(&mut self, call: &syn::ExprMethodCall) {
+        for arg in &call.args {
+            let key = self.next_use;
+            self.next_use += 1;
+            let Expr::MethodCall(part) = strip_borrows(arg) else {
+                continue;
+            };
+            let reads_local = part.method == "local" || part.method == "value";
+            if !reads_local || part.args.len() != 1 || !self.is_ctx(&part.args[0]) || !self.state.reachable {
+                continue;
+            }
+            let Some(reg) = root_ident(&part.receiver) else {
+                continue;
+            };
+            let collective = crate::analysis::COLLECTIVES.iter().copied().find(|c| call.method == c).unwrap_or("sync");
+            let finding = Finding {
+                problem: Problem::LocalPartGivenToCollective(collective),
+                name: reg.to_string(),
+                use_span: part.method.span(),
+                op: Op::Superstep,
+                op_span: call.method.span(),
+            };
+            self.push_finding(key, finding);
+        }
     }
 
     /// The `hpmove` call or tracked result that `expr` evaluates to (or borrows), if any. A
@@ -133,6 +209,17 @@ impl Walker {
         if !self.is_ctx(&call.receiver) {
             self.visit_expr(&call.receiver);
             self.walk_args(call.args.iter());
+            if let Some(method) = crate::analysis::gp_sync(&call.method) {
+                // `array.build(ctx)` with a superstep's context.
+                for arg in &call.args {
+                    if let Expr::Path(path) = strip_parens(arg) {
+                        if let Some(ctx) = path.path.get_ident().filter(|i| self.ctx_names.iter().any(|n| *i == n)) {
+                            let problem = Problem::GpSyncInSuperstep(method);
+                            self.check_not_in_superstep(ctx, call.method.span(), problem);
+                        }
+                    }
+                }
+            }
             if call.args.iter().any(|a| self.is_ctx_handle(a)) {
                 self.maybe_sync();
             }
@@ -140,6 +227,24 @@ impl Walker {
         }
         let method = call.method.to_string();
         let args: Vec<&Expr> = call.args.iter().collect();
+        if let Some(
+            problem @ (Problem::CollectiveInSuperstep(_)
+            | Problem::WithRegInSuperstep(_)
+            | Problem::PutBatchInSuperstep),
+        ) = crate::analysis::misuse_inside_superstep(call)
+        {
+            self.walk_args(args.into_iter());
+            if let Some(ctx) = root_ident(&call.receiver) {
+                self.check_not_in_superstep(ctx, call.method.span(), problem);
+            }
+            if matches!(problem, Problem::CollectiveInSuperstep(_)) {
+                self.check_local_part_given_to_collective(call);
+            }
+            if !matches!(problem, Problem::PutBatchInSuperstep) {
+                self.maybe_sync();
+            }
+            return;
+        }
         match (method.as_str(), args.as_slice()) {
             ("sync", []) => {
                 if let Some(ctx) = root_ident(&call.receiver) {
@@ -173,6 +278,18 @@ impl Walker {
                 }
                 self.check_lifetime(dst, op, call.method.span());
                 self.make_pending(dst, op, call.method.span());
+            }
+            ("dest", [buf]) => {
+                // `s.dest(&mut buf)`: `buf` is the destination of the gets made through the
+                // returned `Dest` until the sync.
+                match strip_parens(buf) {
+                    Expr::Reference(reference) if reference.mutability.is_some() => {
+                        self.walk_place(&reference.expr, Access::Write, Some(Op::Dest));
+                    }
+                    _ => self.visit_expr(buf),
+                }
+                self.check_lifetime(buf, Op::Dest, call.method.span());
+                self.make_pending(buf, Op::Dest, call.method.span());
             }
             ("hpput", [pid, src, dst, offset]) => {
                 self.walk_args([*pid, *src, *dst, *offset].into_iter());

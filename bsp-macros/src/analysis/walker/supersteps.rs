@@ -54,8 +54,10 @@ impl Walker {
         let Some(&(_, start)) = self.superstep_depths.last() else {
             return;
         };
+        // Reported in unreachable code too: the call is wrong wherever it is, and the lowering
+        // (`program.rs`) takes it out of rustc's sight.
         let binding = self.scopes.lookup(&ctx.to_string());
-        if !self.state.reachable || !self.ctx_bindings.contains(&binding) {
+        if !self.ctx_bindings.contains(&binding) {
             return;
         }
         let finding = Finding { problem, name: ctx.to_string(), use_span: span, op: Op::Superstep, op_span: start };

@@ -1,5 +1,5 @@
-// Many gets into one buffer through `dest`: the buffer stays borrowed until the sync, so reading
-// it inside the superstep is a borrow error.
+// Many gets into one buffer through `dest`: the buffer stays lent until the sync, so reading it
+// inside the superstep is reported (the macro follows `dest` as it follows a `get` destination).
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {

@@ -11,5 +11,7 @@ fn main(ctx: &mut bsp::Ctx) {
             ctx.send(1 - ctx.pid(), &1u32, &[4u64][..]);
         });
         let first = payload[0];
+    } else {
+        ctx.sync();
     }
 }

@@ -1,0 +1,201 @@
+//! Which values are not the same on every process: where they come from, and which expressions
+//! carry them along.
+//!
+//! A value *varies* when it comes from a source that differs between processes — `ctx.pid()`,
+//! `ctx.time()`, what arrived as messages (`qsize`, `get_tag`, `move_message`, `hpmove`, ...),
+//! the destination of a `get` from a process that depends on the pid — or is computed from one
+//! by the operations that keep the difference: arithmetic, comparisons, casts, fields, indexing,
+//! ranges, the numeric and `Option` methods listed in [`CARRYING`], `if`/`match`/blocks whose
+//! value or condition varies. A variable varies when it is bound or assigned such a value, or
+//! assigned anything under a condition that varies.
+//!
+//! Everything else is *not known to vary*: literals, constants, `ctx.nprocs()`, the results of
+//! collectives (the same on every process by construction), the value of `ctx.same(..)`, and
+//! the results of functions and methods the macro cannot see into. Only varying values make a
+//! finding, so what the macro cannot decide stays silent.
+
+use super::Aligner;
+use crate::analysis::syntax::strip_parens;
+use syn::{Expr, Pat};
+
+/// Methods of the context whose results vary.
+const SOURCES: &[(&str, &str)] = &[
+    ("pid", "is different on every process"),
+    ("time", "is each process's own clock"),
+    ("qsize", "counts the messages this process received"),
+    ("get_tag", "is a message this process received"),
+    ("get_tag_bytes", "is a message this process received"),
+    ("move_message", "is a message this process received"),
+    ("move_into", "is a message this process received"),
+    ("move_bytes", "is a message this process received"),
+    ("hpmove", "is a message this process received"),
+    ("hpmove_bytes", "is a message this process received"),
+];
+
+/// Methods whose result varies when their receiver or an argument does.
+const CARRYING: &[&str] = &[
+    "min",
+    "max",
+    "clamp",
+    "abs",
+    "pow",
+    "powi",
+    "powf",
+    "sqrt",
+    "ilog2",
+    "isqrt",
+    "saturating_add",
+    "saturating_sub",
+    "saturating_mul",
+    "wrapping_add",
+    "wrapping_sub",
+    "wrapping_mul",
+    "checked_add",
+    "checked_sub",
+    "checked_mul",
+    "checked_div",
+    "rem_euclid",
+    "div_euclid",
+    "div_ceil",
+    "count_ones",
+    "trailing_zeros",
+    "leading_zeros",
+    "is_power_of_two",
+    "next_power_of_two",
+    "unwrap",
+    "unwrap_or",
+    "unwrap_or_default",
+    "expect",
+    "is_some",
+    "is_none",
+    "is_ok",
+    "is_err",
+    "len",
+    "is_empty",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "cmp",
+    "partial_cmp",
+    "into",
+    "try_into",
+    "clone",
+    "to_owned",
+    "rev",
+    "step_by",
+    "skip",
+    "take",
+];
+
+/// Where a varying value comes from, for the messages.
+#[derive(Clone, Debug)]
+pub(crate) struct Origin {
+    /// The source, in words: "`ctx.pid()`, which is different on every process".
+    pub(crate) source: String,
+    /// The variable the condition reads, if it reads the source through one.
+    pub(crate) via: Option<String>,
+}
+
+impl Origin {
+    /// "`n` comes from `ctx.pid()`, which ..." or "`ctx.pid()` ...".
+    pub(crate) fn describe(&self) -> String {
+        match &self.via {
+            Some(name) => format!("`{name}` comes from {}", self.source),
+            None => self.source.clone(),
+        }
+    }
+}
+
+impl Aligner<'_> {
+    /// The origin of the value of `expr`, if it varies.
+    pub(crate) fn varies(&self, expr: &Expr) -> Option<Origin> {
+        match expr {
+            Expr::Paren(e) => self.varies(&e.expr),
+            Expr::Group(e) => self.varies(&e.expr),
+            Expr::Reference(e) => self.varies(&e.expr),
+            Expr::Unary(e) => self.varies(&e.expr),
+            Expr::Cast(e) => self.varies(&e.expr),
+            Expr::Field(e) => self.varies(&e.base),
+            Expr::Try(e) => self.varies(&e.expr),
+            Expr::Binary(e) => self.varies(&e.left).or_else(|| self.varies(&e.right)),
+            Expr::Index(e) => self.varies(&e.expr).or_else(|| self.varies(&e.index)),
+            Expr::Range(e) => e
+                .start
+                .as_deref()
+                .and_then(|s| self.varies(s))
+                .or_else(|| e.end.as_deref().and_then(|s| self.varies(s))),
+            Expr::Tuple(e) => e.elems.iter().find_map(|e| self.varies(e)),
+            Expr::Array(e) => e.elems.iter().find_map(|e| self.varies(e)),
+            Expr::Let(e) => self.varies(&e.expr),
+            Expr::Path(path) => {
+                let name = path.path.get_ident()?.to_string();
+                let binding = self.scopes.find(&name)?;
+                let origin = self.varying.get(&binding)?;
+                Some(Origin { source: origin.source.clone(), via: Some(name) })
+            }
+            Expr::MethodCall(call) if self.is_ctx(&call.receiver) => {
+                let method = call.method.to_string();
+                let (_, why) = SOURCES.iter().find(|(m, _)| *m == method)?;
+                let ctx = strip_parens(&call.receiver);
+                let ctx = quote::quote!(#ctx).to_string();
+                let args = if call.args.is_empty() { "" } else { ".." };
+                Some(Origin { source: format!("`{ctx}.{method}({args})`, which {why}"), via: None })
+            }
+            Expr::MethodCall(call) if CARRYING.contains(&call.method.to_string().as_str()) => {
+                self.varies(&call.receiver).or_else(|| call.args.iter().find_map(|a| self.varies(a)))
+            }
+            // `Some(x)`, `Ok(x)`, `usize::from(x)`: constructors and conversions.
+            Expr::Call(call) if is_carrying_fn(&call.func) => call.args.iter().find_map(|a| self.varies(a)),
+            Expr::Block(block) => self.varies_tail(&block.block),
+            Expr::Unsafe(block) => self.varies_tail(&block.block),
+            Expr::If(node) => self
+                .varies(&node.cond)
+                .or_else(|| self.varies_tail(&node.then_branch))
+                .or_else(|| node.else_branch.as_ref().and_then(|(_, e)| self.varies(e))),
+            Expr::Match(node) => {
+                self.varies(&node.expr).or_else(|| node.arms.iter().find_map(|arm| self.varies(&arm.body)))
+            }
+            _ => None,
+        }
+    }
+
+    fn varies_tail(&self, block: &syn::Block) -> Option<Origin> {
+        match block.stmts.last() {
+            Some(syn::Stmt::Expr(tail, None)) => self.varies(tail),
+            _ => None,
+        }
+    }
+
+    /// Binds the names of `pat` to the value of `init`, element by element where both are
+    /// tuples (`let (me, p) = (ctx.pid(), ctx.nprocs());` makes only `me` vary).
+    pub(crate) fn bind(&mut self, pat: &Pat, init: Option<&Expr>) {
+        match (pat, init.map(strip_parens)) {
+            (Pat::Tuple(pats), Some(Expr::Tuple(exprs))) if pats.elems.len() == exprs.elems.len() => {
+                for (pat, expr) in pats.elems.iter().zip(&exprs.elems) {
+                    self.bind(pat, Some(expr));
+                }
+            }
+            (Pat::Type(typed), _) => self.bind(&typed.pat, init),
+            (Pat::Paren(paren), _) => self.bind(&paren.pat, init),
+            _ => {
+                let origin = init.and_then(|init| self.varies(init));
+                self.declare_all(pat, origin);
+            }
+        }
+    }
+}
+
+/// `Some`, `Ok`, `Err`, and `T::from`.
+fn is_carrying_fn(func: &Expr) -> bool {
+    let Expr::Path(path) = strip_parens(func) else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    let single = path.path.segments.len() == 1;
+    (single && (last.ident == "Some" || last.ident == "Ok" || last.ident == "Err")) || (!single && last.ident == "from")
+}

@@ -1,0 +1,384 @@
+//! Superstep alignment on function bodies: the misaligned forms (exactly one finding, whose
+//! first line is given) and the aligned ones, which must stay silent.
+
+use crate::analysis::alignment_findings;
+
+/// The first line of each alignment finding of `body`.
+macro_rules! assert_aligned {
+    ({ $($body:tt)* } => [$($expected:expr),* $(,)?]) => {{
+        let body: ::syn::Block = ::syn::parse_quote!({ $($body)* });
+        let expected: Vec<&str> = vec![$($expected),*];
+        assert_eq!(alignment_findings(&body), expected);
+    }};
+}
+
+const IF_1_0: &str = "the branches of this `if` make different numbers of sync points (1 sync point on the `if` \
+                      branch, 0 sync points on the `else`), and its condition varies between processes";
+
+// ---- caught -----------------------------------------------------------------------------------
+
+#[test]
+fn a_superstep_on_one_process() {
+    assert_aligned!({
+        if ctx.pid() == 0 {
+            superstep!(ctx, { ctx.put(1, &x, &reg, 0); });
+        }
+    } => [IF_1_0]);
+}
+
+#[test]
+fn a_sync_under_a_variable_computed_from_the_pid() {
+    assert_aligned!({
+        let me = ctx.pid();
+        let left = (me + 1) % ctx.nprocs();
+        if left == 0 {
+            ctx.sync();
+        }
+    } => [IF_1_0]);
+}
+
+#[test]
+fn a_collective_on_some_processes() {
+    assert_aligned!({
+        if ctx.pid() < 2 {
+            let total = ctx.allreduce_one(1u64, bsp::ops::sum);
+        } else {
+            println!("idle");
+        }
+    } => [IF_1_0]);
+}
+
+#[test]
+fn different_counts_on_both_branches() {
+    assert_aligned!({
+        if ctx.pid() % 2 == 0 {
+            ctx.sync();
+            ctx.sync();
+        } else {
+            ctx.sync();
+        }
+    } => ["the branches of this `if` make different numbers of sync points (2 sync points on the `if` \
+           branch, 1 sync point on the `else`), and its condition varies between processes"]);
+}
+
+#[test]
+fn a_match_on_the_pid() {
+    assert_aligned!({
+        match ctx.pid() {
+            0 => ctx.sync(),
+            _ => {}
+        }
+    } => ["the branches of this `match` make different numbers of sync points (1 sync point on the \
+           arm `0`, 0 sync points on the arm `_`), and its condition varies between processes"]);
+}
+
+#[test]
+fn a_flag_set_on_some_processes() {
+    assert_aligned!({
+        let mut leader = false;
+        if ctx.pid() == 0 {
+            leader = true;
+        }
+        if leader {
+            ctx.sync();
+        }
+    } => [IF_1_0]);
+}
+
+#[test]
+fn a_while_on_local_data() {
+    assert_aligned!({
+        let mut left = ctx.pid() * 10;
+        while left > 0 {
+            superstep!(ctx, { ctx.put(0, &left, &reg, 0); });
+            left -= 1;
+        }
+    } => ["this loop's condition varies between processes, and each iteration makes 1 sync point: \
+           the processes would make different numbers of sync points"]);
+}
+
+#[test]
+fn a_for_bounded_by_the_pid() {
+    assert_aligned!({
+        for i in 0..ctx.pid() {
+            ctx.sync();
+        }
+    } => ["the range of this `for` loop varies between processes, and each iteration makes 1 sync \
+           point: the processes would make different numbers of sync points"]);
+}
+
+#[test]
+fn a_loop_bound_from_a_get_of_the_neighbour() {
+    assert_aligned!({
+        let mut n = 0usize;
+        superstep!(ctx, {
+            ctx.get((ctx.pid() + 1) % ctx.nprocs(), &counts, 0, &mut n);
+        });
+        for _ in 0..n {
+            superstep!(ctx, {});
+        }
+    } => ["the range of this `for` loop varies between processes, and each iteration makes 1 sync \
+           point: the processes would make different numbers of sync points"]);
+}
+
+#[test]
+fn a_loop_over_received_messages() {
+    assert_aligned!({
+        while let Some((tag, payload)) = ctx.move_message::<u32, u64>() {
+            ctx.sync();
+        }
+    } => ["this loop's condition varies between processes, and each iteration makes 1 sync point: \
+           the processes would make different numbers of sync points"]);
+}
+
+#[test]
+fn a_loop_over_the_queue_size() {
+    assert_aligned!({
+        let (n, _) = ctx.qsize();
+        for _ in 0..n {
+            let x = ctx.allreduce_one(1, bsp::ops::sum);
+        }
+    } => ["the range of this `for` loop varies between processes, and each iteration makes 1 sync \
+           point: the processes would make different numbers of sync points"]);
+}
+
+#[test]
+fn an_early_return_before_a_superstep() {
+    assert_aligned!({
+        if ctx.pid() == 0 {
+            return;
+        }
+        superstep!(ctx, {});
+    } => ["the processes that leave the program under this condition make 0 sync points from here \
+           on, the others 1 sync point, and the condition varies between processes"]);
+}
+
+#[test]
+fn a_let_else_on_a_message() {
+    assert_aligned!({
+        let Some((tag, payload)) = ctx.move_message::<u32, u64>() else {
+            return;
+        };
+        ctx.sync();
+    } => ["the processes that leave the program under this condition make 0 sync points from here \
+           on, the others 1 sync point, and the condition varies between processes"]);
+}
+
+#[test]
+fn a_while_whose_variable_the_body_makes_vary() {
+    assert_aligned!({
+        let mut x = 0;
+        while x < 10 {
+            ctx.sync();
+            x = ctx.pid() + 1;
+        }
+    } => ["this loop's condition varies between processes, and each iteration makes 1 sync point: \
+           the processes would make different numbers of sync points"]);
+}
+
+#[test]
+fn a_time_limit() {
+    assert_aligned!({
+        while ctx.time() < 1.0 {
+            ctx.sync();
+        }
+    } => ["this loop's condition varies between processes, and each iteration makes 1 sync point: \
+           the processes would make different numbers of sync points"]);
+}
+
+// ---- silent -----------------------------------------------------------------------------------
+
+#[test]
+fn pid_dependent_branches_without_syncs() {
+    assert_aligned!({
+        if ctx.pid() == 0 {
+            println!("hello from {}", ctx.pid());
+        }
+        superstep!(ctx, {
+            if ctx.pid() == 0 {
+                ctx.put(1, &x, &reg, 0);
+            }
+        });
+    } => []);
+}
+
+#[test]
+fn pid_dependent_data_in_puts() {
+    assert_aligned!({
+        let me = ctx.pid();
+        let value = me * 2;
+        superstep!(ctx, {
+            ctx.put((me + 1) % ctx.nprocs(), &value, &reg, me);
+        });
+    } => []);
+}
+
+#[test]
+fn a_while_on_an_allreduce_result() {
+    assert_aligned!({
+        let mut local = ctx.pid() as u64;
+        let mut busy = ctx.allreduce_one(local, bsp::ops::max);
+        while busy > 0 {
+            local = local.saturating_sub(1);
+            busy = ctx.allreduce_one(local, bsp::ops::max);
+        }
+    } => []);
+}
+
+#[test]
+fn equal_sync_counts_on_both_branches() {
+    assert_aligned!({
+        if ctx.pid() == 0 {
+            superstep!(ctx, { ctx.put(1, &x, &reg, 0); });
+        } else {
+            ctx.sync();
+        }
+    } => []);
+}
+
+#[test]
+fn loops_over_the_processes() {
+    assert_aligned!({
+        for q in 0..ctx.nprocs() {
+            if q == ctx.pid() {
+                continue;
+            }
+            superstep!(ctx, { ctx.put(q, &x, &reg, 0); });
+        }
+        let (me, p) = (ctx.pid(), ctx.nprocs());
+        for step in 0..p {
+            ctx.sync();
+        }
+    } => []);
+}
+
+#[test]
+fn a_value_promised_the_same() {
+    assert_aligned!({
+        let n = ctx.same(ctx.pid() / 1000);
+        for _ in 0..n {
+            ctx.sync();
+        }
+    } => []);
+}
+
+#[test]
+fn a_get_from_process_zero_is_a_broadcast() {
+    assert_aligned!({
+        let mut n = 0usize;
+        superstep!(ctx, { ctx.get(0, &counts, 0, &mut n); });
+        for _ in 0..n {
+            ctx.sync();
+        }
+    } => []);
+}
+
+#[test]
+fn what_the_macro_cannot_see_stays_silent() {
+    assert_aligned!({
+        if ctx.pid() == 0 {
+            helper(ctx);
+        }
+        if ctx.pid() == 0 {
+            ctx.sync();
+        } else {
+            helper(ctx);
+        }
+        let n = compute(ctx.pid());
+        for _ in 0..n {
+            ctx.sync();
+        }
+    } => []);
+}
+
+#[test]
+fn panics_and_aborts_are_not_misalignment() {
+    assert_aligned!({
+        if ctx.pid() == 7 {
+            panic!("no process 7");
+        }
+        if ctx.pid() == 8 {
+            ctx.abort("no process 8");
+        }
+        ctx.sync();
+    } => []);
+}
+
+#[test]
+fn a_variable_assigned_again_on_every_process() {
+    assert_aligned!({
+        let mut n = ctx.pid();
+        n = ctx.nprocs();
+        for _ in 0..n {
+            ctx.sync();
+        }
+        let mut rounds = 0;
+        if ctx.pid() == 0 {
+            let k = 3;
+            rounds = k;
+        }
+        rounds = ctx.allreduce_one(rounds, bsp::ops::max);
+        for _ in 0..rounds {
+            ctx.sync();
+        }
+    } => []);
+}
+
+#[test]
+fn the_same_loop_on_both_branches() {
+    assert_aligned!({
+        if ctx.pid() == 0 {
+            let y = 5;
+            for _ in 0..y {
+                ctx.sync();
+            }
+        } else {
+            let y = 5;
+            for _ in 0..y {
+                ctx.sync();
+            }
+        }
+    } => []);
+}
+
+#[test]
+fn an_early_return_after_the_last_sync() {
+    assert_aligned!({
+        superstep!(ctx, {});
+        if ctx.pid() != 0 {
+            return;
+        }
+        println!("done");
+    } => []);
+}
+
+#[test]
+fn a_break_under_a_varying_condition_is_left_silent() {
+    assert_aligned!({
+        for i in 0..10 {
+            ctx.sync();
+            if ctx.pid() == 0 && i == 9 {
+                break;
+            }
+        }
+    } => []);
+}
+
+#[test]
+fn a_return_inside_a_superstep_closure_leaves_the_closure() {
+    assert_aligned!({
+        ctx.superstep(|s| {
+            if s.pid() == 0 {
+                return;
+            }
+            s.put(0, &x, &reg, 0);
+        });
+        ctx.with_reg(&mut data, |ctx, r| {
+            if ctx.pid() == 0 {
+                return;
+            }
+            ctx.put(0, &x, &r, 0);
+        });
+        ctx.sync();
+    } => []);
+}
