@@ -79,6 +79,7 @@ mod ctx;
 mod dest;
 mod drma;
 mod engine;
+mod env;
 mod error;
 mod exchange;
 mod ext;
