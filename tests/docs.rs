@@ -250,3 +250,27 @@ fn masking_hides_timings_only() {
         ]
     );
 }
+
+/// CONTRIBUTING.md's table of the runtime's files names every file of `bsp-runtime/src/`.
+#[test]
+fn contributing_lists_every_runtime_file() {
+    let contributing = std::fs::read_to_string(root().join("CONTRIBUTING.md")).unwrap();
+    let src = root().join("bsp-runtime/src");
+    let mut missing = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let name = path.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+                if !contributing.contains(&format!("`{name}`")) {
+                    missing.push(name);
+                }
+            }
+        }
+    }
+    missing.sort();
+    assert!(missing.is_empty(), "CONTRIBUTING.md does not list these files of bsp-runtime/src/: {missing:?}");
+}
