@@ -1,9 +1,16 @@
-#![doc = include_str!("../README.md")]
+#![doc = include_str!(concat!(env!("OUT_DIR"), "/README.md"))]
 //!
 //! # This crate
-//! This is the crate to depend on. It re-exports the runtime ([`bsp_runtime`]) and the macros
-//! ([`program`] and [`superstep!`]), and [`bytemuck`], whose `Pod` is what [`Value`] asks of
-//! a type. To derive it through this crate alone, say where the crate is:
+//! This is the crate to depend on (on the registry as `bsplib`; its library is `bsp`):
+//!
+//! ```toml
+//! [dependencies]
+//! bsp = { package = "bsplib", version = "0.1" }
+//! ```
+//!
+//! It re-exports the runtime ([`bsp_runtime`]) and the macros ([`program`] and
+//! [`superstep!`]), and [`bytemuck`], whose `Pod` is what [`Value`] asks of a type. To derive it
+//! through this crate alone, say where the crate is:
 //!
 //! ```
 //! #[derive(Clone, Copy, bsp::bytemuck::Pod, bsp::bytemuck::Zeroable)]
@@ -17,14 +24,30 @@
 //! fn communicable<T: bsp::Value>() {}
 //! communicable::<Particle>();
 //! ```
+//!
+//! The longer pages are the modules of [`docs`].
 
 pub use bsp_macros::{program, superstep};
 pub use bsp_runtime::*;
 
-/// The guide "From BSPlib C to `bsp`" (`docs/guide.md`), whose examples run as doctests.
-#[doc = include_str!("../docs/guide.md")]
-#[cfg(doctest)]
-pub struct GuideDoctests;
+mod prologue;
+pub use prologue::{prologue, prologue_vec};
+
+/// The longer pages: the guide for BSPlib programmers, the exact semantics, a worked example of
+/// BSP cost, and the measured performance. Their code blocks are doctests.
+pub mod docs {
+    #[doc = include_str!(concat!(env!("OUT_DIR"), "/guide.md"))]
+    pub mod guide {}
+
+    #[doc = include_str!(concat!(env!("OUT_DIR"), "/semantics.md"))]
+    pub mod semantics {}
+
+    #[doc = include_str!(concat!(env!("OUT_DIR"), "/cost.md"))]
+    pub mod cost {}
+
+    #[doc = include_str!(concat!(env!("OUT_DIR"), "/PERFORMANCE.md"))]
+    pub mod performance {}
+}
 
 /// Items the macros expand to. Not a public API: no stability promise.
 #[doc(hidden)]

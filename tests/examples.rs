@@ -261,3 +261,99 @@ fn matvec_matches_the_sequential_products() {
         assert_eq!(classic("matvec", &args), want);
     }
 }
+
+/// Runs `name` on `p` processes with `input` on its standard input; returns stdout, status, stderr.
+fn run_with_input(name: &str, p: usize, input: &str) -> (String, std::process::ExitStatus, String) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(example(name))
+        .env("BSP_NPROCS", p.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run example `{name}` ({}): {e}", example(name).display()));
+    child.stdin.take().expect("piped stdin").write_all(input.as_bytes()).expect("write stdin");
+    let out = child.wait_with_output().expect("wait for the example");
+    (
+        String::from_utf8(out.stdout).expect("utf-8 output"),
+        out.status,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The lines `examples/prologue.rs` prints on `p` processes for the vector length `n`, sorted.
+fn prologue_lines(p: usize, n: u64) -> Vec<String> {
+    let mut want: Vec<String> = (0..p).map(|pid| format!("pid {pid}: n = {n}")).collect();
+    want.push(format!("x·y = {} for n = {n} (matches the closed form)", n * (n + 1) * (n + 2) / 6));
+    sorted(want)
+}
+
+#[test]
+fn prologue_hands_the_input_read_on_process_0_to_every_process() {
+    for p in PROCS {
+        // No input (standard input closed): the default length.
+        assert_eq!(run("prologue", p), prologue_lines(p, 1000), "p = {p}");
+        let (out, status, err) = run_with_input("prologue", p, "5000\n");
+        assert!(status.success(), "p = {p}: {status}\n{err}");
+        assert_eq!(sorted(out.lines().map(String::from).collect()), prologue_lines(p, 5000), "p = {p}");
+    }
+}
+
+#[test]
+fn prologue_rejects_bad_input_naming_it() {
+    for input in ["x\n", "0", "12 13"] {
+        let (out, status, err) = run_with_input("prologue", 3, input);
+        assert_eq!(status.code(), Some(1), "{input:?}: {out}\n{err}");
+        assert!(out.is_empty(), "{input:?}: nothing runs past the prologue: {out}");
+        let found = format!("{:?}", input.trim());
+        assert!(
+            err.contains(&format!(
+                "process 0 failed: standard input: expected the vector length n, a positive integer; found {found}"
+            )),
+            "{input:?}: {err}"
+        );
+    }
+}
+
+/// The samples of the example's own docs are a real run.
+#[test]
+fn prologue_prints_the_sample_of_its_docs() {
+    let (out, status, err) = run_with_input("prologue", 2, "5000\n");
+    assert!(status.success(), "{err}");
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/prologue.rs")).unwrap();
+    let sample: Vec<String> = doc
+        .split("//! ```text\n")
+        .nth(2)
+        .expect("the second text block of examples/prologue.rs is the sample output")
+        .lines()
+        .take_while(|l| *l != "//! ```")
+        .map(|l| l.trim_start_matches("//! ").to_string())
+        .collect();
+    assert_eq!(sorted(out.lines().map(String::from).collect()), sorted(sample));
+}
+
+/// A bad value of a `BSP_*` variable stops the program before it starts, naming the variable.
+#[test]
+fn bad_environment_variables_are_named() {
+    let cases = [
+        ("BSP_STATS", "bogus", "BSP_STATS=\"bogus\" is not one of `counts`, `timed`, `1`, `off`, `0`"),
+        (
+            "BSP_NPROCS",
+            "0",
+            "BSP_NPROCS=\"0\": cannot run an SPMD program on 0 processes (expected a positive integer)",
+        ),
+        ("BSP_NPROCS", "many", "BSP_NPROCS=\"many\" is not a number of processes (expected a positive integer)"),
+        ("BSP_TRACE_SUMMARY", "yes", "BSP_TRACE_SUMMARY=\"yes\" is not one of `1`, `0`"),
+        ("BSP_PIN", "off", "BSP_PIN=\"off\" is not one of `1`, `0`"),
+    ];
+    for (name, value, want) in cases {
+        let mut cmd = Command::new(example("inner_product"));
+        cmd.env("BSP_NPROCS", "2").env(name, value);
+        let out = cmd.output().expect("run inner_product");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}={value}: {err}");
+        assert!(out.stdout.is_empty(), "{name}={value}: the program ran");
+        assert!(err.contains(want), "{name}={value}: {err}");
+    }
+}

@@ -1,4 +1,4 @@
-//! Procedural macros of [`bsp`](https://docs.rs/bsp): `#[bsp::program]` and `bsp::superstep!`.
+//! Procedural macros of [`bsplib`](https://docs.rs/bsplib): `#[bsp::program]` and `bsp::superstep!`.
 //!
 //! This crate is an implementation detail: use the macros through the `bsp` crate, which
 //! re-exports them and provides the hidden `bsp::__private` module their expansions call into.

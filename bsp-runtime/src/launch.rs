@@ -142,14 +142,10 @@ impl Launch {
 
     /// The number of processes asked for by the call or by `BSP_NPROCS` (not a default).
     pub(crate) fn requested_procs(&self) -> Result<Option<usize>, Error> {
-        if let Some(p) = self.procs {
-            return Ok(Some(p));
-        }
-        match std::env::var(NPROCS_VAR) {
-            Ok(v) => v.trim().parse::<usize>().map(Some).map_err(|_| {
-                Error::launch(format!("{NPROCS_VAR}={v:?} is not a number of processes (expected a positive integer)"))
-            }),
-            Err(_) => Ok(None),
+        crate::env::check()?;
+        match self.procs {
+            Some(p) => Ok(Some(p)),
+            None => crate::env::nprocs(),
         }
     }
 

@@ -1,4 +1,4 @@
-//! The runtime of [`bsp`](https://docs.rs/bsp): bulk-synchronous parallel programming in the
+//! The runtime of [`bsplib`](https://docs.rs/bsplib): bulk-synchronous parallel programming in the
 //! style of BSPlib, typed and checked by the compiler.
 //!
 //! # The model
@@ -7,7 +7,8 @@
 //! its own data and *queues* communication: DRMA (`put`, `get` and their unbuffered `hp`
 //! variants, on registered variables) and BSMP (tagged messages). [`Ctx::sync`] ends the
 //! superstep for everyone: it waits for every process, then completes all the queued
-//! communication at once, in a fixed order (`docs/semantics.md` §1 in the repository):
+//! communication at once, in a fixed order (§1 of the semantics, `bsp::docs::semantics` in the
+//! [docs of `bsplib`](https://docs.rs/bsplib/latest/bsp/docs/semantics/index.html)):
 //!
 //! 1. get sources are read, as they were at the end of the superstep;
 //! 2. get results are written, then puts (so a put wins over a get on the same bytes);
@@ -78,6 +79,7 @@ mod ctx;
 mod dest;
 mod drma;
 mod engine;
+mod env;
 mod error;
 mod exchange;
 mod ext;

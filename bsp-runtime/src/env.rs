@@ -1,0 +1,132 @@
+//! The environment variables the runtime reads, checked when a run starts.
+//!
+//! | variable | values |
+//! |---|---|
+//! | `BSP_NPROCS` | a positive integer: the number of processes (explicit code wins, D28) |
+//! | `BSP_STATS` | `counts` (the default), `timed` or `1`, `off` or `0` |
+//! | `BSP_TRACE` | a file to write the trace to (empty: no trace) |
+//! | `BSP_TRACE_SUMMARY` | `1` prints the table of supersteps, `0` (or empty) does not |
+//! | `BSP_MACHINE` | a file written by `bspbench --json`, read for the summary's predictions |
+//! | `BSP_PIN` | `1` (the default) pins each thread of the threads engine to a core, `0` does not |
+//!
+//! A value outside these is a launch error that names the variable and its value, rather than
+//! being read as the default: a misspelt `BSP_STATS=timd` would otherwise go unnoticed.
+
+use std::ffi::OsString;
+
+use crate::error::Error;
+
+/// The variable that sets the number of processes (public as `bsp_runtime::NPROCS_VAR`).
+pub(crate) use crate::launch::NPROCS_VAR as NPROCS;
+
+/// Where the variables come from: the process's environment, or a test's.
+type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
+
+fn process_env(name: &str) -> Option<OsString> {
+    std::env::var_os(name)
+}
+
+/// The value of `name`, or `None` if it is not set. A value that is not Unicode is an error.
+fn var(env: Env<'_>, name: &str) -> Result<Option<String>, Error> {
+    match env(name).map(OsString::into_string) {
+        None => Ok(None),
+        Some(Ok(v)) => Ok(Some(v)),
+        Some(Err(v)) => Err(Error::launch(format!("{name}={v:?} is not valid Unicode"))),
+    }
+}
+
+/// `BSP_NPROCS`: `None` if it is not set, else the positive number it gives.
+pub(crate) fn nprocs() -> Result<Option<usize>, Error> {
+    nprocs_in(&process_env)
+}
+
+fn nprocs_in(env: Env<'_>) -> Result<Option<usize>, Error> {
+    let Some(v) = var(env, NPROCS)? else { return Ok(None) };
+    match v.trim().parse::<usize>() {
+        Ok(0) => Err(Error::launch(format!(
+            "{NPROCS}=\"0\": cannot run an SPMD program on 0 processes (expected a positive integer)"
+        ))),
+        Ok(p) => Ok(Some(p)),
+        Err(_) => {
+            Err(Error::launch(format!("{NPROCS}={v:?} is not a number of processes (expected a positive integer)")))
+        }
+    }
+}
+
+/// Checks the variables other than `BSP_NPROCS` (see the module docs).
+pub(crate) fn check() -> Result<(), Error> {
+    check_in(&process_env)
+}
+
+fn check_in(env: Env<'_>) -> Result<(), Error> {
+    let one_of = |name: &str, allowed: &[&str]| -> Result<(), Error> {
+        match var(env, name)? {
+            Some(v) if !allowed.contains(&v.as_str()) => Err(Error::launch(format!(
+                "{name}={v:?} is not one of {}",
+                allowed.iter().filter(|a| !a.is_empty()).map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
+            ))),
+            _ => Ok(()),
+        }
+    };
+    one_of("BSP_STATS", &["counts", "timed", "1", "off", "0", ""])?;
+    one_of("BSP_TRACE_SUMMARY", &["1", "0", ""])?;
+    one_of("BSP_PIN", &["1", "0", ""])?;
+    // BSP_TRACE is any path; BSP_MACHINE is read (and its errors named) when the summary needs it.
+    var(env, "BSP_TRACE")?;
+    var(env, "BSP_MACHINE")?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An environment holding only `name=value`.
+    fn only(name: &'static str, value: &'static str) -> impl Fn(&str) -> Option<OsString> {
+        move |n| (n == name).then(|| OsString::from(value))
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        let cases = [
+            ("BSP_STATS", "bogus", "BSP_STATS=\"bogus\" is not one of `counts`, `timed`, `1`, `off`, `0`"),
+            ("BSP_TRACE_SUMMARY", "yes", "BSP_TRACE_SUMMARY=\"yes\" is not one of `1`, `0`"),
+            ("BSP_PIN", "no", "BSP_PIN=\"no\" is not one of `1`, `0`"),
+        ];
+        for (name, value, want) in cases {
+            let e = check_in(&only(name, value)).expect_err(name);
+            assert_eq!(e.message(), want);
+            assert_eq!(e.kind(), crate::ErrorKind::Launch);
+        }
+    }
+
+    #[test]
+    fn good_values_and_no_values_pass() {
+        for (name, value) in [
+            ("BSP_STATS", "timed"),
+            ("BSP_STATS", "0"),
+            ("BSP_STATS", "counts"),
+            ("BSP_PIN", "0"),
+            ("BSP_TRACE_SUMMARY", "1"),
+            ("BSP_TRACE", "t.json"),
+        ] {
+            assert!(check_in(&only(name, value)).is_ok(), "{name}={value}");
+        }
+        assert!(check_in(&|_| None).is_ok());
+        // Read as written, as the code that uses them reads them: ` timed` is not `timed`.
+        assert!(check_in(&only("BSP_STATS", " timed")).is_err());
+    }
+
+    #[test]
+    fn nprocs_names_the_variable() {
+        assert_eq!(nprocs_in(&only(NPROCS, " 4 ")).unwrap(), Some(4));
+        assert_eq!(nprocs_in(&|_| None).unwrap(), None);
+        let e = nprocs_in(&only(NPROCS, "0")).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "BSP_NPROCS=\"0\": cannot run an SPMD program on 0 processes (expected a positive integer)"
+        );
+        let e = nprocs_in(&only(NPROCS, "four")).unwrap_err();
+        assert_eq!(e.message(), "BSP_NPROCS=\"four\" is not a number of processes (expected a positive integer)");
+    }
+}
