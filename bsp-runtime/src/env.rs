@@ -8,6 +8,8 @@
 //! | `BSP_TRACE_SUMMARY` | `1` prints the table of supersteps, `0` (or empty) does not |
 //! | `BSP_MACHINE` | a file written by `bspbench --json`, read for the summary's predictions |
 //! | `BSP_PIN` | `1` (the default) pins each thread of the threads engine to a core, `0` does not |
+//! | `BSP_THREADS` | under `mpirun`: a positive integer, the processes (threads) per rank of the hybrid engine (explicit code wins) |
+//! | `BSP_MPI_EXCHANGE` | under `mpirun`: `auto` (the default), `dense` or `sparse`, how a sync moves blocks between ranks |
 //!
 //! A value outside these is a launch error that names the variable and its value, rather than
 //! being read as the default: a misspelt `BSP_STATS=timd` would otherwise go unnoticed.
@@ -18,6 +20,8 @@ use crate::error::Error;
 
 /// The variable that sets the number of processes (public as `bsp_runtime::NPROCS_VAR`).
 pub(crate) use crate::launch::NPROCS_VAR as NPROCS;
+/// The variable that asks for threads per rank (public as `bsp_runtime::THREADS_VAR`).
+pub(crate) use crate::launch::THREADS_VAR as THREADS;
 
 /// Where the variables come from: the process's environment, or a test's.
 type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;
@@ -53,6 +57,19 @@ fn nprocs_in(env: Env<'_>) -> Result<Option<usize>, Error> {
     }
 }
 
+/// `BSP_THREADS`: `None` if it is not set, else the number it gives (0 is refused by the engine
+/// that would use it, with the other launch errors of that engine).
+pub(crate) fn threads() -> Result<Option<usize>, Error> {
+    threads_in(&process_env)
+}
+
+fn threads_in(env: Env<'_>) -> Result<Option<usize>, Error> {
+    let Some(v) = var(env, THREADS)? else { return Ok(None) };
+    v.trim().parse::<usize>().map(Some).map_err(|_| {
+        Error::launch(format!("{THREADS}={v:?} is not a number of threads per rank (expected a positive integer)"))
+    })
+}
+
 /// Checks the variables other than `BSP_NPROCS` (see the module docs).
 pub(crate) fn check() -> Result<(), Error> {
     check_in(&process_env)
@@ -71,6 +88,7 @@ fn check_in(env: Env<'_>) -> Result<(), Error> {
     one_of("BSP_STATS", &["counts", "timed", "1", "off", "0", ""])?;
     one_of("BSP_TRACE_SUMMARY", &["1", "0", ""])?;
     one_of("BSP_PIN", &["1", "0", ""])?;
+    one_of("BSP_MPI_EXCHANGE", &["auto", "dense", "sparse", ""])?;
     // BSP_TRACE is any path; BSP_MACHINE is read (and its errors named) when the summary needs it.
     var(env, "BSP_TRACE")?;
     var(env, "BSP_MACHINE")?;
@@ -92,6 +110,7 @@ mod tests {
             ("BSP_STATS", "bogus", "BSP_STATS=\"bogus\" is not one of `counts`, `timed`, `1`, `off`, `0`"),
             ("BSP_TRACE_SUMMARY", "yes", "BSP_TRACE_SUMMARY=\"yes\" is not one of `1`, `0`"),
             ("BSP_PIN", "no", "BSP_PIN=\"no\" is not one of `1`, `0`"),
+            ("BSP_MPI_EXCHANGE", "sparce", "BSP_MPI_EXCHANGE=\"sparce\" is not one of `auto`, `dense`, `sparse`"),
         ];
         for (name, value, want) in cases {
             let e = check_in(&only(name, value)).expect_err(name);
@@ -109,6 +128,7 @@ mod tests {
             ("BSP_PIN", "0"),
             ("BSP_TRACE_SUMMARY", "1"),
             ("BSP_TRACE", "t.json"),
+            ("BSP_MPI_EXCHANGE", "sparse"),
         ] {
             assert!(check_in(&only(name, value)).is_ok(), "{name}={value}");
         }
@@ -128,5 +148,16 @@ mod tests {
         );
         let e = nprocs_in(&only(NPROCS, "four")).unwrap_err();
         assert_eq!(e.message(), "BSP_NPROCS=\"four\" is not a number of processes (expected a positive integer)");
+    }
+
+    #[test]
+    fn threads_names_the_variable() {
+        assert_eq!(threads_in(&only(THREADS, "2")).unwrap(), Some(2));
+        assert_eq!(threads_in(&|_| None).unwrap(), None);
+        let e = threads_in(&only(THREADS, "two")).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "BSP_THREADS=\"two\" is not a number of threads per rank (expected a positive integer)"
+        );
     }
 }

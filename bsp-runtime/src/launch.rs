@@ -130,14 +130,7 @@ impl Launch {
         if let Some(t) = self.threads {
             return Ok(Some(t));
         }
-        match std::env::var(THREADS_VAR) {
-            Ok(v) => v.trim().parse::<usize>().map(Some).map_err(|_| {
-                Error::launch(format!(
-                    "{THREADS_VAR}={v:?} is not a number of threads per rank (expected a positive integer)"
-                ))
-            }),
-            Err(_) => Ok(None),
-        }
+        crate::env::threads()
     }
 
     /// The number of processes asked for by the call or by `BSP_NPROCS` (not a default).
