@@ -8,16 +8,16 @@
 //! [`Endpoint`] (pid, number of processes, outboxes, failure record), the [`Outbox`] it
 //! owns, and the registration [`Table`] it reads.
 //!
-//! | the engine owns | threads ([`threads`]) | MPI (`mpi`, cargo feature `mpi`) |
-//! |---|---|---|
-//! | places to run ([`Endpoint`]; `launch.rs` builds the `Ctx` and runs the program there) | one thread per process, joined by the caller | one rank per process; surplus ranks idle |
-//! | the outboxes ([`Outbox`], with the superstep's gets and extension requests) | in the run's shared `Group`, two per process (by superstep parity) | two per rank, in the rank's engine |
-//! | combining flags ([`Engine::combine`], at a sync [`Engine::arrive`]) | the combining barrier (`threads/barrier.rs`) | the flags and the size of what follows, two words to every rank: one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more |
-//! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks, `MPI_Alltoallv` beyond) |
-//! | serving reads ([`Engine::read`]) | the requester copies get sources and calls the owners' extension objects itself | request/reply: owners answer in a second exchange of blocks |
-//! | reusing an outbox after bulk puts ([`Engine::end_outbox_reads`]) | one more barrier | nothing to wait for |
-//! | ends of phases ([`Engine::end_reads`], [`Engine::end_puts`]) | a barrier each | nothing (the exchange already synchronised) |
-//! | failure ([`Fate`]) | the barrier is poisoned, so every waiter wakes | a rank that fails alone calls `MPI_Abort` |
+//! | the engine owns | threads ([`threads`]) | MPI (`mpi`, cargo feature `mpi`) | hybrid (`hybrid`, cargo feature `mpi`) |
+//! |---|---|---|---|
+//! | places to run ([`Endpoint`]; `launch.rs` builds the `Ctx` and runs the program there) | one thread per process, joined by the caller | one rank per process; surplus ranks idle | a thread per process, `BSP_THREADS` per rank |
+//! | the outboxes ([`Outbox`], with the superstep's gets and extension requests) | in the run's shared `Group`, two per process (by superstep parity) | two per rank, in the rank's engine | in the rank's `Group` |
+//! | combining flags ([`Engine::combine`], at a sync [`Engine::arrive`]) | the combining barrier (`threads/barrier.rs`) | up to 8 ranks the flags and the size of what follows, two words to every rank (one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more); beyond, an `MPI_Allreduce` | the rank's barrier, the leaders' `MPI_Allreduce`, the rank's barrier again |
+//! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks; beyond, the sparse exchange or `MPI_Alltoallv`) | in place inside the rank; the leader exchanges the blocks for other ranks in the arrival |
+//! | serving reads ([`Engine::read`]) | the requester copies get sources and calls the owners' extension objects itself | request/reply: owners answer in a second exchange of blocks | in place inside the rank; request/reply between ranks |
+//! | reusing an outbox after bulk puts ([`Engine::end_outbox_reads`]) | one more barrier | nothing to wait for | the rank's barrier |
+//! | ends of phases ([`Engine::end_reads`], [`Engine::end_puts`]) | a barrier each | nothing (the exchange already synchronised) | the rank's barrier each |
+//! | failure ([`Fate`]) | the barrier is poisoned, so every waiter wakes | a rank that fails alone calls `MPI_Abort` | both: the rank's barrier is poisoned, then the rank calls `MPI_Abort` |
 //!
 //! # The contract
 //! A sync is driven by `Ctx::sync` (`sync.rs`); the engine sees these calls, in this order, on
@@ -69,15 +69,17 @@
 //!   [`AnyEngine`] arm, pid, number of processes, outboxes and [`Fate`]) and collects the results;
 //! - the [`Engine`] trait on the per-process part.
 //!
-//! The pieces of the two engines are reusable by a third: the threads engine's `Group` (the
-//! combining barrier, the outboxes of a set of threads, the shared registration rows), and the
-//! MPI engine's wire format (`mpi::wire`: a `#[repr(C)]` header and the serialised outbox) and
-//! set-up. A *hybrid* engine (MPI between machines, threads inside each) is such a combination:
+//! The pieces of the engines are reusable by another: the threads engine's `Group` (the
+//! combining barrier, the outboxes of a set of threads, the shared registration rows, the in-place
+//! get and request serving), and the MPI engine's wire format (`mpi::wire`: a `#[repr(C)]`
+//! header and the serialised outbox) and set-up (`mpi::with_world`). The hybrid engine
+//! (`hybrid.rs`, MPI between machines and threads inside each) is such a combination, one file:
 //! a `Group` per rank; `arrive` is the rank's barrier, with one thread per rank exchanging the
 //! rank's combined flags and blocks with the other ranks in between; `exchange` presents the
 //! outboxes of local peers in place and the blocks of remote ones deserialised, through one
 //! [`Peers`] view; `read` copies local get sources directly and asks remote owners by
-//! request/reply; `end_reads`/`end_puts` are local barriers, since remote readers work on copies.
+//! request/reply; `end_reads`/`end_puts` are the rank's barrier, since remote readers work on
+//! copies.
 
 #[cfg(feature = "mpi")]
 pub(crate) mod hybrid;
