@@ -154,3 +154,11 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// Prints `error: {error}` on standard error with one `write` call, so that the lines of
+/// processes that fail at once (MPI ranks sharing `mpirun`'s stderr) do not interleave.
+pub(crate) fn print_error(error: &impl std::fmt::Display) {
+    use std::io::Write as _;
+    let line = format!("error: {error}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}

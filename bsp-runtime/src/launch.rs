@@ -51,7 +51,7 @@ pub fn exit_on_error<R>(result: Result<R, Error>) -> R {
         Ok(r) => r,
         Err(e) => {
             if !e.is_quiet() {
-                eprintln!("error: {e}");
+                crate::error::print_error(&e);
             }
             std::process::exit(1)
         }

@@ -3,8 +3,9 @@
 //! `mpirun -n R` with `BSP_THREADS=T` (or [`Launch::threads_per_rank`](crate::Launch)) runs
 //! p = R·T processes, laid out rank-major: rank r holds pids `r·T .. r·T + T`, one thread each,
 //! process `r·T` on the thread that started the rank (the only one that calls MPI, so MPI is
-//! initialised `MPI_THREAD_FUNNELED`). The BSPlib semantics are those of `sync.rs`, as on the
-//! other engines; this file only moves bytes, reusing both of them:
+//! initialised `MPI_THREAD_FUNNELED`). With T = 1 that is the MPI engine, and with R = 1 the
+//! threads engine, which [`launch`] then runs instead. The BSPlib semantics are those of
+//! `sync.rs`, as on the other engines; this file only moves bytes, reusing both of them:
 //!
 //! - inside a rank the processes form a threads [`Group`]: they combine flags at its barrier and
 //!   read each other's outboxes, registered memory and extension objects in place, as on the
@@ -19,8 +20,7 @@
 //!   replies in a second exchange.
 //!
 //! # A sync
-//! 1. Every process of the rank arrives at the rank's barrier (its outbox complete). On one rank
-//!    that is the whole arrival (the same cost as the threads engine). Otherwise the leader
+//! 1. Every process of the rank arrives at the rank's barrier (its outbox complete). The leader
 //!    all-reduces the rank's flags with the other leaders and, if anybody queued something,
 //!    serialises the rank's blocks for other ranks and exchanges them; a second barrier hands
 //!    the OR of every process's flags (and the received blocks) to the rank's processes.
@@ -330,9 +330,6 @@ impl Engine for Hybrid {
     fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
         self.parity = parity;
         let local = self.local_barrier(flags)?;
-        if self.rank.ranks == 1 {
-            return Ok(local);
-        }
         let mut all = 0;
         if let Some(leader) = self.leader.as_mut() {
             leader.comm.all_reduce_into(&local, &mut all, SystemOperation::bitwise_or());
@@ -347,9 +344,6 @@ impl Engine for Hybrid {
 
     fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
         let local = self.local_barrier(flags)?;
-        if self.rank.ranks == 1 {
-            return Ok(local);
-        }
         let mut all = 0;
         if let Some(leader) = self.leader.as_mut() {
             leader.comm.all_reduce_into(&local, &mut all, SystemOperation::bitwise_or());
@@ -403,7 +397,7 @@ impl Engine for Hybrid {
 
     fn read(&mut self, table: &Table, got: &mut ReadResults) {
         // 1. Serve what remote processes asked of this one; the leader exchanges the replies.
-        if self.rank.ranks > 1 {
+        {
             self.serve_remote(table);
             // A poisoned barrier: the run failed; the sync stops at its next engine call.
             if self.local_barrier(0).is_ok() {
@@ -417,7 +411,7 @@ impl Engine for Hybrid {
         // SAFETY: read after the reply exchange's second barrier.
         let replies = unsafe { &*self.rank.shared.replies_in.get() };
         let mut at = 0;
-        while self.rank.ranks > 1 && at < replies.len() {
+        while at < replies.len() {
             let (requester, owner, words) = (replies[at] as usize, replies[at + 1] as usize, replies[at + 2] as usize);
             if requester == self.pid {
                 self.reply_at[owner] = (at + 3) * 8;
@@ -548,6 +542,9 @@ fn procs(want: Want, ranks: usize) -> Result<(usize, usize), Error> {
 
 /// `Launch::nprocs` under `mpirun` with threads per rank.
 pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
+    if want.threads == Some(1) {
+        return super::mpi::nprocs(Want { threads: None, ..want });
+    }
     let ranks = ranks_from_env().ok_or_else(|| {
         Error::launch("started by mpirun, but the number of ranks is not in the environment".to_string())
     })?;
@@ -556,12 +553,25 @@ pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
 
 /// Runs `body` at the endpoints of this rank's processes, one thread each (the rank's first on
 /// this thread, which alone calls MPI).
+///
+/// A layout that needs only one of the other engines gets that engine, which is as fast as it
+/// can be: one thread per rank is the MPI engine (with its rules for the number of processes),
+/// and a single rank is the threads engine (MPI is initialised, and nothing calls it). Either
+/// way MPI stays at `MPI_THREAD_SINGLE`, which Open MPI serves without a lock per call.
 pub(crate) fn launch<R, B>(want: Want, body: B) -> Result<Vec<R>, Error>
 where
     R: Send,
     B: Fn(Endpoint) -> Option<R> + Sync,
 {
-    with_world(mpi::Threading::Funneled, |world| run_on(world, want, body))
+    let ranks = ranks_from_env();
+    match (want.threads, ranks) {
+        (Some(1), _) => super::mpi::launch(Want { threads: None, ..want }, body),
+        (Some(t), Some(1)) if t > 1 => with_world(mpi::Threading::Single, |world| match want.requested {
+            Some(q) if q != t => Err(report_once(&world, procs(want, 1).expect_err("a count other than 1 · t"))),
+            _ => super::threads::launch(Want { requested: Some(t), default: None, threads: None }, body),
+        }),
+        _ => with_world(mpi::Threading::Funneled, |world| run_on(world, want, body)),
+    }
 }
 
 fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
@@ -649,7 +659,7 @@ where
             return Err(report_once(&fence, error));
         }
         // Only this rank failed; the others may wait in a collective forever: stop them all.
-        eprintln!("error: {error}");
+        crate::error::print_error(&error);
         world.abort(1)
     }
     results

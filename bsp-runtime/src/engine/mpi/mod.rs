@@ -863,7 +863,7 @@ where
         return Err(report_once(&fence, error));
     }
     // Only this rank failed; the others may wait in a collective forever: stop them all.
-    eprintln!("error: {error}");
+    crate::error::print_error(&error);
     world.abort(1)
 }
 
@@ -873,7 +873,7 @@ where
 /// message would often be lost.) Every rank returns it quieted, so it is printed once.
 pub(crate) fn report_once(comm: &SimpleCommunicator, error: Error) -> Error {
     if comm.rank() == 0 {
-        eprintln!("error: {error}");
+        crate::error::print_error(&error);
     }
     comm.barrier();
     error.quieted()
