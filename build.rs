@@ -33,6 +33,7 @@ fn main() {
         std::fs::write(Path::new(&out).join(name), page).unwrap_or_else(|e| panic!("cannot write {name}: {e}"));
     }
     println!("cargo:rerun-if-changed=docs/trace-timeline.png");
+    println!("cargo:rerun-if-changed=docs/scale.png");
 }
 
 /// `text` with every inline link target `(target)` after `]` replaced as the module docs say.

@@ -229,8 +229,12 @@ fn svg(rows: &[Row], k: usize) -> String {
         let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#, m - 6.0, py + 4.0, 10f64.powf(e));
         e += 1.0;
     }
-    let mut engines: Vec<&str> = rows.iter().map(|r| r.engine.as_str()).collect();
-    engines.dedup();
+    let mut engines: Vec<&str> = Vec::new();
+    for r in rows {
+        if !engines.contains(&r.engine.as_str()) {
+            engines.push(&r.engine);
+        }
+    }
     let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"];
     let mut line = 0;
     for (i, engine) in engines.iter().enumerate() {

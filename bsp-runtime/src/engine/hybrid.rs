@@ -586,7 +586,14 @@ where
     };
     let comm = world.split_by_color(Color::with_value(0)).expect("every rank takes part");
     let fence = comm.duplicate();
-    let (group, parkers) = Group::new(t, p);
+    // The ranks on this machine and this rank's place among them: its threads are pinned, one
+    // core each, only when the cores this rank may use hold every thread of them all (unbound
+    // ranks); a rank bound to a few cores leaves its threads free on them. The barrier spins
+    // only when the machine is not oversubscribed.
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok());
+    let (here, local_rank) =
+        (env("OMPI_COMM_WORLD_LOCAL_SIZE").unwrap_or(1), env("OMPI_COMM_WORLD_LOCAL_RANK").unwrap_or(0));
+    let (group, parkers) = Group::sharing(t, p, here * t);
     let shared = Shared {
         recv: UnsafeCell::default(),
         replies_out: (0..t).map(|_| UnsafeCell::default()).collect(),
@@ -608,7 +615,7 @@ where
         messages: 0,
     });
     let start = |local: usize, parker: Parker, leader: Option<Box<Leader>>| {
-        let placed = placement::pin(local, t);
+        let placed = placement::pin(local_rank * t + local, here * t);
         let pid = rank * t + local;
         let engine = Hybrid {
             rank: state.clone(),

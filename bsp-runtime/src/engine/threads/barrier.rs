@@ -178,11 +178,13 @@ struct Central {
 }
 
 impl Barrier {
-    /// A barrier for `n` processes and the parkers they wait with (index = pid). The algorithm
-    /// is chosen by comparing `n` with the number of cores (module docs).
-    pub(crate) fn new(n: usize) -> (Self, Vec<Parker>) {
+    /// A barrier for `n` processes and the parkers they wait with (index = pid), on a machine
+    /// that runs `busy` such threads in all (`n` on the threads engine; every rank's on the
+    /// machine for the hybrid engine). The algorithm is chosen by comparing `busy` with the
+    /// number of cores (module docs).
+    pub(crate) fn sharing(n: usize, busy: usize) -> (Self, Vec<Parker>) {
         let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-        let strategy = if n <= cores { Strategy::Dissemination } else { Strategy::Central };
+        let strategy = if busy <= cores { Strategy::Dissemination } else { Strategy::Central };
         Self::with_strategy(n, strategy)
     }
 
@@ -467,8 +469,8 @@ mod tests {
     #[test]
     fn new_picks_by_cores() {
         let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-        assert_eq!(Barrier::new(cores).0.strategy(), Strategy::Dissemination);
-        assert_eq!(Barrier::new(cores + 1).0.strategy(), Strategy::Central);
+        assert_eq!(Barrier::sharing(cores, cores).0.strategy(), Strategy::Dissemination);
+        assert_eq!(Barrier::sharing(cores + 1, cores + 1).0.strategy(), Strategy::Central);
     }
 
     #[test]

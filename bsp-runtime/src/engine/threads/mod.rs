@@ -65,7 +65,13 @@ impl Group {
     /// note themselves at their destinations (`Senders`) only when the group is the whole run
     /// and larger than [`VISIT_ALL_UP_TO`].
     pub(crate) fn new(local: usize, global: usize) -> (Self, Vec<Parker>) {
-        let (barrier, parkers) = Barrier::new(local);
+        Self::sharing(local, global, local)
+    }
+
+    /// [`new`](Group::new) for a group whose machine runs `busy` processes in all (other ranks'
+    /// threads too): the barrier's strategy follows `busy`.
+    pub(crate) fn sharing(local: usize, global: usize, busy: usize) -> (Self, Vec<Parker>) {
+        let (barrier, parkers) = Barrier::sharing(local, busy);
         let senders = (local == global && local > VISIT_ALL_UP_TO).then(|| Arc::new(Senders::new(local)));
         let outbox = |pid: usize, parity: usize| match &senders {
             Some(s) => Outbox::noting(global, s.clone(), pid, parity),
