@@ -44,18 +44,36 @@ pub(crate) struct Landing<'a> {
     pub requests: &'a mut Vec<ffi::MPI_Request>,
 }
 
-impl Landing<'_> {
-    fn clear(&mut self) {
+impl<'a> Landing<'a> {
+    /// Empties the landing, then starts sending `blocks` of `send` with `tag` (synchronous
+    /// sends for the consensus), copying a block for this rank, `me`, straight in. The caller
+    /// completes the requests left in `requests` before `send` may change (it borrows `send`
+    /// until then).
+    fn start(
+        self,
+        comm: &SimpleCommunicator,
+        me: usize,
+        send: &[u64],
+        blocks: &[Block],
+        tag: i32,
+        synchronous: bool,
+    ) -> Self {
         self.recv.clear();
         self.got.clear();
         self.requests.clear();
-    }
-
-    /// A block for this rank itself: copied.
-    fn copy_own(&mut self, me: usize, words: &[u64]) {
-        let at = self.recv.len();
-        self.recv.extend_from_slice(words);
-        self.got.push(Block { rank: me, at, words: words.len() });
+        for &b in blocks {
+            if b.rank == me {
+                let at = self.recv.len();
+                self.recv.extend_from_slice(&send[b.at..b.at + b.words]);
+                self.got.push(Block { rank: me, at, words: b.words });
+            } else {
+                // SAFETY: `send` is borrowed by the caller, unchanged, until every request
+                // completes (this function's contract, which both callers keep: they wait for
+                // `requests` before returning).
+                self.requests.push(unsafe { start_send(comm, send, b, tag, synchronous) });
+            }
+        }
+        self
     }
 }
 
@@ -155,17 +173,7 @@ pub(crate) fn consensus(
     blocks: &[Block],
     into: Landing<'_>,
 ) -> u64 {
-    let mut into = into;
-    into.clear();
-    for &b in blocks {
-        if b.rank == me {
-            into.copy_own(me, &send[b.at..b.at + b.words]);
-        } else {
-            // SAFETY: `send` is borrowed, so unchanged, until every request completes below.
-            into.requests.push(unsafe { start_send(comm, send, b, SPARSE_TAG, true) });
-        }
-    }
-    let Landing { recv, got, requests } = into;
+    let Landing { recv, got, requests } = into.start(comm, me, send, blocks, SPARSE_TAG, true);
     let sent = requests.len() as u64;
     let mut barrier: Option<ffi::MPI_Request> = None;
     // SAFETY: an MPI status is plain data; MPI writes it before it is read.
@@ -211,17 +219,7 @@ pub(crate) fn replies(
     owners: &[usize],
     into: Landing<'_>,
 ) -> u64 {
-    let mut into = into;
-    into.clear();
-    for &b in blocks {
-        if b.rank == me {
-            into.copy_own(me, &send[b.at..b.at + b.words]);
-        } else {
-            // SAFETY: `send` is borrowed, so unchanged, until every request completes below.
-            into.requests.push(unsafe { start_send(comm, send, b, REPLY_TAG, false) });
-        }
-    }
-    let Landing { recv, got, requests } = into;
+    let Landing { recv, got, requests } = into.start(comm, me, send, blocks, REPLY_TAG, false);
     // SAFETY: an MPI status is plain data; MPI writes it before it is read.
     let mut status: ffi::MPI_Status = unsafe { std::mem::zeroed() };
     for &owner in owners.iter().filter(|&&o| o != me) {
