@@ -1,4 +1,4 @@
-//! Global pointer arrays (issue 5, §7, D17) on the threads engine: every check and failure case
+//! Global pointer arrays (§7, D17) on the threads engine: every check and failure case
 //! of `suite/gp.rs` (the same run on MPI in `mpi.rs`), each a `#[test]` at its process counts
 //! (`gp::on_threads::<check>`, `gp::fails_on_threads::<case>`).
 

@@ -1,4 +1,4 @@
-//! Robustness (issue 11): defects found by Miri, adversarial programs and fault injection, each
+//! Robustness: defects found by Miri, adversarial programs and fault injection, each
 //! with the program that showed it.
 //!
 //! Each check is an SPMD function that asserts inside the run (`fn(&mut Ctx)`), so that the
