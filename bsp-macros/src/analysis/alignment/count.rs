@@ -54,31 +54,15 @@ impl fmt::Display for Count {
     }
 }
 
-/// Methods of the context that are sync points: `sync`, the registration calls (each includes a
-/// sync) and the collectives (each ends with one or more syncs, the same on every process).
-pub(crate) const SYNCING: &[&str] = &[
-    "sync",
-    "register",
-    "register_each",
-    "unregister",
-    "unregister_each",
-    "broadcast",
-    "broadcast_one",
-    "broadcast_large",
-    "reduce",
-    "allreduce",
-    "allreduce_one",
-    "scan",
-    "scan_one",
-    "gather",
-    "gather_into",
-    "allgather",
-    "allgather_into",
-    "scatter",
-    "alltoall",
-    "alltoallv",
-    "alltoallv_into",
-];
+/// Methods of the context that are sync points besides the collectives (`analysis::COLLECTIVES`,
+/// each of which ends with one or more syncs, the same on every process): `sync`, and the
+/// registration calls (each includes a sync).
+const SYNCING: &[&str] = &["sync", "register", "register_each", "unregister", "unregister_each"];
+
+/// Whether the context's method `name` is a sync point.
+pub(crate) fn is_syncing(name: &str) -> bool {
+    SYNCING.contains(&name) || crate::analysis::COLLECTIVES.contains(&name)
+}
 
 /// Methods of the context that are certainly not sync points.
 pub(crate) const NOT_SYNCING: &[&str] = &[

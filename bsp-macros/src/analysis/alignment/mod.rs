@@ -27,7 +27,7 @@ use super::state::{BindingId, Scopes};
 use super::syntax::{bound_names, is_compound_assign, is_process_exit, mentions, place_of, single_ident, strip_parens};
 use crate::ctxt::Ctxt;
 use crate::superstep::SuperstepInput;
-use count::{Count, NOT_SYNCING, NOT_SYNCING_WITH_CTX, SYNCING, SYNCING_WITH_CTX};
+use count::{is_syncing, Count, NOT_SYNCING, NOT_SYNCING_WITH_CTX, SYNCING_WITH_CTX};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens as _;
 use std::collections::{HashMap, HashSet};
@@ -869,7 +869,7 @@ impl<'a> Aligner<'a> {
                 for arg in &call.args {
                     self.arg(arg);
                 }
-                if SYNCING.contains(&name) {
+                if is_syncing(name) {
                     self.sync_point(call.method.span());
                 } else if !NOT_SYNCING.contains(&name) {
                     self.unknown();
