@@ -19,9 +19,7 @@ use crate::{Ctx, Error};
 /// The environment variable that sets the number of processes.
 pub const NPROCS_VAR: &str = "BSP_NPROCS";
 
-/// The environment variable that asks for the hybrid engine under `mpirun`: this many processes
-/// (threads) per rank ([`Launch::threads_per_rank`]).
-pub const THREADS_VAR: &str = "BSP_THREADS";
+pub use crate::engine::THREADS_VAR;
 
 /// Runs `f` on `nprocs` processes and returns each one's result, indexed by pid.
 ///

@@ -54,16 +54,16 @@ use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use mpi::Count;
 
+use super::mpi::sparse::log2_ceil;
 use super::mpi::wire::{self, put_bytes, Reader, Received};
-use super::mpi::{ranks_from_env, report_once, with_world};
+use super::mpi::{count, displacements, ranks_from_env, report_once, with_world};
 use super::threads::{get_in_place, placement, serve_in_place, Group};
 use super::{AnyEngine, Endpoint, Engine, Fate, Peers, Poisoned, ReadResults, RegRow, Status, Want};
 use crate::exchange::{flags, Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::reg::Table;
 use crate::Error;
 
-/// The variable that asks for the hybrid engine, for messages.
-const THREADS_VAR: &str = "BSP_THREADS";
+use super::THREADS_VAR;
 
 /// What the leader hands the rank's processes, written only between barriers (module docs).
 struct Shared {
@@ -125,34 +125,14 @@ pub(crate) struct Hybrid {
     large: Vec<wire::LargeIn>,
 }
 
-fn count(words: usize, what: &str) -> Count {
-    Count::try_from(words).unwrap_or_else(|_| {
-        panic!("the hybrid engine moves at most 2^31 - 1 words (16 GiB) between two ranks per superstep; {what} needs {words}")
-    })
-}
-
-/// ⌈log₂ n⌉: the messages of an all-reduce among n ranks (the statistics' convention).
-fn log2_ceil(n: usize) -> u64 {
-    u64::from(n.max(1).next_power_of_two().trailing_zeros())
-}
-
 impl Leader {
     /// Sends `send` (by `send_counts`, one part per rank) to every rank and receives every
     /// rank's part for this one into `recv`: sizes by `MPI_Alltoall`, then `MPI_Alltoallv`.
     fn all_to_all_v(&mut self, recv: &mut Vec<u64>) {
         let ranks = self.send_counts.len();
         self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
-        let prefix = |counts: &[Count], displs: &mut Vec<Count>| {
-            displs.clear();
-            let mut at = 0usize;
-            for &c in counts {
-                displs.push(count(at, "everything one rank sends or receives"));
-                at += c as usize;
-            }
-            at
-        };
-        prefix(&self.send_counts, &mut self.send_displs);
-        let total = prefix(&self.recv_counts, &mut self.recv_displs);
+        displacements(&self.send_counts, &mut self.send_displs, "everything this rank sends");
+        let total = displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
         recv.clear();
         recv.resize(total, 0);
         let send = Partition::new(&self.send[..], &self.send_counts[..], &self.send_displs[..]);
@@ -397,15 +377,13 @@ impl Engine for Hybrid {
 
     fn read(&mut self, table: &Table, got: &mut ReadResults) {
         // 1. Serve what remote processes asked of this one; the leader exchanges the replies.
-        {
-            self.serve_remote(table);
-            // A poisoned barrier: the run failed; the sync stops at its next engine call.
-            if self.local_barrier(0).is_ok() {
-                if self.leader.is_some() {
-                    self.send_replies();
-                }
-                let _ = self.local_barrier(0);
+        self.serve_remote(table);
+        // A poisoned barrier: the run failed; the sync stops at its next engine call.
+        if self.local_barrier(0).is_ok() {
+            if self.leader.is_some() {
+                self.send_replies();
             }
+            let _ = self.local_barrier(0);
         }
         // 2. Where each remote owner's reply to this process starts.
         // SAFETY: read after the reply exchange's second barrier.

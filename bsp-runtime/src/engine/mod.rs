@@ -230,6 +230,10 @@ impl AnyEngine {
     }
 }
 
+/// The environment variable that asks for the hybrid engine under `mpirun`: this many processes
+/// (threads) per rank (`Launch::threads_per_rank`).
+pub const THREADS_VAR: &str = "BSP_THREADS";
+
 /// How many processes a launch asks for, as `launch.rs` read it from the call and the
 /// environment: an explicit number, else a default; an engine supplies its own default after
 /// these (threads: the cores; MPI: the ranks, which also win over `default`).

@@ -161,21 +161,13 @@ pub(crate) enum ExchangeMode {
 pub(crate) const EXCHANGE_VAR: &str = "BSP_MPI_EXCHANGE";
 
 impl ExchangeMode {
-    /// The mode `BSP_MPI_EXCHANGE` asks for (`auto` when unset).
-    ///
-    /// # Errors
-    /// A value that is not one of the three, named with the variable.
-    pub(crate) fn from_env() -> Result<ExchangeMode, Error> {
-        match std::env::var(EXCHANGE_VAR) {
-            Err(_) => Ok(ExchangeMode::Auto),
-            Ok(v) => match v.trim() {
-                "auto" | "" => Ok(ExchangeMode::Auto),
-                "dense" => Ok(ExchangeMode::Dense),
-                "sparse" => Ok(ExchangeMode::Sparse),
-                _ => Err(Error::launch(format!(
-                    "{EXCHANGE_VAR}={v:?} is not an exchange of the MPI engine (expected `auto`, `dense` or `sparse`)"
-                ))),
-            },
+    /// The mode `BSP_MPI_EXCHANGE` asks for (`auto` when unset). Its value was checked when
+    /// the launch started (`env.rs`), which names the variable for any other value.
+    pub(crate) fn from_env() -> ExchangeMode {
+        match std::env::var(EXCHANGE_VAR).as_deref() {
+            Ok("dense") => ExchangeMode::Dense,
+            Ok("sparse") => ExchangeMode::Sparse,
+            _ => ExchangeMode::Auto,
         }
     }
 }
@@ -197,7 +189,8 @@ const INLINE_WORDS: usize = 480;
 const POINT_TO_POINT_RANKS: usize = 8;
 
 /// `counts` as MPI displacements (exclusive prefix sums), checked: MPI displacements are `int`.
-fn displacements(counts: &[Count], displs: &mut Vec<Count>, what: &str) {
+/// Returns the total.
+pub(crate) fn displacements(counts: &[Count], displs: &mut Vec<Count>, what: &str) -> usize {
     displs.clear();
     let mut at: usize = 0;
     for &c in counts {
@@ -205,9 +198,11 @@ fn displacements(counts: &[Count], displs: &mut Vec<Count>, what: &str) {
         at += usize::try_from(c).expect("MPI counts are not negative");
     }
     count(at, what);
+    at
 }
 
-fn count(words: usize, what: &str) -> Count {
+/// `words` as an MPI count, checked: MPI counts are `int`.
+pub(crate) fn count(words: usize, what: &str) -> Count {
     Count::try_from(words).unwrap_or_else(|_| {
         panic!(
             "the MPI engine moves at most 2^31 - 1 words (16 GiB) to or from one rank per superstep; {what} needs {words}"
@@ -344,11 +339,13 @@ impl Mpi {
     fn arrive_sparse_capable(&mut self, flags: u64) -> u64 {
         let p = self.recv_counts.len();
         let mut mine = flags;
-        if self.mode == ExchangeMode::Auto && flags & (flags::WORK | flags::GET) != 0 {
+        // The ranks this one would send blocks to (none without work), for `exchange_sparse`.
+        self.dests.clear();
+        if flags & (flags::WORK | flags::GET) != 0 {
             // SAFETY: in the sync, after `parity` was set.
             let out = unsafe { self.own_outbox() };
             self.note_dests(out);
-            if 4 * self.dests.len() > p {
+            if self.mode == ExchangeMode::Auto && 4 * self.dests.len() > p {
                 mine |= DENSE;
             }
         }
@@ -366,9 +363,8 @@ impl Mpi {
     /// queued something for or asked something of; the senders it hears from become the
     /// view's senders.
     fn exchange_sparse(&mut self) {
-        // SAFETY: in the sync, after `arrive`.
+        // SAFETY: in the sync, after `arrive`, which noted the destinations in `dests`.
         let out = unsafe { self.own_outbox() };
-        self.note_dests(out);
         self.send.clear();
         self.blocks.clear();
         self.large_out.clear();
@@ -450,8 +446,7 @@ impl Mpi {
     /// an `MPI_Alltoallv`. `inline`: the blocks that went with the arrival, as (sent, got).
     fn all_to_all_v(&mut self, inline: (bool, bool)) {
         displacements(&self.send_counts, &mut self.send_displs, "everything this rank sends");
-        displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
-        let total: usize = self.recv_counts.iter().map(|&c| c as usize).sum();
+        let total = displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
         // Grown, never cleared: MPI overwrites the blocks, and readers go by the displacements
         // (zeroing the buffer on every sync costs as much as a copy of it).
         if self.recv.len() < total {
@@ -841,8 +836,8 @@ where
     B: Fn(Endpoint) -> Option<R>,
 {
     let (rank, size) = (world.rank() as usize, world.size() as usize);
-    let (p, mode) = match procs(want, size).and_then(|p| Ok((p, ExchangeMode::from_env()?))) {
-        Ok(pm) => pm,
+    let p = match procs(want, size) {
+        Ok(p) => p,
         Err(e) => return Err(report_once(&world, e)),
     };
     let color = if rank < p { Color::with_value(0) } else { Color::undefined() };
@@ -852,7 +847,7 @@ where
     // For reporting a collective failure (the run's own communicator may be gone by then).
     let fence = comm.duplicate();
     let fate = Arc::new(Fate::new(Box::new(|| {})));
-    let engine = Box::new(Mpi::new(comm, p, mode));
+    let engine = Box::new(Mpi::new(comm, p, ExchangeMode::from_env()));
     let outboxes = engine.outboxes();
     let endpoint = Endpoint { engine: AnyEngine::Mpi(engine), pid: rank, nprocs: p, outboxes, fate: fate.clone() };
     if let Some(r) = body(endpoint) {
