@@ -33,6 +33,9 @@
 //! is a ratio to a baseline timed inside the same multi-threaded run, which Criterion's
 //! single-closure model does not express, and it keeps `cargo bench --no-run` cheap in CI.
 
+mod common;
+use common::median;
+
 use std::hint::{black_box, spin_loop};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Barrier};
@@ -48,16 +51,6 @@ struct Opts {
     runs: usize,
     /// Divides the repetition counts (for smoke tests).
     scale: usize,
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 fn cores() -> usize {

@@ -24,6 +24,9 @@
 //!
 //! The ratio is BSP / sequential: below 1, the two processes win. Output is a Markdown table.
 
+mod common;
+use common::median;
+
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -46,16 +49,6 @@ mod matvec;
 mod sample_sort;
 
 const P: usize = 2;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
 
 /// Seconds that `f` takes.
 fn seconds(f: impl FnOnce()) -> f64 {

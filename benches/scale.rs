@@ -19,6 +19,9 @@
 //! `--svg FILE` plots every row of FILE (or of this run) as µs per superstep against p, one
 //! line per engine and kind of superstep.
 
+mod common;
+use common::median;
+
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -78,16 +81,6 @@ impl Row {
             msgs(self.msgs_empty),
             msgs(self.msgs_puts)
         )
-    }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
 }
 

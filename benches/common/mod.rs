@@ -1,0 +1,12 @@
+//! What the benchmark binaries share (each includes this file as `mod common;`).
+
+/// The median of `v` (the mean of the two middle values for an even count).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
