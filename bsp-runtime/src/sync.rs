@@ -339,7 +339,8 @@ impl Ctx {
             }
         }
         if counting {
-            self.stats.note_incoming(&got, served, served_bytes);
+            let kinds = if count_gets { flags::PUT | flags::GET } else { flags::PUT };
+            self.stats.note_incoming(kinds, &got, served, served_bytes);
         }
     }
 
@@ -366,7 +367,7 @@ impl Ctx {
             }
         }
         if self.stats.counting() && got.records > 0 {
-            self.stats.note_incoming(&got, 0, 0);
+            self.stats.note_incoming(flags::EXT, &got, 0, 0);
         }
     }
 
@@ -392,7 +393,7 @@ impl Ctx {
             }
         }
         if self.stats.counting() && got.messages > 0 {
-            self.stats.note_incoming(&got, 0, 0);
+            self.stats.note_incoming(flags::MSG, &got, 0, 0);
         }
     }
 
