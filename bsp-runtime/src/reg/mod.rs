@@ -9,6 +9,11 @@
 //! address is used by the threads engine only). Bounds checks therefore use the *target's*
 //! extent at the call, without asking the target.
 
+pub(crate) mod handle;
+pub(crate) mod locals;
+pub(crate) mod register;
+pub(crate) mod scoped;
+
 use std::any::Any;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
@@ -479,9 +484,9 @@ impl Ctx {
             ext,
             handlers: Arc::from([]),
         });
-        st.flags |= crate::exchange::flags::WORK | crate::exchange::flags::COLLECTIVE;
+        st.flags |= crate::sync::outbox::flags::WORK | crate::sync::outbox::flags::COLLECTIVE;
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
-        unsafe { self.outbox() }.meta.pushes.push(crate::exchange::PushInfo {
+        unsafe { self.outbox() }.meta.pushes.push(crate::sync::outbox::PushInfo {
             serial,
             addr,
             bytes,
@@ -543,7 +548,7 @@ impl Ctx {
             }
             RegState::Active => entry.state = RegState::Popped(step),
         }
-        st.flags |= crate::exchange::flags::WORK | crate::exchange::flags::COLLECTIVE;
+        st.flags |= crate::sync::outbox::flags::WORK | crate::sync::outbox::flags::COLLECTIVE;
         drop(st);
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         unsafe { self.outbox() }.meta.pops.push(serial);

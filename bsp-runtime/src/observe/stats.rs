@@ -70,7 +70,7 @@
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
-use crate::exchange::flags;
+use crate::sync::outbox::flags;
 use crate::Ctx;
 
 /// Bytes in a word, the unit of `g` and of h in words.
@@ -355,7 +355,7 @@ pub(crate) struct Recorder {
     /// When the current superstep started (the end of the previous sync).
     step_start: Instant,
     /// Events for `BSP_TRACE` / `BSP_TRACE_SUMMARY`, when asked for.
-    pub(crate) trace: Option<Box<crate::trace::Buffer>>,
+    pub(crate) trace: Option<Box<crate::observe::trace::Buffer>>,
     /// The engine's message count at the end of the last sync counted.
     engine_messages: u64,
 }
@@ -364,7 +364,7 @@ impl Recorder {
     /// A recorder starting now, in the mode `BSP_STATS` asks for ([`StatsMode::from_env`]);
     /// tracing is on (and then the mode `Timed`) when `BSP_TRACE` or `BSP_TRACE_SUMMARY` is set.
     pub(crate) fn new(pid: usize, nprocs: usize) -> Self {
-        let trace = crate::trace::Buffer::wanted(pid, nprocs).map(Box::new);
+        let trace = crate::observe::trace::Buffer::wanted(pid, nprocs).map(Box::new);
         let now = Instant::now(); // after the trace's origin
         let mode = if trace.is_some() { StatsMode::Timed } else { StatsMode::from_env() };
         Recorder {
@@ -546,7 +546,7 @@ impl Ctx {
         let (me, hpput) = (self.pid, mine & flags::HPPUT != 0);
         // SAFETY: the only outbox reference of this call (`Ctx::outbox`); it is used as a shared
         // reference below, while only `self.stats` (which does not contain the outbox) is written.
-        let out: *const crate::exchange::Outbox = unsafe { self.outbox() };
+        let out: *const crate::sync::outbox::Outbox = unsafe { self.outbox() };
         // SAFETY: as above; the outbox lives in the engine's storage, not in `self`.
         let out = unsafe { &*out };
         let r = &mut self.stats;
@@ -641,7 +641,7 @@ const GREW: u64 = flags::SYNC;
 /// their data: a collective's traffic as the cost model counts it, its elements only (each header
 /// is bookkeeping, as a put's offset is).
 fn collective_traffic<'a>(msgs: impl Iterator<Item = &'a [u8]>) -> (usize, usize) {
-    msgs.map(crate::collective::payload_len).filter(|&n| n > 0).fold((0, 0), |(c, b), n| (c + 1, b + n))
+    msgs.map(crate::ext::collective::payload_len).filter(|&n| n > 0).fold((0, 0), |(c, b), n| (c + 1, b + n))
 }
 
 impl Recorder {
@@ -736,7 +736,7 @@ impl Recorder {
 /// The bytes of a queue's puts: the buffered ones are exactly its data; hpputs (`hpput` set
 /// when some process has one) are read from the records.
 #[inline]
-fn put_bytes(q: &crate::exchange::DestQueue, hpput: bool) -> usize {
+fn put_bytes(q: &crate::sync::outbox::DestQueue, hpput: bool) -> usize {
     if hpput {
         q.puts.iter().map(|p| p.len()).sum()
     } else {
