@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use crate::bsmp::{Recv, TagState};
 use crate::engine::{AnyEngine, Endpoint, Fate, Outboxes, ReadResults};
+use crate::outbox::{Outbox, Pending};
 use crate::reg::Table;
-use crate::sync::outbox::{Outbox, Pending};
 use crate::Error;
 
 /// The payload of a silent unwind: this process stops because the run already failed (the
@@ -73,7 +73,7 @@ pub struct Ctx {
     pub(crate) state: RefCell<State>,
     pub(crate) recv: Recv,
     /// The runtime's own message queue (`channel.rs`).
-    pub(crate) sys_recv: crate::sync::channel::SysRecv,
+    pub(crate) sys_recv: crate::outbox::channel::SysRecv,
     /// Set when a `superstep` closure unwound: the process may not communicate any more.
     pub(crate) broken: Cell<bool>,
     /// Figures of this process's supersteps (`stats.rs`), and its trace.

@@ -90,8 +90,8 @@ pub(crate) mod threads;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::outbox::{Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::reg::Table;
-use crate::sync::outbox::{Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::Error;
 
 /// What an engine does for one process (module docs: the contract).
@@ -229,10 +229,6 @@ impl AnyEngine {
         }
     }
 }
-
-/// The environment variable that asks for the hybrid engine under `mpirun`: this many processes
-/// (threads) per rank (`Launch::threads_per_rank`).
-pub const THREADS_VAR: &str = "BSP_THREADS";
 
 /// How many processes a launch asks for, as `launch.rs` read it from the call and the
 /// environment: an explicit number, else a default; an engine supplies its own default after

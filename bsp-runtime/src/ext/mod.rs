@@ -23,7 +23,7 @@ pub mod gp;
 use std::any::Any;
 use std::sync::Arc;
 
-use crate::sync::outbox::{flags, ExtRec, ReqPart};
+use crate::outbox::{flags, ExtRec, ReqPart};
 use crate::Ctx;
 
 /// An object that other processes can address at the sync.

@@ -70,7 +70,7 @@
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
-use crate::sync::outbox::flags;
+use crate::outbox::flags;
 use crate::Ctx;
 
 /// Bytes in a word, the unit of `g` and of h in words.
@@ -452,7 +452,7 @@ impl Ctx {
         let me = self.pid;
         // SAFETY: the only outbox reference of this call (`Ctx::outbox`); it is used as a shared
         // reference below, while only `self.stats` (which does not contain the outbox) is written.
-        let out: *const crate::sync::outbox::Outbox = unsafe { self.outbox() };
+        let out: *const crate::outbox::Outbox = unsafe { self.outbox() };
         // SAFETY: as above; the outbox lives in the engine's storage, not in `self`.
         let out = unsafe { &*out };
         let r = &mut self.stats;
@@ -617,7 +617,7 @@ impl Recorder {
 /// The bytes of a queue's puts: the buffered ones are exactly its data; hpputs (`hpput` set
 /// when some process has one) are read from the records.
 #[inline]
-fn put_bytes(q: &crate::sync::outbox::DestQueue, hpput: bool) -> usize {
+fn put_bytes(q: &crate::outbox::DestQueue, hpput: bool) -> usize {
     if hpput {
         q.puts.iter().map(|p| p.len()).sum()
     } else {

@@ -484,9 +484,9 @@ impl Ctx {
             ext,
             handlers: Arc::from([]),
         });
-        st.flags |= crate::sync::outbox::flags::WORK | crate::sync::outbox::flags::COLLECTIVE;
+        st.flags |= crate::outbox::flags::WORK | crate::outbox::flags::COLLECTIVE;
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
-        unsafe { self.outbox() }.meta.pushes.push(crate::sync::outbox::PushInfo {
+        unsafe { self.outbox() }.meta.pushes.push(crate::outbox::PushInfo {
             serial,
             addr,
             bytes,
@@ -548,7 +548,7 @@ impl Ctx {
             }
             RegState::Active => entry.state = RegState::Popped(step),
         }
-        st.flags |= crate::sync::outbox::flags::WORK | crate::sync::outbox::flags::COLLECTIVE;
+        st.flags |= crate::outbox::flags::WORK | crate::outbox::flags::COLLECTIVE;
         drop(st);
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         unsafe { self.outbox() }.meta.pops.push(serial);

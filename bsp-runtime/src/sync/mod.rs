@@ -31,15 +31,12 @@
 //! (receive buffers, extension objects), where such a source may also lie, only in phase 6,
 //! after `end_puts`.
 
-pub(crate) mod channel;
-pub(crate) mod outbox;
-
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use crate::engine::{AnyEngine, Engine, Peers, Poisoned, Status};
 use crate::observe::stats::Traffic;
+use crate::outbox::{flags, Arrival, Pending, PutSrc, LANDED};
 use crate::reg::RegState;
-use crate::sync::outbox::{flags, Arrival, Pending, PutSrc, LANDED};
 use crate::Ctx;
 
 impl Ctx {

@@ -26,8 +26,8 @@ use crossbeam_utils::CachePadded;
 
 use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, RegRow, Status, Want};
 use crate::ext::ExtTarget;
+use crate::outbox::{DestQueue, GetRec, Meta, Outbox, ReqPart, Senders};
 use crate::reg::Table;
-use crate::sync::outbox::{DestQueue, GetRec, Meta, Outbox, ReqPart, Senders};
 use crate::Error;
 use barrier::Barrier;
 

@@ -7,6 +7,8 @@
 //! valid in the sender's address space only; an engine whose processes do not share it uses the
 //! slot, offset and pid beside them.
 
+pub(crate) mod channel;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
