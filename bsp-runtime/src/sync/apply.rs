@@ -5,7 +5,7 @@
 
 use crate::engine::Peers;
 use crate::observe::stats::Traffic;
-use crate::outbox::{PutSrc, LANDED};
+use crate::outbox::{flags, PutSrc, LANDED};
 use crate::reg::RegState;
 use crate::Ctx;
 
@@ -94,7 +94,8 @@ impl Ctx {
             }
         }
         if counting {
-            self.stats.note_incoming(&got, served, served_bytes);
+            let kinds = if count_gets { flags::PUT | flags::GET } else { flags::PUT };
+            self.stats.note_incoming(kinds, &got, served, served_bytes);
         }
     }
 
@@ -121,7 +122,7 @@ impl Ctx {
             }
         }
         if self.stats.counting() && got.records > 0 {
-            self.stats.note_incoming(&got, 0, 0);
+            self.stats.note_incoming(flags::EXT, &got, 0, 0);
         }
     }
 
@@ -147,7 +148,7 @@ impl Ctx {
             }
         }
         if self.stats.counting() && got.messages > 0 {
-            self.stats.note_incoming(&got, 0, 0);
+            self.stats.note_incoming(flags::MSG, &got, 0, 0);
         }
     }
 
