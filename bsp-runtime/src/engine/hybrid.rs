@@ -5,7 +5,7 @@
 //! process `r·T` on the thread that started the rank (the only one that calls MPI, so MPI is
 //! initialised `MPI_THREAD_FUNNELED`). With T = 1 that is the MPI engine, and with R = 1 the
 //! threads engine, which [`launch`] then runs instead. The BSPlib semantics are those of
-//! `sync.rs`, as on the other engines; this file only moves bytes, reusing both of them:
+//! `sync/`, as on the other engines; this file only moves bytes, reusing both of them:
 //!
 //! - inside a rank the processes form a threads [`Group`]: they combine flags at its barrier and
 //!   read each other's outboxes, registered memory and extension objects in place, as on the

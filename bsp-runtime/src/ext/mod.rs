@@ -33,7 +33,7 @@ pub(crate) trait ExtTarget: Any + Send + Sync {
     ///
     /// It may panic to report misuse found only here (e.g. a GP put into an unassigned
     /// element): the sync catches the panic, keeps its remaining barriers, and resumes it once
-    /// no other process reads this process's memory (`sync.rs`).
+    /// no other process reads this process's memory (`sync/`).
     fn apply(&self, owner: &Ctx, src: usize, bytes: &[u8]);
 
     /// Answers a request that process `src` made of this object, by appending the reply to

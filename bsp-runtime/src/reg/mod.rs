@@ -1,6 +1,6 @@
 //! Registered variables: `Reg<T>`, the memory it owns, and each process's registration table.
 //!
-//! A registration is created collectively (`register`, `register.rs`) and matched across
+//! A registration is created collectively (`register`, `reg/register.rs`) and matched across
 //! processes by order, as in BSPlib. Here the runtime owns the registered memory (`Reg<T>` is the
 //! handle), so local code can only reach it through a borrow of the process's [`Ctx`]; `sync`
 //! takes `&mut Ctx`, so no such borrow is alive while other processes write into it.
@@ -33,7 +33,7 @@ pub(crate) struct Storage<T> {
 }
 
 // SAFETY: `Storage` is a `Vec<T>` in raw form with `T: Value` (`Send + Sync` plain data).
-// Accesses through the raw pointer follow the superstep protocol (`sync.rs`): local code borrows
+// Accesses through the raw pointer follow the superstep protocol (`sync/`): local code borrows
 // through `&Ctx`/`&mut Reg`, other processes touch it only inside a sync.
 unsafe impl<T: Value> Send for Storage<T> {}
 // SAFETY: as above.

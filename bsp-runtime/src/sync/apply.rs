@@ -99,7 +99,7 @@ impl Ctx {
         }
     }
 
-    /// Delivers extension records (`ext.rs`) to their objects, ascending source pid, then issue
+    /// Delivers extension records (`ext/mod.rs`) to their objects, ascending source pid, then issue
     /// order.
     pub(super) fn apply_records(&mut self, peers: &dyn Peers) {
         let mut got = Traffic::default();

@@ -26,7 +26,7 @@
 //! Process X's registered memory is written only by X (its own code between syncs, puts and
 //! staged get results inside its sync). Others only read it, in phase 3 of a sync that X is in
 //! too, and X writes nothing registered until `end_reads`. `hpput` sources that lie in
-//! registered memory are copied at the call (`drma.rs`), so phase 4 reads only unregistered,
+//! registered memory are copied at the call (`drma/mod.rs`), so phase 4 reads only unregistered,
 //! immutably borrowed memory of other processes; and X writes its other runtime-owned memory
 //! (receive buffers, extension objects), where such a source may also lie, only in phase 6,
 //! after `end_puts`.
