@@ -284,14 +284,22 @@ impl Ctx {
     #[track_caller]
     #[inline]
     pub(crate) fn check_live(&self, op: &str) {
+        if self.fate.is_failed() || self.broken.get() {
+            self.not_live(op);
+        }
+    }
+
+    /// The failure of [`check_live`](Ctx::check_live), out of the primitives' fast path.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn not_live(&self, op: &str) -> ! {
         if self.fate.is_failed() {
             self.stop();
         }
-        if self.broken.get() {
-            self.fail_misuse(format!(
-                "{op}: a `superstep` of this process panicked earlier; it cannot communicate any more"
-            ));
-        }
+        self.fail_misuse(format!(
+            "{op}: a `superstep` of this process panicked earlier; it cannot communicate any more"
+        ))
     }
 
     /// Checks a destination/source pid.
@@ -299,7 +307,14 @@ impl Ctx {
     #[inline]
     pub(crate) fn check_pid(&self, op: &str, pid: usize) {
         if pid >= self.nprocs {
-            self.fail_misuse(format!("{op}: pid {pid} is out of range (nprocs = {})", self.nprocs));
+            self.bad_pid(op, pid);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn bad_pid(&self, op: &str, pid: usize) -> ! {
+        self.fail_misuse(format!("{op}: pid {pid} is out of range (nprocs = {})", self.nprocs))
     }
 }

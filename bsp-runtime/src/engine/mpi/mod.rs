@@ -141,6 +141,12 @@ pub(crate) struct Mpi {
     /// Messages this rank has sent in syncs (a collective counts as the messages its usual
     /// algorithm sends: p − 1 for an all-to-all, ⌈log₂ p⌉ for an all-reduce or a barrier).
     messages: u64,
+    /// This machine runs more ranks than it has cores. The sparse exchange's non-blocking
+    /// barrier completes only once every rank has been scheduled to poll it, which on a crowded
+    /// machine costs more than the dense exchange saves, so in `Auto` mode such a rank asks
+    /// for the dense exchange (`DENSE` in its arrival: every rank ORs it in, so the ranks on
+    /// other machines choose alike).
+    crowded: bool,
 }
 
 /// How a sync of more than two ranks exchanges its blocks.
@@ -148,7 +154,8 @@ pub(crate) struct Mpi {
 pub(crate) enum ExchangeMode {
     /// The sparse exchange (`sparse.rs`) in supersteps where every rank talks to at most a
     /// quarter of the ranks and nobody changes registrations or the tag size, beyond
-    /// [`POINT_TO_POINT_RANKS`] ranks; the dense one otherwise.
+    /// [`POINT_TO_POINT_RANKS`] ranks, unless some machine runs more ranks than it has cores;
+    /// the dense one otherwise.
     Auto,
     /// Always the dense exchange: sizes by `MPI_Alltoall`, then the blocks.
     Dense,
@@ -249,6 +256,10 @@ impl Mpi {
             owners: Vec::new(),
             requests: Vec::new(),
             messages: 0,
+            crowded: {
+                let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+                local_ranks().0 > cores
+            },
         }
     }
 
@@ -348,6 +359,9 @@ impl Mpi {
             if self.mode == ExchangeMode::Auto && 4 * self.dests.len() > p {
                 mine |= DENSE;
             }
+        }
+        if self.mode == ExchangeMode::Auto && self.crowded {
+            mine |= DENSE;
         }
         let mut all = 0u64;
         self.comm.all_reduce_into(&mine, &mut all, SystemOperation::bitwise_or());
@@ -750,6 +764,13 @@ impl Engine for Mpi {
         // bytes, and the large ones were sent from the outbox and completed in `land_puts`.
         Ok(true)
     }
+}
+
+/// The ranks `mpirun` started on this machine and this rank's place among them, from the
+/// environment Open MPI gives every rank (one rank, the first, when it gives none).
+pub(crate) fn local_ranks() -> (usize, usize) {
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok());
+    (env("OMPI_COMM_WORLD_LOCAL_SIZE").unwrap_or(1), env("OMPI_COMM_WORLD_LOCAL_RANK").unwrap_or(0))
 }
 
 /// The number of ranks `mpirun` started, from the environment it gives every rank (before MPI
