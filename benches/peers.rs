@@ -271,7 +271,9 @@ fn main() -> ExitCode {
             "--sync-only" => sync_only = true,
             "--bench" => {} // added by `cargo bench`
             other => {
-                eprintln!("error: unexpected argument `{other}` (usage: peers [-p P (at least 2)] [--quick] [--sync-only])");
+                eprintln!(
+                    "error: unexpected argument `{other}` (usage: peers [-p P (at least 2)] [--quick] [--sync-only])"
+                );
                 return ExitCode::from(2);
             }
         }

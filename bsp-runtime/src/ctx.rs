@@ -111,7 +111,7 @@ pub struct Ctx {
     /// Set when a `superstep` closure unwound: the process may not communicate any more.
     pub(crate) broken: Cell<bool>,
     /// Figures of this process's supersteps (`observe/stats.rs`), and its trace.
-    pub(crate) stats: crate::observe::stats::Recorder,
+    pub(crate) stats: crate::observe::recorder::Recorder,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -147,7 +147,7 @@ impl Ctx {
             recv: Recv::default(),
             sys_recv: Default::default(),
             broken: Cell::new(false),
-            stats: crate::observe::stats::Recorder::new(pid, nprocs),
+            stats: crate::observe::recorder::Recorder::new(pid, nprocs),
             _not_send: PhantomData,
         }
     }

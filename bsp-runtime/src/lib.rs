@@ -63,7 +63,7 @@
 //! | primitives | `reg/`, `drma/`, `bsmp.rs`, `value.rs` | registration, put and get, messages: each call is checked and queued in the outbox |
 //! | engines | `engine/`: `mod.rs`, `threads/`, `mpi/`, `hybrid.rs` | the `Engine` trait and the one list of engines (an engine plugs in there); threads with their combining barrier (`threads/barrier.rs`), MPI with its wire format (`mpi/wire.rs`), the hybrid of both |
 //! | the outbox | `outbox/`: `mod.rs`, `channel.rs` | what one process publishes at a sync, written by the primitives and read by the engines; the runtime's own message channel |
-//! | observability | `observe/`: `stats.rs`, `trace/` | the figures of each superstep, and the traces and summaries made from them |
+//! | observability | `observe/`: `stats.rs`, `recorder.rs`, `trace/` | the public figures of each superstep, the recorder that counts them at every sync, and the traces and summaries made from them |
 //!
 //! ```text
 //! user code ──► Ctx, Superstep ──► reg/ drma/ bsmp ext/ ──► outbox/        (during a superstep)
