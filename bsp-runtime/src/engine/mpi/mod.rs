@@ -141,11 +141,10 @@ pub(crate) struct Mpi {
     /// Messages this rank has sent in syncs (a collective counts as the messages its usual
     /// algorithm sends: p − 1 for an all-to-all, ⌈log₂ p⌉ for an all-reduce or a barrier).
     messages: u64,
-    /// This machine runs more ranks than it has cores. The sparse exchange's non-blocking
-    /// barrier completes only once every rank has been scheduled to poll it, which on a crowded
-    /// machine costs more than the dense exchange saves, so in `Auto` mode such a rank asks
-    /// for the dense exchange (`DENSE` in its arrival: every rank ORs it in, so the ranks on
-    /// other machines choose alike).
+    /// Some machine of the job runs more ranks than it has cores (every rank learns it from one
+    /// all-reduce at the start). The sparse exchange's non-blocking barrier completes only once
+    /// every rank has been scheduled to poll it, which on a crowded machine costs more than the
+    /// dense exchange saves, so `Auto` then keeps the dense exchange, and its arrival.
     crowded: bool,
 }
 
@@ -256,11 +255,17 @@ impl Mpi {
             owners: Vec::new(),
             requests: Vec::new(),
             messages: 0,
-            crowded: {
-                let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-                local_ranks().0 > cores
-            },
+            crowded: false,
         }
+    }
+
+    /// Learns whether any machine of the job runs more ranks than it has cores (`crowded`).
+    fn learn_crowding(&mut self) {
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let here = u64::from(local_ranks().0 > cores);
+        let mut anywhere = 0u64;
+        self.comm.all_reduce_into(&here, &mut anywhere, SystemOperation::bitwise_or());
+        self.crowded = anywhere != 0;
     }
 
     /// Whether syncs of this run may use the sparse exchange (then every sync starts with an
@@ -270,7 +275,7 @@ impl Mpi {
         match self.mode {
             ExchangeMode::Dense => false,
             ExchangeMode::Sparse => p > 1,
-            ExchangeMode::Auto => p > POINT_TO_POINT_RANKS,
+            ExchangeMode::Auto => p > POINT_TO_POINT_RANKS && !self.crowded,
         }
     }
 
@@ -359,9 +364,6 @@ impl Mpi {
             if self.mode == ExchangeMode::Auto && 4 * self.dests.len() > p {
                 mine |= DENSE;
             }
-        }
-        if self.mode == ExchangeMode::Auto && self.crowded {
-            mine |= DENSE;
         }
         let mut all = 0u64;
         self.comm.all_reduce_into(&mine, &mut all, SystemOperation::bitwise_or());
@@ -868,7 +870,10 @@ where
     // For reporting a collective failure (the run's own communicator may be gone by then).
     let fence = comm.duplicate();
     let fate = Arc::new(Fate::new(Box::new(|| {})));
-    let engine = Box::new(Mpi::new(comm, p, ExchangeMode::from_env()));
+    let mut engine = Box::new(Mpi::new(comm, p, ExchangeMode::from_env()));
+    if engine.mode == ExchangeMode::Auto && p > POINT_TO_POINT_RANKS {
+        engine.learn_crowding();
+    }
     let outboxes = engine.outboxes();
     let endpoint = Endpoint { engine: AnyEngine::Mpi(engine), pid: rank, nprocs: p, outboxes, fate: fate.clone() };
     if let Some(r) = body(endpoint) {

@@ -59,7 +59,13 @@ fn put_word(slot: u32, len: usize) -> u64 {
 
 /// Appends `bytes` as whole words (zero padded): one pass over them (a `resize` first would
 /// write every word twice).
+#[inline(always)]
 pub(crate) fn put_bytes(buf: &mut Vec<u64>, bytes: &[u8]) {
+    if let Ok(word) = <[u8; 8]>::try_from(bytes) {
+        // One word, the most common put: no loop.
+        buf.push(u64::from_ne_bytes(word));
+        return;
+    }
     buf.reserve(bytes.len().div_ceil(8));
     let words = bytes.chunks_exact(8);
     let tail = words.remainder();
@@ -232,12 +238,15 @@ pub(crate) fn write_block(
     }
     send.extend_from_slice(&meta.pops);
     let mut combines = dest.combines.iter();
+    // At most: two words and an operator per put, its bytes, and a word of padding per put.
+    send.reserve(3 * dest.puts.len() + dest.put_data.len() / 8 + dest.puts.len());
     for put in &dest.puts {
         let len = put.len();
         let large = large_out.is_some() && is_large(len);
         let word =
             put_word(put.slot, len) | if put.combines() { COMBINING } else { 0 } | if large { LARGE_PUT } else { 0 };
-        send.extend_from_slice(&[word, put.byte_offset as u64]);
+        send.push(word);
+        send.push(put.byte_offset as u64);
         if put.combines() {
             send.push(*combines.next().expect("one operator per combining put"));
         }
