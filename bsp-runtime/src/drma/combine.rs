@@ -15,7 +15,7 @@
 
 use std::marker::PhantomData;
 
-use crate::sync::outbox::flags;
+use crate::outbox::flags;
 use crate::{AsRemote, Ctx, Elems, Value};
 
 /// An operator for combining puts, made by [`Ctx::combiner`]; `Copy`.
@@ -153,7 +153,7 @@ impl Ctx {
         st.pending.puts += 1;
     }
 
-    /// Applies a combining put that process `src` sent (`sync.rs`, in the put phase).
+    /// Applies a combining put that process `src` sent (`sync/`, in the put phase).
     ///
     /// # Safety
     /// `dst..dst + from.len()` must be this process's registered memory that nobody else reads

@@ -17,8 +17,8 @@ pub(crate) mod batch;
 pub(crate) mod combine;
 pub(crate) mod dest;
 
+use crate::outbox::{flags, GetRec, PutSrc};
 use crate::reg::Remote;
-use crate::sync::outbox::{flags, GetRec, PutSrc};
 use crate::{AsRemote, Ctx, Elems, GetDest, Superstep, Value};
 
 impl Ctx {
@@ -59,7 +59,7 @@ impl Ctx {
     fn queue_buffered_put(&self, pid: usize, slot: u32, byte_offset: usize, bytes: &[u8]) {
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         unsafe { self.outbox() }.dest(pid).push_buffered(slot, byte_offset, bytes);
-        let bulk = if bytes.len() >= crate::sync::outbox::BULK_BYTES { flags::BULK } else { 0 };
+        let bulk = if bytes.len() >= crate::outbox::BULK_BYTES { flags::BULK } else { 0 };
         let mut st = self.state.borrow_mut();
         st.flags |= flags::WORK | flags::PUT | bulk;
         st.pending.puts += 1;

@@ -1,6 +1,6 @@
 //! Registered variables: `Reg<T>`, the memory it owns, and each process's registration table.
 //!
-//! A registration is created collectively (`register`, `register.rs`) and matched across
+//! A registration is created collectively (`register`, `reg/register.rs`) and matched across
 //! processes by order, as in BSPlib. Here the runtime owns the registered memory (`Reg<T>` is the
 //! handle), so local code can only reach it through a borrow of the process's [`Ctx`]; `sync`
 //! takes `&mut Ctx`, so no such borrow is alive while other processes write into it.
@@ -33,7 +33,7 @@ pub(crate) struct Storage<T> {
 }
 
 // SAFETY: `Storage` is a `Vec<T>` in raw form with `T: Value` (`Send + Sync` plain data).
-// Accesses through the raw pointer follow the superstep protocol (`sync.rs`): local code borrows
+// Accesses through the raw pointer follow the superstep protocol (`sync/`): local code borrows
 // through `&Ctx`/`&mut Reg`, other processes touch it only inside a sync.
 unsafe impl<T: Value> Send for Storage<T> {}
 // SAFETY: as above.
@@ -484,9 +484,9 @@ impl Ctx {
             ext,
             handlers: Arc::from([]),
         });
-        st.flags |= crate::sync::outbox::flags::WORK | crate::sync::outbox::flags::COLLECTIVE;
+        st.flags |= crate::outbox::flags::WORK | crate::outbox::flags::COLLECTIVE;
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
-        unsafe { self.outbox() }.meta.pushes.push(crate::sync::outbox::PushInfo {
+        unsafe { self.outbox() }.meta.pushes.push(crate::outbox::PushInfo {
             serial,
             addr,
             bytes,
@@ -555,7 +555,7 @@ impl Ctx {
             }
             RegState::Active => entry.state = RegState::Popped(step),
         }
-        st.flags |= crate::sync::outbox::flags::WORK | crate::sync::outbox::flags::COLLECTIVE;
+        st.flags |= crate::outbox::flags::WORK | crate::outbox::flags::COLLECTIVE;
         drop(st);
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         unsafe { self.outbox() }.meta.pops.push(serial);

@@ -10,8 +10,8 @@ use proptest::prelude::Rng;
 use proptest::strategy::{NewTree, Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 
-use super::gen;
-use super::program::{Dst, Op, ProcStep, Program, Role, Src};
+use crate::model::gen;
+use crate::model::program::{Dst, Op, ProcStep, Program, Role, Src};
 
 /// Random programs on 1..=`max_p` processes with 1..=`max_steps` supersteps.
 #[derive(Clone, Copy, Debug)]

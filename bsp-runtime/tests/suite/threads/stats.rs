@@ -1,22 +1,13 @@
-//! The statistics of `ctx.stats()`: the counts of known communication patterns are the checks
-//! of `suite/stats.rs` (the same run on MPI in `mpi.rs`), each a `#[test]` at p = 1, 2, 3, 4, 8
-//! here (`stats::on_threads::<check>`); below, what only threads can show (modes, times, GP
-//! records at p = 1..8).
-
-mod common;
-
-/// The engine-neutral suite, as modules of this crate.
-#[path = "suite/check.rs"]
-mod check;
-#[path = "suite/stats.rs"]
-mod stats;
+//! The statistics of `ctx.stats()` where only threads can show them (modes, times, GP records
+//! at p = 1..8); the counts of known communication patterns are the checks of `stats.rs`.
 
 use std::time::Duration;
 
+use crate::runner::run_ok;
 use bsp_runtime::stats::{StatsMode, Traffic};
-use common::run_ok;
 
-const PS: std::ops::RangeInclusive<usize> = 1..=8;
+/// The process counts of these tests.
+const ONE_TO_EIGHT: std::ops::RangeInclusive<usize> = 1..=8;
 
 #[test]
 fn turned_off_the_figures_stay_and_counts_need_no_clock() {
@@ -68,7 +59,7 @@ fn compute_and_waiting_are_told_apart() {
 #[test]
 fn gp_records_count_like_puts() {
     use bsp_runtime::gp::GpArray;
-    for p in PS {
+    for p in ONE_TO_EIGHT {
         // Every process writes its pid into element (pid + 1) mod p, owned by its right neighbour.
         let figures = run_ok(p, |ctx| {
             let me = ctx.pid();

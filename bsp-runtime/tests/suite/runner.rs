@@ -1,18 +1,16 @@
-//! Helpers shared by the integration tests: never hang, and say what failed.
-
-// Each test file uses its own subset of these helpers.
-#![allow(dead_code)]
+//! The threads runner of the suite: every run of a test on the threads engine goes through the
+//! one hang guard here ([`within`]), and a check or failure case of the tables
+//! (`check.rs`) is run at each of its process counts by [`run_check`] and [`run_case`] (the
+//! `#[test]`s that `checks!` and `cases!` generate call them). The MPI binary (`mpi.rs`) has
+//! its own launcher, with a time limit per job.
 
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use bsp_runtime::{Ctx, Error};
 
 use crate::check::{Case, Check, Failure, Probe};
-
-/// The process counts most tests run at.
-pub const PS: [usize; 5] = [1, 2, 3, 4, 8];
 
 /// How long any one run may take before the test calls it a hang.
 pub const LIMIT: Duration = Duration::from_secs(20);
@@ -21,6 +19,26 @@ pub const LIMIT: Duration = Duration::from_secs(20);
 /// than [`LIMIT`] (the thread is then left behind, so a hang never blocks the suite), and
 /// re-raises `f`'s panic if it panicked.
 pub fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    within_for(LIMIT, what, f)
+}
+
+/// [`within`], with a limit of its own (long stress runs).
+pub fn within_for<T: Send + 'static>(limit: Duration, what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    try_within(limit, what, f).unwrap_or_else(|hang| panic!("{hang}"))
+}
+
+/// The hang guard: runs `f` on a thread of its own and returns its result, or `Err` saying that
+/// it hangs if it takes longer than `limit` (the thread is then left behind, so a hang never
+/// blocks the suite); re-raises `f`'s panic if it panicked. Under Miri, whose clock runs far
+/// slower than these limits assume, `f` runs unguarded.
+pub fn try_within<T: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    if cfg!(miri) {
+        return Ok(f());
+    }
     let (tx, rx) = mpsc::channel();
     let handle = std::thread::Builder::new()
         .name(what.to_string())
@@ -29,12 +47,12 @@ pub fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'sta
             let _ = tx.send(f());
         })
         .expect("failed to start the test thread");
-    match rx.recv_timeout(LIMIT) {
+    match rx.recv_timeout(limit) {
         Ok(v) => {
             handle.join().expect("the test thread finished");
-            v
+            Ok(v)
         }
-        Err(RecvTimeoutError::Timeout) => panic!("{what}: still running after {LIMIT:?}: the runtime hangs"),
+        Err(RecvTimeoutError::Timeout) => Err(format!("{what}: still running after {limit:?}: the runtime hangs")),
         Err(RecvTimeoutError::Disconnected) => match handle.join() {
             Err(payload) => std::panic::resume_unwind(payload),
             Ok(()) => unreachable!("the thread ended without sending its result"),
@@ -81,9 +99,12 @@ pub fn assert_mentions(err: &Error, parts: &[&str]) {
     }
 }
 
-/// The left and right neighbours of `pid` on a ring of `p` processes.
-pub fn ring(pid: usize, p: usize) -> (usize, usize) {
-    ((pid + p - 1) % p, (pid + 1) % p)
+/// Held by the tests that change the process's environment (`BSP_NPROCS`), so that two of them
+/// never run at once in this binary.
+pub fn environment() -> MutexGuard<'static, ()> {
+    static ENV: Mutex<()> = Mutex::new(());
+    // A test that failed while holding it leaves nothing to repair: each sets what it needs.
+    ENV.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Runs a check of the suite (`suite/check.rs`) at each of its process counts on threads and

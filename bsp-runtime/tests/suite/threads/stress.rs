@@ -1,46 +1,29 @@
 //! Stress on the threads engine: thousands of supersteps on many more processes than cores,
-//! checking every value. The programs are those of `suite/stress.rs`, whose reduced versions
-//! run as checks of the suite (here on threads, and on MPI in `mpi.rs`).
+//! checking every value. The programs are those of `stress.rs`, whose reduced versions are
+//! checks of the suite's table (on every engine).
 //!
 //! On a 2-core machine, p = 16 and p = 64 run the oversubscribed (central, parking) barrier and
 //! p = 2 the dissemination one. Each run is watched by a timeout, so a hang fails the test instead
 //! of stalling it; elapsed times are printed (`--nocapture`) but not asserted.
 
-mod common;
-
-/// The engine-neutral suite, as modules of this crate (`#[path]`: a crate root would look for
-/// `mod x;` beside itself).
-#[path = "suite/check.rs"]
-mod check;
-#[path = "suite/stress.rs"]
-mod stress;
-
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use stress::{late_arrivals, mixed, val};
+use crate::runner::within_for;
+use crate::stress::{late_arrivals, mixed, val};
 
 /// A run that has not finished after this long hangs.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Runs `f` (an SPMD run) on its own thread; fails if it errs or does not finish in time.
+/// Runs `f` (an SPMD run) under the hang guard with [`TIMEOUT`], prints how long it took, and
+/// fails if the run failed.
 fn watched<R: Send + 'static>(name: &str, f: impl FnOnce() -> Result<R, bsp_runtime::Error> + Send + 'static) -> R {
-    let (tx, rx) = mpsc::channel();
     let start = Instant::now();
-    std::thread::Builder::new()
-        .name(name.to_string())
-        .spawn(move || {
-            let _ = tx.send(f());
-        })
-        .expect("spawn the watched run");
-    match rx.recv_timeout(TIMEOUT) {
-        Ok(Ok(r)) => {
+    match within_for(TIMEOUT, name, f) {
+        Ok(r) => {
             println!("{name}: {:.2?}", start.elapsed());
             r
         }
-        Ok(Err(e)) => panic!("{name}: the run failed: {e}"),
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("{name}: no result after {TIMEOUT:?}; the runtime hangs"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("{name}: the launcher panicked"),
+        Err(e) => panic!("{name}: the run failed: {e}"),
     }
 }
 

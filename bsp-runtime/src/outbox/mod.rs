@@ -7,6 +7,8 @@
 //! valid in the sender's address space only; an engine whose processes do not share it uses the
 //! slot, offset and pid beside them.
 
+pub(crate) mod channel;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -197,7 +199,7 @@ pub(crate) struct GetRec {
     pub staged: bool,
 }
 
-/// One part of a request to extension objects (`ext.rs`): the bytes (`req_data[at..at + len]`
+/// One part of a request to extension objects (`ext/mod.rs`): the bytes (`req_data[at..at + len]`
 /// of the outbox) for the object in registration `slot` on `pid`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ReqPart {
@@ -207,7 +209,7 @@ pub(crate) struct ReqPart {
     pub len: usize,
 }
 
-/// A record queued for an extension object on one destination (`ext.rs`); its bytes are
+/// A record queued for an extension object on one destination (`ext/mod.rs`); its bytes are
 /// `ext_data[at..at + len]` of the queue.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ExtRec {
@@ -253,17 +255,17 @@ pub(crate) struct DestQueue {
     /// Something was queued in this superstep (an outbox of a few processes keeps every queue).
     touched: bool,
     /// Gets (and their bytes) the owner of this queue asks of its destination: counted by the
-    /// requester when it queues them, read by the destination for its statistics (`stats.rs`).
+    /// requester when it queues them, read by the destination for its statistics (`observe/stats.rs`).
     pub gets: usize,
     pub get_bytes: usize,
-    /// The operators of the combining puts among `puts`, in order (`combine.rs`).
+    /// The operators of the combining puts among `puts`, in order (`drma/combine.rs`).
     pub combines: Vec<u64>,
     pub msgs: Vec<MsgRec>,
     pub msg_data: Vec<u8>,
-    /// Records for extension objects (`ext.rs`).
+    /// Records for extension objects (`ext/mod.rs`).
     pub ext: Vec<ExtRec>,
     pub ext_data: Vec<u8>,
-    /// Messages on the runtime's own channel (`channel.rs`); only `payload_len` and `at` are used.
+    /// Messages on the runtime's own channel (`outbox/channel.rs`); only `payload_len` and `at` are used.
     pub sys_msgs: Vec<MsgRec>,
     pub sys_data: Vec<u8>,
 }
@@ -335,7 +337,7 @@ impl DestQueue {
         append(&mut self.put_data, bytes);
     }
 
-    /// Records a combining put with operator `op` (`combine.rs`); `elem` is the element size,
+    /// Records a combining put with operator `op` (`drma/combine.rs`); `elem` is the element size,
     /// so that a long put is split at element boundaries.
     pub(crate) fn push_combining_put(
         &mut self,

@@ -1,19 +1,8 @@
-//! Collectives on the threads engine: every check and failure case of `suite/collectives.rs`
-//! (`collectives::on_threads::<check>`, `collectives::fails_on_threads::<case>`) and of
-//! `suite/teams.rs` (`teams::…`), and below what
-//! only a threads run shows in this form: the same bits in every run.
+//! Collectives: what only a threads run shows in this form, the same bits in every run (the
+//! rules are the checks and failure cases of `collectives.rs` and `teams.rs`).
 
-mod common;
-
-#[path = "suite/check.rs"]
-mod check;
-#[path = "suite/collectives.rs"]
-mod collectives;
-#[path = "suite/teams.rs"]
-mod teams;
-
+use crate::runner::run_ok;
 use bsp_runtime::ops;
-use common::run_ok;
 
 /// The same program gives the same bits in every run (nothing depends on thread timing).
 #[test]

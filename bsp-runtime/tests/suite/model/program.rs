@@ -300,6 +300,7 @@ pub enum Op {
 
 impl Op {
     /// Whether the runtime counts this call as communication (it makes the sync do an exchange).
+    #[allow(dead_code, reason = "for the coverage counts on threads (`threads/model/coverage.rs`)")]
     pub fn communicates(&self) -> bool {
         match self {
             Op::Put { dst, .. } | Op::HpPut { dst, .. } | Op::PutCombine { dst, .. } => dst.len > 0,

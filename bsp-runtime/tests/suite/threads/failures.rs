@@ -1,26 +1,12 @@
-//! `bsp-runtime` failures on the threads engine: every failure case of `suite/failures.rs`
-//! (the same cases run on MPI in `mpi.rs`), each a `#[test]` at its process counts
-//! (`failures::fails_on_threads::<case>`), which checks that the run fails promptly (never a
-//! hang: every run goes through `common::within`), with the error the case's judge expects, and
-//! that no process passes the point where it must stop.
-//!
-//! Below, what only the threads engine can express: handles carried from one run to another or
-//! shared between processes through memory, and process counts taken from the environment.
-
-mod common;
-
-/// The engine-neutral suite, as modules of this crate (`#[path]`: a crate root would look for
-/// `mod x;` beside itself).
-#[path = "suite/check.rs"]
-mod check;
-#[path = "suite/failures.rs"]
-mod failures;
+//! Failures that only the threads engine can express: handles carried from one run to another
+//! or shared between processes through memory, and process counts taken from the environment.
+//! (The failure cases of every engine are the tables of `failures.rs` and the other subjects.)
 
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 
+use crate::runner::{assert_mentions, environment, run_err, run_ok, within};
 use bsp_runtime::{Error, Launch, Reg, Remote, NPROCS_VAR};
-use common::{assert_mentions, run_err, run_ok, within};
 
 /// Asserts that the run failed on process `pid` with a misuse (not an abort).
 #[track_caller]
@@ -93,9 +79,10 @@ fn a_remote_name_of_another_process_is_reported_at_the_call() {
 }
 
 /// `BSP_NPROCS` that is 0 or not a number, and `run(0, ..)`, are launch errors without a pid.
-/// Only this test of this file touches the environment.
+/// It changes the environment, so it holds the lock of the tests that do.
 #[test]
 fn a_bad_process_count_is_a_launch_error() {
+    let _environment = environment();
     within("launch errors", || {
         for bad in ["0", "abc", "-3", "", "2.5"] {
             std::env::set_var(NPROCS_VAR, bad);

@@ -6,8 +6,8 @@ use std::io::Read;
 use std::process::{Child, Command, ExitCode, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use super::check::{Case, Failure, Probe};
-use super::{cases, checks, launch, report};
+use crate::check::{Case, Failure, Probe};
+use crate::{cases, checks, launch, report};
 
 /// Whether this OS process was started by `mpirun` (the variables the engine looks at).
 pub fn under_mpirun() -> bool {

@@ -1,13 +1,13 @@
 //! The runtime's own message channel, beside the user's BSMP queue.
 //!
-//! Collectives (`collective.rs`) move their data as messages, so that they need no registration
+//! Collectives (`ext/collective/`) move their data as messages, so that they need no registration
 //! (which would cost a sync to take effect) and know the sizes the others sent without a round of
 //! their own. Their messages must not appear in the user's BSMP queue, nor depend on its tag
 //! size, so they travel in a second queue: sent with [`Ctx::sys_send`], moved by the sync like
 //! BSMP messages (ascending source pid, then send order), and readable in the next superstep with
 //! [`Ctx::sys_messages`]. Unread ones are discarded at the following sync, as in BSMP.
 
-use crate::sync::outbox::{flags, MsgRec};
+use crate::outbox::{flags, MsgRec};
 use crate::Ctx;
 
 /// One received message: its source and its place in [`SysRecv::data`].

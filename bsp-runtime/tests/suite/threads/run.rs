@@ -1,33 +1,16 @@
-//! `bsp-runtime` against its semantics (§1–§5, D1–D16) on the threads engine: every check of
-//! `suite/spmd.rs`, `suite/drma.rs` and `suite/bsmp.rs` (the same checks run on MPI in
-//! `mpi.rs`), each a `#[test]` at its process counts (`<module>::on_threads::<check>`),
-//! and below the rules about `run` and `Launch` themselves, which only the threads engine has in
-//! this form (results of every process, the calling thread, several runs in one program).
-//! Failures are in `failures.rs`.
+//! The rules about `run` and `Launch` themselves, which only the threads engine has in this
+//! form: results of every process, the calling thread, several runs in one program, the process
+//! count from the call, `BSP_NPROCS` or the default.
 
-mod common;
-
-/// The engine-neutral suite, as modules of this crate (`#[path]`: a crate root would look for
-/// `mod x;` beside itself).
-#[path = "suite/bsmp.rs"]
-mod bsmp;
-#[path = "suite/check.rs"]
-mod check;
-#[path = "suite/combine.rs"]
-mod combine;
-#[path = "suite/drma.rs"]
-mod drma;
-#[path = "suite/spmd.rs"]
-mod spmd;
-
+use crate::check::PS;
+use crate::runner::{environment, run_ok, within};
 use bsp_runtime::{Launch, NPROCS_VAR};
-use common::{run_ok, within, PS};
 
 /// §2.4, §2.5: `nprocs` is the number actually running, pids are `0..p`; results come back
 /// indexed by pid.
 #[test]
 fn run_returns_one_result_per_process_indexed_by_pid() {
-    for p in PS {
+    for &p in PS {
         let got = run_ok(p, |ctx| (ctx.pid(), ctx.nprocs()));
         assert_eq!(got, (0..p).map(|q| (q, p)).collect::<Vec<_>>());
     }
@@ -59,7 +42,7 @@ fn the_spmd_function_may_borrow_from_the_caller() {
 fn runs_may_follow_each_other() {
     within("runs in sequence", || {
         for round in 0..4u32 {
-            for p in PS {
+            for &p in PS {
                 let got = bsp_runtime::run(p, move |ctx| {
                     let x = ctx.register([ctx.pid() as u32 + round]);
                     let mut v = 0;
@@ -75,9 +58,11 @@ fn runs_may_follow_each_other() {
 }
 
 /// §2.1 (number of processes): the call wins over `BSP_NPROCS`, which wins over the default;
-/// with neither, the number of cores. Only this test of this file touches the environment.
+/// with neither, the number of cores. It changes the environment, so it holds the lock of the
+/// tests that do.
 #[test]
 fn launch_takes_the_process_count_from_the_call_then_bsp_nprocs_then_the_default() {
+    let _environment = environment();
     within("launch", || {
         let nprocs = |l: Launch| l.run(|ctx| ctx.nprocs()).unwrap();
         std::env::set_var(NPROCS_VAR, "3");

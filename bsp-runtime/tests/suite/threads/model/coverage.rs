@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::program::{Coll, CombOp, Dst, Op, Program, RegOp, Role, Span, Src};
+use crate::model::program::{Coll, CombOp, Dst, Op, Program, RegOp, Role, Span, Src};
 
 /// Counts of features over programs, by name.
 #[derive(Default, Debug)]

@@ -26,13 +26,17 @@ const GET_FILL: u32 = 0xDEAD_BEEF;
 type Combiners = [Combiner<u32>; CombOp::ALL.len()];
 
 /// Runs `prog` on `prog.p` processes; returns each process's log, indexed by pid.
+#[allow(
+    dead_code,
+    reason = "the shrinking test on threads (`threads/model.rs`) runs whole programs; the MPI binary does not"
+)]
 pub fn run(prog: &Program) -> Result<Vec<Vec<Event>>, bsp_runtime::Error> {
     bsp_runtime::run(prog.p, |ctx| process(prog, ctx))
 }
 
 /// This process's part of `prog`; returns its log. It must start where a fresh run starts: tag
 /// size 0 in force and requested, an empty queue (registrations it never names do not matter;
-/// `tests/mpi.rs` runs many programs one after the other inside one MPI run).
+/// `mpi.rs` runs many programs one after the other inside one MPI run).
 pub fn process(prog: &Program, ctx: &mut Ctx) -> Vec<Event> {
     let me = ctx.pid();
     let mut regs: Vec<Option<Reg<u32>>> = (0..prog.regs.len()).map(|_| None).collect();

@@ -2,13 +2,8 @@
 //! broken ones fail the run at the next sync with the place and every process's value. The
 //! checks run in debug builds only, as the tests are built.
 
-mod common;
-
-#[path = "suite/check.rs"]
-mod check;
-
+use crate::runner::{assert_mentions, run_err, run_ok};
 use bsp_runtime::ops;
-use common::{assert_mentions, run_err, run_ok};
 
 #[test]
 fn kept_promises_pass_beside_collectives_and_messages() {

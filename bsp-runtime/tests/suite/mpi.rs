@@ -1,7 +1,6 @@
-//! The engine-neutral suite (`suite/`) on the MPI engine, with MPI ranks as BSP processes: every
-//! check of `suite/{spmd,drma,bsmp,gp,property,stress}.rs` and every failure case of
-//! `suite/{failures,gp}.rs`, the same ones the threads tests run (`semantics.rs`, `gp.rs`,
-//! `failures.rs`, `model.rs`, `stress.rs`), plus the launch rules that only MPI has
+//! The suite on the MPI engine, with MPI ranks as BSP processes: every check and failure case of
+//! the tables (`main.rs` lists them; the same ones run on threads there), on the dense and the
+//! sparse exchange and on the hybrid engine, plus the launch rules that only MPI has
 //! (`mpi/launch.rs`).
 //!
 //! ```text
@@ -39,57 +38,32 @@ use bsp_runtime::{exit_on_error, Launch};
 
 use check::{reset, Case, Check, Probe};
 
-#[path = "mpi/launch.rs"]
-mod launch;
-#[path = "mpi/launcher.rs"]
-mod launcher;
-
-/// The engine-neutral suite, as modules of this crate (`#[path]`: a crate root would look for
-/// `mod x;` beside itself).
-#[path = "suite/bsmp.rs"]
-mod bsmp;
-#[path = "suite/check.rs"]
 mod check;
-#[path = "suite/collectives.rs"]
+
+mod bsmp;
 mod collectives;
-#[path = "suite/combine.rs"]
 mod combine;
-#[path = "suite/drma.rs"]
+mod dest;
 mod drma;
-#[path = "suite/failures.rs"]
 mod failures;
-#[path = "suite/gp.rs"]
 mod gp;
-#[path = "suite/property.rs"]
+mod model;
 mod property;
-#[path = "suite/registration.rs"]
 mod registration;
-#[path = "suite/spmd.rs"]
+mod robustness;
+mod scoped;
 mod spmd;
-#[path = "suite/stats.rs"]
 mod stats;
-#[path = "suite/stress.rs"]
 mod stress;
-#[path = "suite/teams.rs"]
 mod teams;
 
-// The files of `tests/model/` that the property check uses, as siblings at the crate root (so
-// that their `super::program` paths resolve); `model.rs` uses them too, and more of them.
-#[allow(dead_code, reason = "shared with `model.rs`")]
-#[path = "model/gen.rs"]
-mod gen;
-#[allow(dead_code, reason = "shared with `model.rs`")]
-#[path = "model/interp.rs"]
-mod interp;
-#[allow(dead_code, reason = "shared with `model.rs`")]
-#[path = "model/program.rs"]
-mod program;
-#[allow(dead_code, reason = "shared with `model.rs`")]
-#[path = "model/reference.rs"]
-mod reference;
-#[allow(dead_code, reason = "shared with `model.rs`")]
-#[path = "model/rng.rs"]
-mod rng;
+/// What only MPI has: its launcher, and its launch rules.
+mod mpi {
+    pub mod launch;
+    pub mod launcher;
+}
+
+use crate::mpi::{launch, launcher};
 
 /// Every check, in the order the ranks run them.
 pub const CHECKS: &[&[Check]] = &[
@@ -99,15 +73,27 @@ pub const CHECKS: &[&[Check]] = &[
     collectives::CHECKS,
     teams::CHECKS,
     registration::CHECKS,
+    scoped::CHECKS,
+    dest::CHECKS,
     bsmp::CHECKS,
     gp::CHECKS,
     property::CHECKS,
     stats::CHECKS,
     stress::CHECKS,
+    robustness::CHECKS,
 ];
 
 /// Every failure case of the suite.
-pub const CASES: &[&[Case]] = &[failures::CASES, combine::CASES, collectives::CASES, teams::CASES, gp::CASES];
+pub const CASES: &[&[Case]] = &[
+    failures::CASES,
+    combine::CASES,
+    collectives::CASES,
+    teams::CASES,
+    gp::CASES,
+    dest::CASES,
+    scoped::CASES,
+    robustness::CASES,
+];
 
 /// Every check, flattened.
 pub fn checks() -> impl Iterator<Item = &'static Check> {

@@ -2,53 +2,28 @@
 //! reference model of the semantics (docs/semantics.md §0–§4 and §8), and every observation must
 //! agree. Programs mix BSPlib DRMA and BSMP with combining puts (D18) and collectives (D19).
 //!
-//! - `model/program.rs`: a program as data, and the events a process observes;
-//! - `model/gen.rs`: random valid programs (collectives matching, transfers in extent, borrows
-//!   respected, unbuffered transfers only where BSPlib defines them);
-//! - `model/reference.rs`: the reference model, with the rules it implements;
-//! - `model/interp.rs`: each process interpreting its part on the runtime;
-//! - `model/shrink.rs`: the proptest strategy, shrinking by dropping supersteps and operations;
-//! - `model/coverage.rs`: counts of what the generator produces.
+//! The model and the generator are in `model/` (its `mod.rs` says which file holds what).
 //!
 //! `PROPTEST_CASES` sets the number of programs (256 by default); `BSP_MODEL_MAX_P` and
 //! `BSP_MODEL_MAX_STEPS` the largest programs (8 processes, 6 supersteps). A failure prints the
 //! smallest failing program found, the first differing observation, and the seed that regenerates
 //! the unshrunk program (`gen::generate(seed, p, steps)`).
 //!
-//! The same property also runs as a check of the engine-neutral suite (`suite/property.rs`:
-//! seeded programs inside one run, without shrinking), here on threads at every p of the suite
-//! and in `mpi.rs` on MPI ranks.
+//! The same property also runs as a check of the suite's table (`property.rs`: seeded programs
+//! inside one run, without shrinking), on threads at every p of the suite and in `mpi.rs` on
+//! MPI ranks.
 
-mod common;
-
-// The files of `tests/model/` and the engine-neutral check, as modules of this crate (`#[path]`:
-// a crate root would look for `mod x;` beside itself).
-#[path = "suite/check.rs"]
-mod check;
-#[path = "model/coverage.rs"]
 mod coverage;
-#[path = "model/gen.rs"]
-mod gen;
-#[path = "model/interp.rs"]
-mod interp;
-#[path = "model/program.rs"]
-mod program;
-#[path = "suite/property.rs"]
-mod property;
-#[path = "model/reference.rs"]
-mod reference;
-#[path = "model/rng.rs"]
-mod rng;
-#[path = "model/shrink.rs"]
 mod shrink;
 
-use std::sync::mpsc;
 use std::time::Duration;
 
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
+use crate::model::program::{self, Event, Program};
+use crate::model::{gen, interp, reference};
+use crate::runner::try_within;
 use coverage::Coverage;
-use program::{Event, Program};
 use shrink::Programs;
 
 /// A run longer than this is a hang (a generated program runs in milliseconds).
@@ -79,14 +54,10 @@ fn check(prog: &Program) -> Result<(), String> {
 }
 
 fn run_with_timeout(prog: &Program) -> Result<Vec<Vec<Event>>, String> {
-    let (tx, rx) = mpsc::channel();
     let owned = prog.clone();
-    std::thread::spawn(move || tx.send(interp::run(&owned)));
-    match rx.recv_timeout(HANG) {
-        Ok(Ok(logs)) => Ok(logs),
-        Ok(Err(e)) => Err(format!("the runtime failed: {e}")),
-        Err(mpsc::RecvTimeoutError::Timeout) => Err(format!("the runtime hung (no result after {HANG:?})")),
-        Err(mpsc::RecvTimeoutError::Disconnected) => Err("the launcher panicked".to_string()),
+    match try_within(HANG, "a generated program", move || interp::run(&owned))? {
+        Ok(logs) => Ok(logs),
+        Err(e) => Err(format!("the runtime failed: {e}")),
     }
 }
 
