@@ -4,16 +4,17 @@
 //! re-exports them and provides the hidden `bsp::__private` module their expansions call into.
 //!
 //! The crate only translates: parsing and validation of the knobs (`knobs`), the program
-//! expansion (`program`), the superstep expansion (`superstep`), the compile-time checks of
-//! pending communication and of superstep alignment (`analysis`), and the error collector
-//! (`ctxt`). It never panics on
-//! user input: every error is reported as a spanned `compile_error!`, all of them at once,
-//! beside the best expansion of the user's code that could be made.
+//! expansion (`program`), the parsed `superstep!` invocation (`input`), the superstep expansion
+//! (`superstep`), the compile-time checks of pending communication and of superstep alignment
+//! (`analysis`), and the error collector (`ctxt`). It never panics on user input: every error
+//! is reported as a spanned `compile_error!`, all of them at once, beside the best expansion of
+//! the user's code that could be made.
 
 #![forbid(unsafe_code)]
 
 mod analysis;
 mod ctxt;
+mod input;
 mod knobs;
 mod program;
 mod superstep;

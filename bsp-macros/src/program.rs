@@ -32,7 +32,8 @@
 use crate::analysis::{self, strip_parens};
 use crate::ctxt::Ctxt;
 use crate::knobs::{self, Knobs};
-use crate::superstep::{self, SuperstepInput};
+use crate::input::SuperstepInput;
+use crate::superstep;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens as _};
 use syn::punctuated::Punctuated;

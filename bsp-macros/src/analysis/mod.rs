@@ -32,7 +32,7 @@ pub(crate) use syntax::strip_parens;
 pub(crate) use walker::Walker;
 
 use crate::ctxt::Ctxt;
-use crate::superstep::SuperstepInput;
+use crate::input::SuperstepInput;
 use proc_macro2::Span;
 use state::Op;
 use syn::{Block, Ident};

@@ -42,7 +42,7 @@ use super::syntax::{
     bound_names, is_compound_assign, is_process_exit, mentions, place_of, single_ident, strip, strip_parens,
 };
 use super::{Access, Finding, Problem};
-use crate::superstep::SuperstepInput;
+use crate::input::SuperstepInput;
 use proc_macro2::Span;
 use std::collections::{HashMap, HashSet};
 use syn::visit::{self, Visit};

@@ -157,7 +157,7 @@ fn get_in_an_explicit_superstep_call() {
 #[test]
 fn get_in_a_standalone_superstep_sees_outer_names() {
     let ctx: Ident = parse_quote!(ctx);
-    let input: crate::superstep::SuperstepInput = parse_quote!(ctx, {
+    let input: crate::input::SuperstepInput = parse_quote!(ctx, {
         ctx.get(1, &x, 0, &mut left);
         println!("{left}");
     });

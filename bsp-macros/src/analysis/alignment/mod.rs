@@ -26,7 +26,7 @@ use super::macro_args::{self, MacroKind};
 use super::state::{BindingId, Scopes};
 use super::syntax::{bound_names, is_compound_assign, is_process_exit, mentions, place_of, single_ident, strip_parens};
 use crate::ctxt::Ctxt;
-use crate::superstep::SuperstepInput;
+use crate::input::SuperstepInput;
 use count::{is_syncing, Count, NOT_SYNCING, NOT_SYNCING_WITH_CTX, SYNCING_WITH_CTX};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens as _;
