@@ -39,6 +39,7 @@ pub(crate) fn expand(tokens: TokenStream) -> TokenStream {
     let mut cx = Ctxt::new();
     analysis::check_superstep(&input, &mut cx);
     replace_escapes(&mut input.block);
+    analysis::guard_moved_destinations(&mut input.block, &quote!(::bsp::__private));
     let lowered = lower(&input);
     if cx.is_empty() {
         return quote!(#lowered);

@@ -7,6 +7,8 @@
 //!   `walker/ops.rs`) what each operation on the context does, and (in `walker/supersteps.rs`)
 //!   the supersteps: their scope and end, what cannot happen inside them or leave them;
 //! - `macro_args`: what the walk sees inside `println!`, `format!`, `assert!`, `vec!`, ...;
+//! - `moved`: a `get` destination moved into a closure before the `get`, reported through a
+//!   `Copy` bound (only the types know whether the closure moved or copied it);
 //! - `syntax`: small helpers (roots of place expressions, names bound by patterns);
 //! - `alignment/`: a second walk, over values rather than borrows: conditions that differ
 //!   between processes and decide how many sync points they make (documented there);
@@ -23,10 +25,12 @@
 
 mod alignment;
 mod macro_args;
+mod moved;
 mod state;
 mod syntax;
 mod walker;
 
+pub(crate) use moved::guard_moved_destinations;
 pub(crate) use syntax::strip_parens;
 #[cfg(test)]
 pub(crate) use walker::Walker;

@@ -25,5 +25,6 @@ mod analysis;
 mod expansion;
 mod false_alarms;
 mod knobs;
+mod moved;
 mod snapshots;
 mod superstep_rules;
