@@ -63,6 +63,9 @@ pub(crate) enum Problem {
     DeclaredInSuperstep,
     /// A `get`/`hpget` names its source by `&reg` and writes into `reg.local_mut(..)`.
     SameRegistration,
+    /// A name kept from `let name = reg.remote()` is used after `reg.local_mut(..)` (or
+    /// `value_mut`) borrowed `reg` mutably.
+    RemoteNameAfterLocalMut,
     /// An `hpmove` result is used after the sync that invalidated it.
     StaleMessage,
     /// An `hpmove` result of a superstep is its value, or is assigned to a variable declared
@@ -255,6 +258,15 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
              = help: take the name and the local part at once with `split_mut`: \
              `let (name, local) = {name}.split_mut({ctx}); {ctx}.{op}(pid, name, offset, local)`"
         ),
+        Problem::RemoteNameAfterLocalMut => format!(
+            "this name of `{name}`, kept from `{name}.remote()`, is used after `{name}.local_mut(..)` \
+             borrowed `{name}` mutably\n\
+             = note: a name borrows its registration's handle (so that no name outlives \
+             `unregister`), and `local_mut` needs the handle alone while the local part is in use\n\
+             = help: take the name and the local part at once with `split_mut`: \
+             `let (name, local) = {name}.split_mut({ctx});`, then write through `local` and \
+             communicate through `name`"
+        ),
         Problem::StaleMessage => format!(
             "`{name}` is used after the sync that invalidates it\n\
              = note: `{name}` borrows a message taken by `{op}`, which is only valid until the \
@@ -389,6 +401,7 @@ pub(crate) fn note(finding: &Finding) -> String {
         }
         Problem::DeclaredInSuperstep => format!("note: `{name}` is declared here, inside the superstep"),
         Problem::SameRegistration => format!("note: the destination borrows `{name}` here"),
+        Problem::RemoteNameAfterLocalMut => format!("note: `{name}.local_mut(..)` borrows `{name}` mutably here"),
         Problem::LocalPartGivenToCollective(_) => "note: the collective that needs the context mutably".to_owned(),
         Problem::StaleMessage => format!("note: `{name}` comes from the `{op}` here"),
         Problem::MessageLeavesSuperstep => "note: the message is taken by `hpmove` here".to_owned(),
