@@ -30,6 +30,8 @@ mod state;
 mod syntax;
 mod walker;
 
+#[cfg(test)]
+pub(crate) use alignment::{Count, Kind};
 pub(crate) use moved::guard_moved_destinations;
 pub(crate) use syntax::strip_parens;
 #[cfg(test)]
@@ -38,7 +40,7 @@ pub(crate) use walker::Walker;
 use crate::ctxt::Ctxt;
 use crate::input::SuperstepInput;
 use proc_macro2::Span;
-use state::Op;
+pub(crate) use state::Op;
 use syn::{Block, Ident};
 
 /// Whether a use reads or writes the name.
@@ -49,7 +51,7 @@ pub(crate) enum Access {
 }
 
 /// What is wrong with one use.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Problem {
     /// A `get`/`hpget` destination is read or written before the sync.
     PendingDestination(Access),
@@ -156,14 +158,10 @@ pub(crate) fn check_program(body: &Block, ctx: &Ident, cx: &mut Ctxt) {
     alignment::check_program(body, ctx, cx);
 }
 
-/// The first line of each alignment finding of a body whose context is `ctx`, for tests.
+/// The kind of each alignment finding of a body whose context is `ctx`, for tests.
 #[cfg(test)]
-pub(crate) fn alignment_findings(body: &Block) -> Vec<String> {
-    let ctx: Ident = syn::parse_quote!(ctx);
-    alignment::findings(body, &ctx)
-        .iter()
-        .map(|f| f.message("ctx").lines().next().unwrap_or_default().to_owned())
-        .collect()
+pub(crate) fn alignment_kinds(body: &Block, ctx: &Ident) -> Vec<Kind> {
+    alignment::findings(body, ctx).into_iter().map(|f| f.kind).collect()
 }
 
 /// Checks one `superstep!` used outside `#[bsp::program]`: what its block does on its own.
