@@ -33,5 +33,4 @@ mod expansion;
 mod false_alarms;
 mod knobs;
 mod moved;
-mod snapshots;
 mod superstep_rules;
