@@ -198,7 +198,8 @@ impl<T: Value> std::fmt::Debug for Reg<T> {
 ///
 /// Communication calls accept `&Reg<T>` or `Remote<T>`. The difference matters when a get's
 /// destination is this process's own part of the registration it reads from (as in
-/// `bsp_get(3)`'s `get_array`): [`Reg::split_mut`] gives the name and the local elements at once.
+/// `bsp_get(3)`'s `get_array`), or when a name kept in a variable is used after `local_mut` on
+/// its handle: [`Reg::split_mut`] gives the name and the local elements at once.
 ///
 /// ```
 /// // forall i: xs[i] := xs[(i + 1) mod n], with xs distributed one element per process
@@ -310,6 +311,11 @@ impl<T: Value> Reg<T> {
     /// This registration's name for communication (see [`Remote`]); it borrows the handle, so
     /// it cannot outlive the registration.
     ///
+    /// Because of that borrow, a name kept in a variable cannot be used after
+    /// [`local_mut`](Reg::local_mut) on the same handle (rustc's E0502, "cannot borrow as mutable
+    /// because it is also borrowed as immutable"): take both at once with
+    /// [`split_mut`](Reg::split_mut).
+    ///
     /// ```
     /// let out = bsp_runtime::run(2, |ctx| {
     ///     let x = ctx.register([0u32]);
@@ -389,6 +395,10 @@ impl<T: Value> Reg<T> {
     }
 
     /// This process's registered elements, to modify.
+    ///
+    /// It needs the handle alone: a name taken earlier by [`remote`](Reg::remote) and still in
+    /// use after this call is a borrow conflict (E0502). To write the local part and communicate
+    /// through the name in one superstep, take both at once with [`split_mut`](Reg::split_mut).
     ///
     /// # Panics
     /// If the registration belongs to another process or run.
