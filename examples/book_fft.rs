@@ -250,7 +250,9 @@ fn main(ctx: &mut Ctx) {
         input_energy: input.iter().map(|v| v.norm_sqr()).sum(),
         output_energy: energy,
         spot,
-        direct: spots(n).map(|k| (s..n).step_by(p).map(|j| input[j / p] * Complex::root(j * k % n, n)).fold(Complex::default(), Complex::add)),
+        direct: spots(n).map(|k| {
+            (s..n).step_by(p).map(|j| input[j / p] * Complex::root(j * k % n, n)).fold(Complex::default(), Complex::add)
+        }),
     };
     let total = ctx.allreduce_one(mine, |a, b| Check {
         inverse_error: a.inverse_error.max(b.inverse_error),
