@@ -12,8 +12,7 @@
 //!    cuts its sorted keys at the splitters (piece q: the keys above splitter q - 1 and at most
 //!    splitter q) and sends piece q to process q. The book sends the piece sizes first, then the
 //!    pieces (two supersteps); `alltoallv` carries both in one sync.
-//! 2. Each process merges the p sorted runs it received (the standard library's stable sort
-//!    finds the runs and merges them).
+//! 2. Each process merges the p sorted runs it received, two by two (⌈log₂ p⌉ passes).
 //!
 //! Regular samples bound the imbalance: no process receives more than about 2n/p keys.
 //!
@@ -86,10 +85,35 @@ pub fn bspsort(ctx: &mut Ctx, mut keys: Vec<u64>) -> Vec<u64> {
     let pieces: Vec<&[u64]> = (0..p).map(|q| &keys[bound(q)..bound(q + 1)]).collect();
     let runs = ctx.alltoallv(&pieces);
 
-    // Superstep 2: merge the p sorted runs.
-    let mut sorted = runs.concat();
-    sorted.sort();
-    sorted
+    // Superstep 2: merge the p sorted runs, two by two.
+    let mut runs = runs;
+    while runs.len() > 1 {
+        let mut pairs = runs.into_iter();
+        runs = std::iter::from_fn(|| {
+            let a = pairs.next()?;
+            Some(match pairs.next() {
+                Some(b) => merge(&a, &b),
+                None => a,
+            })
+        })
+        .collect();
+    }
+    runs.pop().unwrap_or_default()
+}
+
+/// The merge of two sorted lists.
+fn merge(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let take_b = b[j] < a[i];
+        out.push(if take_b { b[j] } else { a[i] });
+        j += take_b as usize;
+        i += !take_b as usize;
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// Count and wrapping checksums of a list of keys: equal for a list and any permutation of it.
