@@ -10,7 +10,7 @@
 //!    puts of the samples into every process, and their sync).
 //! 1. Each process sorts the samples and takes the same p - 1 splitters, every p-th one. It
 //!    cuts its sorted keys at the splitters (piece q: the keys above splitter q - 1 and at most
-//!    splitter q) and sends piece q to process q. The book sends the piece sizes first, then the
+//!    splitter q) and sends piece q to process q (keeping its own). The book sends the piece sizes first, then the
 //!    pieces (two supersteps); `alltoallv` carries both in one sync.
 //! 2. Each process merges the p sorted runs it received, two by two (⌈log₂ p⌉ passes).
 //!
@@ -82,11 +82,15 @@ pub fn bspsort(ctx: &mut Ctx, mut keys: Vec<u64>) -> Vec<u64> {
         q if q == p => keys.len(),
         q => keys.partition_point(|&k| k <= splitter(q - 1)),
     };
-    let pieces: Vec<&[u64]> = (0..p).map(|q| &keys[bound(q)..bound(q + 1)]).collect();
-    let runs = ctx.alltoallv(&pieces);
+    // This process's own piece stays where it is.
+    let (s, lo, hi) = (ctx.pid(), bound(ctx.pid()), bound(ctx.pid() + 1));
+    let pieces: Vec<&[u64]> = (0..p).map(|q| if q == s { &[] } else { &keys[bound(q)..bound(q + 1)] }).collect();
+    let mut runs = ctx.alltoallv(&pieces);
+    keys.truncate(hi);
+    keys.drain(..lo);
+    runs[s] = keys;
 
     // Superstep 2: merge the p sorted runs, two by two.
-    let mut runs = runs;
     while runs.len() > 1 {
         let mut pairs = runs.into_iter();
         runs = std::iter::from_fn(|| {
