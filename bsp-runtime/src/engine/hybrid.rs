@@ -59,8 +59,8 @@ use super::mpi::wire::{self, put_bytes, Reader, Received};
 use super::mpi::{count, displacements, ranks_from_env, report_once, with_world};
 use super::threads::{get_in_place, placement, serve_in_place, Group};
 use super::{AnyEngine, Endpoint, Engine, Fate, Peers, Poisoned, ReadResults, RegRow, Status, Want};
-use crate::exchange::{flags, Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::reg::Table;
+use crate::sync::outbox::{flags, Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::Error;
 
 use super::THREADS_VAR;

@@ -47,8 +47,8 @@ use mpi::Count;
 use std::cell::UnsafeCell;
 
 use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, Status, Want};
-use crate::exchange::{flags, Arrival, Outbox, Pending, PutSrc, LANDED};
 use crate::reg::Table;
+use crate::sync::outbox::{flags, Arrival, Outbox, Pending, PutSrc, LANDED};
 use crate::Error;
 use direct::{is_large, swap_words, Transfers, BLOCK_TAG, GET_TAG, PUT_TAG};
 use wire::{put_bytes, LargeIn, Reader, Received, HEADER_WORDS};

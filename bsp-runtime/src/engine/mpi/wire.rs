@@ -16,7 +16,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::direct::is_large;
 use crate::engine::Peers;
-use crate::exchange::{Arrival, DestQueue, ExtRec, Meta, MsgRec, Outbox, Pending, PushInfo, PutRec, PutSrc};
+use crate::sync::outbox::{Arrival, DestQueue, ExtRec, Meta, MsgRec, Outbox, Pending, PushInfo, PutRec, PutSrc};
 
 /// The fixed start of a block: the sender's collective bookkeeping and the number of each
 /// kind of record that follows.

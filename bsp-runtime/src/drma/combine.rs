@@ -15,7 +15,7 @@
 
 use std::marker::PhantomData;
 
-use crate::exchange::flags;
+use crate::sync::outbox::flags;
 use crate::{AsRemote, Ctx, Elems, Value};
 
 /// An operator for combining puts, made by [`Ctx::combiner`]; `Copy`.

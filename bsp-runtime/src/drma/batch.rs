@@ -18,7 +18,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::ctx::State;
-use crate::exchange::{flags, Outbox, BULK_BYTES};
+use crate::sync::outbox::{flags, Outbox, BULK_BYTES};
 use crate::{AsRemote, Ctx, Elems, RegHandle, Value};
 
 /// Buffered puts into one registration, from [`Ctx::put_batch`].
