@@ -19,9 +19,10 @@
 //!
 //! A program is one row of `PROGRAMS` and one `mod` line in `mod book`.
 //!
-//! The sizes keep each program's data within this machine's caches (32 MiB of L3), where the
-//! second core helps: at n = 2·10^7 (160 MB) the inner product is bound by memory bandwidth,
-//! which the two cores share, and p = 2 takes about as long as p = 1.
+//! The inner product's size keeps its vector (16 MB) within the last-level cache of the 2-core
+//! machine this was written on (32 MiB), where the second core helps: at n = 2·10^7 (160 MB) it
+//! is bound by memory bandwidth, which the two cores share, and p = 2 takes about as long as
+//! p = 1.
 
 mod common;
 use common::median;
