@@ -674,10 +674,10 @@ pub fn put_batch_with_local_redistributes_within_one_registration(ctx: &mut Ctx)
     let n = 3 * p;
     let mut x = ctx.register((3 * pid..3 * pid + 3).map(|i| i as u64).collect::<Vec<_>>());
     let (mut batch, local) = ctx.put_batch_with_local(&mut x);
-    for t in 0..3 {
+    for (t, v) in local.iter_mut().enumerate() {
         let j = n - 1 - (3 * pid + t);
-        batch.put(j / 3, &local[t], j % 3);
-        local[t] = 999;
+        batch.put(j / 3, v, j % 3);
+        *v = 999;
     }
     drop(batch);
     ctx.sync();
