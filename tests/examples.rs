@@ -357,3 +357,64 @@ fn bad_environment_variables_are_named() {
         assert!(err.contains(want), "{name}={value}: {err}");
     }
 }
+
+// The book versions of the classic programs (`examples/book_*.rs`). Each checks its own result
+// and exits with status 1 if it is wrong; process 0 prints one line on stdout that must not
+// depend on p, and its time on stderr.
+
+/// Runs the book example `name` with `args` at each p of `procs`; checks that each run succeeds,
+/// prints `want` alone on stdout, and reports its time on stderr as
+/// `<name>: n=<n> p=<p> time <seconds> s`.
+fn book(name: &str, args: &[&str], procs: &[usize], n: usize, want: &str) {
+    for &p in procs {
+        let (out, status, err) = run_with_args(name, p, args);
+        assert!(status.success(), "example `{name}` {args:?} on {p} processes failed: {status}\n{err}");
+        assert_eq!(out, format!("{want}\n"), "`{name}` {args:?} on {p} processes");
+        let prefix = format!("{name}: n={n} p={p} time ");
+        let time = err.lines().find_map(|l| l.strip_prefix(&prefix)?.strip_suffix(" s")?.parse::<f64>().ok());
+        assert!(time.is_some_and(|t| t >= 0.0), "`{name}` on {p} processes: no `{prefix}<seconds> s` line:\n{err}");
+    }
+}
+
+#[test]
+fn book_inprod_gives_the_exact_sum() {
+    book("book_inprod", &[], &PROCS, 100_000, "book_inprod ok, n = 100000, x·x = 9350000 (exact)");
+    // n not a multiple of 16 nor of p; fewer elements than processes.
+    book("book_inprod", &["1001"], &PROCS, 1001, "book_inprod ok, n = 1001, x·x = 93037 (exact)");
+    book("book_inprod", &["5"], &PROCS, 5, "book_inprod ok, n = 5, x·x = 55 (exact)");
+}
+
+#[test]
+fn book_fft_inverts_and_matches_direct_sums() {
+    let line = |n: usize| {
+        format!("book_fft ok, n = {n}, inverse error < 1e-12, parseval error < 1e-12, X_k matches its direct sum")
+    };
+    const POWERS: [usize; 4] = [1, 2, 4, 8];
+    book("book_fft", &[], &POWERS, 4096, &line(4096));
+    // p² > n: several redistributions (three at p = 8, n = 16).
+    book("book_fft", &["16"], &POWERS, 16, &line(16));
+    book("book_fft", &["32"], &POWERS, 32, &line(32));
+}
+
+#[test]
+fn book_fft_refuses_a_process_count_that_is_not_a_power_of_two() {
+    for (p, args) in [(3, vec![]), (8, vec!["8"]), (2, vec!["100"])] {
+        let (out, status, err) = run_with_args("book_fft", p, &args);
+        assert_eq!(status.code(), Some(1), "book_fft {args:?} on {p} processes should fail:\n{out}");
+        assert!(out.is_empty(), "{out}");
+        let n = args.first().copied().unwrap_or("4096");
+        let want = format!("book_fft: n = {n} and p = {p} must be powers of two with 2p ≤ n");
+        assert!(err.contains(&want), "{err}");
+    }
+}
+
+#[test]
+fn book_sort_sorts_and_keeps_every_key() {
+    for (args, n) in [(vec![], 100_000), (vec!["1003"], 1003), (vec!["2"], 2), (vec!["0"], 0)] {
+        let (out, ..) = run_with_args("book_sort", 1, &args);
+        let line = out.trim_end();
+        let want = format!("book_sort ok, n = {n}, sorted, a permutation of the input (checksums 0x");
+        assert!(line.starts_with(&want), "{line}");
+        book("book_sort", &args, &PROCS, n, line);
+    }
+}

@@ -664,6 +664,36 @@ pub fn put_batch_takes_any_source_and_copies_it_at_the_call(ctx: &mut Ctx) -> Ou
     expect("x", x.local(ctx).to_vec(), vec![1, 2, 9, 3, 4, 5, 0, 0])
 }
 
+/// `put_batch_with_local`: a redistribution inside one registration. Each process reads its
+/// local part (block distribution, 3 elements each) and puts every element to the position of
+/// the reversed vector, into the same registration; it also overwrites its local part meanwhile
+/// (the puts copied the old values at the call, and land over the new ones at the sync). Then
+/// the same on an in-place registration (`Registered`), generic over the handle.
+pub fn put_batch_with_local_redistributes_within_one_registration(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let n = 3 * p;
+    let mut x = ctx.register((3 * pid..3 * pid + 3).map(|i| i as u64).collect::<Vec<_>>());
+    let (mut batch, local) = ctx.put_batch_with_local(&mut x);
+    for (t, v) in local.iter_mut().enumerate() {
+        let j = n - 1 - (3 * pid + t);
+        batch.put(j / 3, v, j % 3);
+        *v = 999;
+    }
+    drop(batch);
+    ctx.sync();
+    let want: Vec<u64> = (0..3).map(|t| (n - 1 - (3 * pid + t)) as u64).collect();
+    let got = x.local(ctx).to_vec();
+    let mut y = [pid as u32; 2];
+    let right = ring(pid, p).1;
+    ctx.with_reg(&mut y, |ctx, mut r| {
+        let (mut batch, local) = ctx.put_batch_with_local(&mut r);
+        batch.put(right, &local[0], 1);
+        ctx.sync();
+    });
+    let left = ring(pid, p).0 as u32;
+    expect("(x, y)", (got, y), (want, [pid as u32, left]))
+}
+
 /// Buffered puts of 1 MiB (which end their sync with the outboxes released, so that the next
 /// superstep refills the same ones), several supersteps in a row, alternating with supersteps of
 /// small puts, messages and gets: every word is checked each time.
@@ -738,5 +768,6 @@ checks! {
     put_batch_delivers_scattered_and_consecutive_puts => Procs::ALL.on(PS_MANY),
     put_batch_keeps_issue_order_with_put,
     put_batch_takes_any_source_and_copies_it_at_the_call,
+    put_batch_with_local_redistributes_within_one_registration,
     bulk_put_supersteps_alternate_with_small_ones => Procs::ALL.on(&[1, 2, 3]),
 }
