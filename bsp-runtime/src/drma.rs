@@ -42,9 +42,21 @@ impl Ctx {
     /// superstep, or already deregistered), or if `offset + len` is past the extent that process
     /// `pid` registered.
     #[track_caller]
+    #[inline]
     pub fn put<T: Value, S: ?Sized + Elems<T>>(&self, pid: usize, src: &S, dst: impl AsRemote<T>, offset: usize) {
-        let src = src.elems();
-        let r = self.resolve("put", pid, dst.as_remote(), offset, src.len());
+        // A one-element source is read here and the out-of-line part gets a copy, so that the
+        // caller's variable stays in a register (see `Ctx::put_combine`).
+        let dst = dst.as_remote();
+        match src.elems() {
+            &[one] => self.queue_put(pid, std::slice::from_ref(&one), dst, offset),
+            many => self.queue_put(pid, many, dst, offset),
+        }
+    }
+
+    #[track_caller]
+    #[inline(never)]
+    fn queue_put<T: Value>(&self, pid: usize, src: &[T], dst: Remote<'_, T>, offset: usize) {
+        let r = self.resolve("put", pid, dst, offset, src.len());
         if r.bytes == 0 {
             return;
         }
