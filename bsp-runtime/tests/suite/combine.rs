@@ -114,6 +114,35 @@ pub fn a_combining_put_into_a_range_of_a_long_array(ctx: &mut Ctx) -> Outcome {
     expect("v", got, want)
 }
 
+/// One-word combining puts to consecutive elements (which the sender queues as one record)
+/// combine each element once; a change of operator, a gap, or a plain put between them keeps
+/// each put's own rule.
+pub fn consecutive_one_word_combining_puts_combine_each_element_once(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let add = ctx.combiner(|a: i64, b: i64| a + b);
+    let max = ctx.combiner(|a: i64, b: i64| a.max(b));
+    let x = ctx.register(vec![1i64; 12]);
+    let (from, to) = ring(pid, p);
+    let term = |q: usize, i: usize| 10 * i as i64 + q as i64;
+    let high = |q: usize, i: usize| 3 * q as i64 - 2 + i as i64;
+    for i in 0..4 {
+        ctx.put_combine(to, &term(pid, i), &x, i, add);
+    }
+    for i in 4..8 {
+        ctx.put_combine(to, &high(pid, i), &x, i, max);
+    }
+    ctx.put_combine(to, &100i64, &x, 9, add);
+    ctx.put(to, &7i64, &x, 10);
+    ctx.put_combine(to, &3i64, &x, 11, add);
+    ctx.sync();
+    let got = x.local(ctx).to_vec();
+    ctx.unregister(x);
+    let mut want: Vec<i64> = (0..4).map(|i| 1 + term(from, i)).collect();
+    want.extend((4..8).map(|i| high(from, i).max(1)));
+    want.extend([1, 101, 7, 4]);
+    expect("x", got, want)
+}
+
 /// Large transfers (past the MPI engine's point-to-point threshold) keep the rules: overlapping
 /// large puts from every process (the highest pid wins, D2), a large hpput over part of them,
 /// a large get into the registration it reads (staged, D1), and a large combining put.
@@ -171,6 +200,7 @@ checks! {
     combining_puts_combine_with_a_get_result_of_the_same_superstep,
     floating_point_sums_are_the_sequential_sum_in_pid_order,
     a_combining_put_into_a_range_of_a_long_array,
+    consecutive_one_word_combining_puts_combine_each_element_once,
     large_transfers_keep_the_order_rules,
 }
 
