@@ -195,10 +195,7 @@ fn program(ctx: &mut Ctx) {
     let (m, nn) = grid_shape(p);
     let grid = Grid::new(ctx, m, nn);
     let (s, t) = (grid.s(), grid.t());
-    let a: Vec<f64> = (s..n)
-        .step_by(m)
-        .flat_map(|i| (t..n).step_by(nn).map(move |j| element(n, i, j)))
-        .collect();
+    let a: Vec<f64> = (s..n).step_by(m).flat_map(|i| (t..n).step_by(nn).map(move |j| element(n, i, j))).collect();
 
     ctx.sync();
     let start = ctx.time();
@@ -221,10 +218,12 @@ fn program(ctx: &mut Ctx) {
         }
         let step = if n <= 200 { 1 } else { n / 64 };
         let error = residual(&whole, &pivots, n, (0..n).step_by(step).chain([n - 1]));
-        if !(error < 1e-10) {
+        let ok = error < 1e-10; // false for NaN too
+        if !ok {
             ctx.abort(format!("book_lu: max |PA - LU| / max |A| = {error:e}, not below 1e-10"));
         }
-        let checksum = pivots.iter().enumerate().fold(0u64, |h, (k, &r)| h.wrapping_mul(31).wrapping_add((k ^ r) as u64));
+        let checksum =
+            pivots.iter().enumerate().fold(0u64, |h, (k, &r)| h.wrapping_mul(31).wrapping_add((k ^ r) as u64));
         let shown = pivots.len().min(8);
         println!(
             "book_lu ok, n = {n}, first pivots {:?}, pivot checksum {checksum}, max |PA - LU| / max |A| < 1e-10",
