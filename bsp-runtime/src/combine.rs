@@ -70,6 +70,14 @@ fn tag(id: u32, elem_size: usize) -> u64 {
     u64::from(id) | (elem_size as u64) << 32
 }
 
+impl<T: Value> Combiner<T> {
+    /// The word its combining puts carry.
+    #[inline]
+    pub(crate) fn tag(self) -> u64 {
+        tag(self.id, std::mem::size_of::<T>())
+    }
+}
+
 impl Ctx {
     /// Makes an operator for [`put_combine`](Ctx::put_combine) from `f` (a function or a closure
     /// that captures nothing).
