@@ -197,16 +197,18 @@ fn init(ctx: &mut Ctx, n: usize, mine: Distribution) -> (Local, Vec<usize>, Vec<
     (local, own_v, own_u)
 }
 
-/// `Σ a_ij x_j` over local row r.
-#[inline]
-fn row_sum(a: &Local, x: &[f64], r: usize) -> f64 {
-    let (values, columns) = (&a.values[a.starts[r]..a.starts[r + 1]], &a.columns[a.starts[r]..a.starts[r + 1]]);
-    values.iter().zip(columns).map(|(&a, &c)| a * x[c as usize]).sum()
+/// The partial sums `Σ a_ij x_j` of the local rows `rows`, in order: one pass over their
+/// nonzeros, as slices.
+fn row_sums<'a>(a: &'a Local, x: &'a [f64], rows: std::ops::Range<usize>) -> impl Iterator<Item = f64> + 'a {
+    a.starts[rows.start..=rows.end].windows(2).map(move |r| {
+        let (values, columns) = (&a.values[r[0]..r[1]], &a.columns[r[0]..r[1]]);
+        values.iter().zip(columns).map(|(&a, &c)| a * x[c as usize]).sum()
+    })
 }
 
 /// `u = A·v`: `xv` holds the own part of v followed by room for the fan-out, `u` the own part of
-/// u. Collective; 2 syncs.
-fn product(ctx: &mut Ctx, a: &Local, xv: &mut Reg<f64>, u: &mut Reg<f64>, add: Combiner<f64>) {
+/// u; `sums` is scratch space. Collective; 2 syncs.
+fn product(ctx: &mut Ctx, a: &Local, xv: &mut Reg<f64>, u: &mut Reg<f64>, add: Combiner<f64>, sums: &mut Vec<f64>) {
     // Superstep 0: the fan-out, one get per needed component of another process.
     ctx.superstep(|s| {
         let (name, local) = xv.split_mut(s);
@@ -215,19 +217,22 @@ fn product(ctx: &mut Ctx, a: &Local, xv: &mut Reg<f64>, u: &mut Reg<f64>, add: C
             s.get(q, name, from, buffer.at(to));
         }
     });
-    // Supersteps 1 and 2: the partial sums of the rows of other processes' u_i go to them...
-    let x = xv.local(ctx);
-    let own = a.own_rows.len();
-    for (k, &(q, l)) in a.fan_in.iter().enumerate() {
-        ctx.put_combine(q, &row_sum(a, x, own + k), &*u, l, add);
-    }
-    // ...and those of the own u_i are written in place; the sums arrive at the sync (superstep 3).
+    // Superstep 1: the local multiply; the sums of own u_i are written in place.
+    let (x, own) = (xv.local(ctx), a.own_rows.len());
+    sums.clear();
+    sums.extend(row_sums(a, x, own..own + a.fan_in.len()));
     let target = u.local_mut(ctx);
     for &l in &a.untouched {
         target[l] = 0.0;
     }
-    for (r, &l) in a.own_rows.iter().enumerate() {
-        target[l] = row_sum(a, x, r);
+    for (&l, sum) in a.own_rows.iter().zip(row_sums(a, x, 0..own)) {
+        target[l] = sum;
+    }
+    // Superstep 2: the fan-in, one combining put per row of another process's u_i; superstep 3,
+    // the sums, happens at the sync.
+    let mut batch = ctx.put_batch(&*u);
+    for (&(q, l), sum) in a.fan_in.iter().zip(&*sums) {
+        batch.put_combine(q, sum, l, add);
     }
     ctx.sync();
 }
@@ -249,9 +254,10 @@ fn program(ctx: &mut Ctx) {
     buffer.resize(a.own_v + a.fan_out.len(), 0.0);
     let (mut xv, mut u) = ctx.register((buffer, vec![0.0; own_u.len()]));
 
+    let mut sums = Vec::with_capacity(a.fan_in.len());
     let start = ctx.time();
     for _ in 0..PRODUCTS {
-        product(ctx, &a, &mut xv, &mut u, add);
+        product(ctx, &a, &mut xv, &mut u, add, &mut sums);
     }
     if ctx.pid() == 0 {
         eprintln!("book_bspmv: n={n} p={p} time {:.6} s", ctx.time() - start);
