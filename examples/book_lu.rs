@@ -5,29 +5,31 @@
 //! `PA = LU` for an n × n matrix A. The p processes form an M × N grid (`M·N = p`, as square as
 //! p allows, `M ≤ N`), process `P(s, t)` with `pid = s + t·M`, and the matrix is distributed
 //! cyclically in both dimensions: element (i, j) lives on `P(i mod M, j mod N)`, at local row
-//! `i / M` and local column `j / N` of a row-major local matrix. Stage k = 0, …, n−1 has four
+//! `i / M` and local column `j / N` of a row-major local matrix. Stage k = 0, …, n−1 has three
 //! supersteps, each one sync for all the teams at once:
 //!
 //! 1. **Pivot search** in the processor column `k mod N` that holds column k: each process
-//!    finds its row i ≥ k with the largest |a_ik|, and a `max_loc` allreduce over its processor
-//!    column (a team) gives the pivot row r.
-//! 2. **Pivot index**: a broadcast along every processor row from processor column `k mod N`
-//!    hands r to every process.
+//!    finds its row i ≥ k with the largest |a_ik|, and an allreduce over its processor column
+//!    (a team; `max_loc` on the candidates) gives the pivot row r, a_rk and a_kk.
+//! 2. **Pivot index and column k**: processor column `k mod N` broadcasts r, a_rk, a_kk and its
+//!    part of column k below the diagonal along every processor row, so that every process
+//!    computes the multipliers `a_ik / a_rk` of its own rows (after the swap, row r holds a_kk).
 //! 3. **Row swap and pivot row**: the processes holding rows k and r swap their parts of them
 //!    with two puts (whole rows, so that the multipliers already in L follow their rows); in the
 //!    same superstep, the holder of row r broadcasts its part of it (columns j ≥ k: the new row
 //!    k) down its processor column.
-//! 4. **Multipliers**: processor column `k mod N` divides its part of column k below the
-//!    diagonal by a_kk and broadcasts the multipliers along the processor rows.
 //!
-//! Then every process updates its part of the submatrix, `a_ij ← a_ij − a_ik·a_kj` for i, j > k:
-//! a rank-1 update, written as a loop over whole local rows (slices zipped with the pivot row,
-//! which the compiler vectorises), with no per-element view call or index check.
+//! Then processor column `k mod N` stores the multipliers in column k, and every process updates
+//! its part of the submatrix, `a_ij ← a_ij − a_ik·a_kj` for i, j > k: a rank-1 update, written
+//! as a loop over whole local rows (slices zipped with the pivot row, which the compiler
+//! vectorises), with no per-element view call or index check.
 //!
-//! Syncs: 4 per stage, plus 1 for registering the matrix; the book's `bsplu` has about the same
-//! (its pivot search, index broadcast, swap and two broadcasts). Per stage, h ≤ `n/N` words in
-//! the swap and the row broadcast (times `M − 1` for the root) and `(n/M)·(N − 1)` in the
-//! multiplier broadcast, against `n − k` rows of work on `(n−k)/M × (n−k)/N` elements.
+//! Syncs: 3 per stage, plus 2 for registering and unregistering the matrix: fewer than the
+//! book's algorithm, whose pivot search, pivot-index broadcast, row swap and the two broadcasts
+//! of column k and row k are supersteps of their own; sending column k with the pivot index,
+//! and computing the multipliers where they are used, saves two. Per stage, a process sends at
+//! most about n/M + 3 words to each process of its processor row, n/N to each of its processor
+//! column, and n/N in the swap, against `(n−k)/M × (n−k)/N` elements of work.
 //!
 //! A is pseudo-random in [−1, 1) (a hash of the position, the same for every p), so it needs
 //! pivoting. Every element sees the same operations in the same order for every p, so the
@@ -72,43 +74,85 @@ fn first_from(k: usize, m: usize, s: usize) -> usize {
     (k + m - 1).saturating_sub(s) / m
 }
 
+/// What the pivot search in a processor column finds: the candidate (|a_ik| and i, combined by
+/// `max_loc`), its value a_ik, and a_kk from the process holding row k.
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct Search {
+    candidate: Loc<f64>,
+    value: f64,
+    diagonal: f64,
+    holds_diagonal: u64,
+}
+
+impl Search {
+    /// No candidate (a process outside processor column k, or without rows i ≥ k).
+    fn none() -> Search {
+        Search { candidate: Loc::new(-1.0, u64::MAX), value: 0.0, diagonal: 0.0, holds_diagonal: 0 }
+    }
+
+    /// Row i's entry x in column k.
+    fn of(i: usize, x: f64, k: usize) -> Search {
+        let holds_diagonal = u64::from(i == k);
+        Search { candidate: Loc::new(x.abs(), i as u64), value: x, diagonal: x, holds_diagonal }
+    }
+
+    /// The better candidate (the larger |a_ik|, then the smaller i) and the diagonal held.
+    fn combine(a: Search, b: Search) -> Search {
+        let candidate = ops::max_loc(a.candidate, b.candidate);
+        let value = if candidate == b.candidate { b.value } else { a.value };
+        let (diagonal, holds_diagonal) =
+            if b.holds_diagonal == 1 { (b.diagonal, 1) } else { (a.diagonal, a.holds_diagonal) };
+        Search { candidate, value, diagonal, holds_diagonal }
+    }
+}
+
 /// Factors `PA = LU` in place. `a` holds this process's part of A (`local_len(n, M, s)` rows of
 /// `local_len(n, N, t)` columns, row-major); afterwards it holds the same part of L (below the
 /// diagonal) and U. Returns the pivots: at stage k, rows k and `pivots[k]` were swapped. Every
-/// process returns them all. Collective; 4n + 1 syncs.
+/// process returns them all. Collective; 3n + 2 syncs.
 pub fn lu(ctx: &mut Ctx, grid: &Grid, a: Vec<f64>, n: usize) -> (Vec<f64>, Vec<usize>) {
     let (m, nn, s, t) = (grid.rows(), grid.cols(), grid.s(), grid.t());
     let (rows, cols) = (local_len(n, m, s), local_len(n, nn, t));
     let width = cols.max(1); // for `chunks_exact`: a process may hold no column when n < N
     let mut a = ctx.register(a);
     let mut pivots = Vec::with_capacity(n);
-    let mut part = Vec::with_capacity(cols.max(rows));
+    let (mut part, mut multipliers) = (Vec::with_capacity(cols.max(rows) + 3), Vec::with_capacity(rows));
     for k in 0..n {
         let (ks, kt) = (k % m, k % nn); // P(ks, kt) holds a_kk
         let (row0, col0) = (first_from(k, m, s), first_from(k, nn, t)); // the own i ≥ k, j ≥ k
+        let below = first_from(k + 1, m, s); // the own rows i > k
 
         // 1. The pivot search in processor column kt (the other columns search nothing).
-        let mut mine = Loc::new(-1.0, u64::MAX);
+        let mut mine = Search::none();
         if t == kt {
-            let local = a.local(ctx);
-            for (l, row) in local.chunks_exact(width).enumerate().skip(row0) {
-                mine = ops::max_loc(mine, Loc::new(row[k / nn].abs(), (l * m + s) as u64));
+            for (l, row) in a.local(ctx).chunks_exact(width).enumerate().skip(row0) {
+                mine = Search::combine(mine, Search::of(l * m + s, row[k / nn], k));
             }
         }
-        let best = grid.col().allreduce_one(ctx, mine, ops::max_loc);
+        let found = grid.col().allreduce_one(ctx, mine, Search::combine);
 
-        // 2. The pivot index and its magnitude, along every processor row.
-        let best = grid.row().broadcast_one(ctx, kt, best);
-        if best.value() == 0.0 {
+        // 2. Processor column kt sends r, a_rk and a_kk along every processor row, with its part
+        // of column k below the diagonal (as it is before the swap).
+        part.clear();
+        if t == kt {
+            part.extend([found.candidate.index() as f64, found.value, found.diagonal]);
+            part.extend(a.local(ctx).chunks_exact(width).skip(below).map(|row| row[k / nn]));
+        }
+        let column = grid.row().broadcast(ctx, kt, &part);
+        let (r, pivot, diagonal) = (column[0] as usize, column[1], column[2]);
+        if pivot == 0.0 {
             ctx.abort(format!("book_lu: the matrix is singular (no pivot in column {k})"));
         }
-        let r = best.index() as usize;
-        let rs = r % m;
         pivots.push(r);
+        // The multipliers of the own rows i > k, after the swap (row r then holds the old a_kk).
+        let swapped = |q: usize, x: f64| if (below + q) * m + s == r { diagonal } else { x };
+        multipliers.clear();
+        multipliers.extend(column[3..].iter().enumerate().map(|(q, &x)| swapped(q, x) / pivot));
 
         // 3. Rows k and r change places (whole local rows, so L's multipliers follow); the holder
         // of row r sends its part of it, columns j ≥ k, down its processor column.
-        let (lk, lr) = (k / m, r / m);
+        let (rs, lk, lr) = (r % m, k / m, r / m);
         let local = a.local_mut(ctx);
         if s == ks && s == rs {
             for j in 0..cols {
@@ -128,25 +172,14 @@ pub fn lu(ctx: &mut Ctx, grid: &Grid, a: Vec<f64>, n: usize) -> (Vec<f64>, Vec<u
         }
         let pivot_row = grid.col().broadcast(ctx, rs, &part);
 
-        // 4. Processor column kt turns its part of column k below the diagonal into multipliers
-        // and sends them along the processor rows.
-        let below = first_from(k + 1, m, s); // the own rows i > k
-        part.clear();
-        if t == kt {
-            let pivot = pivot_row[0];
-            let local = a.local_mut(ctx);
-            for row in local.chunks_exact_mut(width).skip(below) {
-                row[k / nn] /= pivot;
-                part.push(row[k / nn]);
-            }
-        }
-        let multipliers = grid.row().broadcast(ctx, kt, &part);
-
-        // The rank-1 update of the own rows i > k and columns j > k.
-        let from = first_from(k + 1, nn, t); // the own columns j > k
+        // Processor column kt stores the multipliers in column k; every process updates its own
+        // rows i > k and columns j > k (a rank-1 update).
+        let (from, local) = (first_from(k + 1, nn, t), a.local_mut(ctx)); // from: the own j > k
         let u = &pivot_row[from - col0..];
-        let local = a.local_mut(ctx);
         for (row, &l) in local.chunks_exact_mut(width).skip(below).zip(&multipliers) {
+            if t == kt {
+                row[k / nn] = l;
+            }
             for (x, &y) in row[from..].iter_mut().zip(u) {
                 *x -= l * y;
             }
