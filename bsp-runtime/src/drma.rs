@@ -88,16 +88,33 @@ impl Ctx {
         drop(st);
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         let out = unsafe { self.outbox() };
-        out.gets.push(GetRec {
-            pid,
-            slot: r.slot,
-            byte_offset: r.byte_offset,
-            src_addr: r.remote_addr + r.byte_offset,
-            bytes: r.bytes,
-            dst_addr,
-            staged,
-        });
-        let q = out.dest(pid); // stats: what this process asks of `pid`
+        let src_addr = r.remote_addr + r.byte_offset;
+        // A get that continues the previous one (same process and registration, the next bytes
+        // of both the source and the destination, staged alike) extends its record: the two do
+        // not overlap, so reading and writing them in order or as one moves the same bytes. A
+        // loop of one-word gets of consecutive elements (a fan-out) then costs one copy.
+        match out.gets.last_mut() {
+            Some(last)
+                if last.pid == pid
+                    && last.slot == r.slot
+                    && last.staged == staged
+                    && last.byte_offset + last.bytes == r.byte_offset
+                    && last.src_addr + last.bytes == src_addr
+                    && last.dst_addr + last.bytes == dst_addr =>
+            {
+                last.bytes += r.bytes;
+            }
+            _ => out.gets.push(GetRec {
+                pid,
+                slot: r.slot,
+                byte_offset: r.byte_offset,
+                src_addr,
+                bytes: r.bytes,
+                dst_addr,
+                staged,
+            }),
+        }
+        let q = out.dest(pid); // stats: what this process asks of `pid` (calls, not records)
         (q.gets, q.get_bytes) = (q.gets + 1, q.get_bytes + r.bytes);
     }
 }
