@@ -26,6 +26,7 @@ pub fn row(n: usize, i: usize) -> impl Iterator<Item = (usize, f64)> {
 }
 
 /// A in compressed sparse rows.
+#[derive(Debug)]
 pub struct Csr {
     starts: Vec<usize>,
     columns: Vec<u32>,
