@@ -11,10 +11,15 @@
 //!
 //! 0. **fan-out**: every process gets each v_j its nonzeros need from the owner of v_j, one
 //!    single-element `get` per component (the own ones are read in place);
-//! 1. **local multiply**: a partial sum `Σ a_ij v_j` for each local row i;
+//! 1. **local multiply**: a partial sum `Σ a_ij v_j` for each local row i, one pass over
+//!    slices of the local nonzeros;
 //! 2. **fan-in**: the partial sum goes to the owner of u_i with a combining put (`put_combine`
-//!    with `+`), one per row;
+//!    with `+`, through a put batch), one per row;
 //! 3. **sum up**: the combining puts add up at the sync, so this superstep is empty.
+//!
+//! The fan-out list is ordered by owner and local index, and so are the fan-in rows, so runs of
+//! consecutive components travel as one record each (the runtime merges consecutive one-element
+//! gets, and consecutive combining puts, that continue each other).
 //!
 //! The **init** phase (the book's `bspmv_init`) learns where the components it needs live,
 //! with no process knowing the distribution of another: the owner of v_j (and of u_i) puts its
@@ -26,9 +31,9 @@
 //! A is pseudo-random (a hash of the position, the same for every p): row i has a_ii = 8 and
 //! `OFF_DIAGONAL` more nonzeros in pseudo-random columns, small integers, and v_j = 1 + j mod 5,
 //! so every sum is exact in any order. After `PRODUCTS` products (timed), each process compares
-//! its own u_i with the row sums computed from A itself; the run fails on any difference. Every
-//! process prints nothing but process 0 prints the same line for every p, and the time of the
-//! products on stderr:
+//! its own u_i with the row sums computed from A itself; the run fails on any difference.
+//! Process 0 prints the same line for every p on stdout, and on stderr the time of the products
+//! and the number of single-element gets and puts per product (over all processes):
 //!
 //! ```text
 //! cargo run --release --example book_bspmv              # n = 1000
@@ -149,23 +154,21 @@ fn init(ctx: &mut Ctx, n: usize, mine: Distribution) -> (Local, Vec<usize>, Vec<
     ctx.unregister(dir);
     let split = |e: u64| ((e >> 32) as usize, (e & 0xffff_ffff) as usize);
 
-    // The fan-out buffer: the own v components, then the others in the order of `columns`.
-    let mut fan_out = Vec::new();
-    let position: Vec<u32> = col_at
-        .iter()
-        .map(|&e| match split(e) {
-            (q, l) if q == me => l as u32,
-            (q, l) => {
-                fan_out.push((q, l, fan_out.len()));
-                (own_v.len() + fan_out.len() - 1) as u32
-            }
-        })
-        .collect();
+    // The fan-out buffer: the own v components, then the others by owner and index there.
+    let places: Vec<(usize, usize)> = col_at.iter().map(|&e| split(e)).collect();
+    let mut remote: Vec<usize> = (0..columns.len()).filter(|&k| places[k].0 != me).collect();
+    remote.sort_unstable_by_key(|&k| places[k]);
+    let mut position: Vec<u32> = places.iter().map(|&(_, l)| l as u32).collect();
+    let mut fan_out = Vec::with_capacity(remote.len());
+    for (to, &k) in remote.iter().enumerate() {
+        position[k] = (own_v.len() + to) as u32;
+        fan_out.push((places[k].0, places[k].1, to));
+    }
 
-    // Rows with an own u_i first, then the others; each row's nonzeros in their order.
+    // Rows with an own u_i first, then the others, each by owner and index there.
     let owner: Vec<(usize, usize)> = row_at.iter().map(|&e| split(e)).collect();
     let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.sort_by_key(|&k| owner[k].0 != me);
+    order.sort_by_key(|&k| (owner[k].0 != me, owner[k]));
     let mut local = Local {
         starts: vec![0],
         columns: Vec::with_capacity(nonzeros.len()),
