@@ -10,6 +10,8 @@
 //! ```
 //! `scripts/peers` builds it twice (threads, and `--features mpi` to run under `mpirun`),
 //! runs it interleaved with the peers and the plain references and prints the comparison.
+//! With `--sync-only` it measures `sync_us` alone: `scripts/mpi-launches` runs it launch after
+//! launch beside `MPI_Barrier`.
 //!
 //! Process 0 times and prints one figure per line, `name value`:
 //!
@@ -254,6 +256,7 @@ fn bench_large(ctx: &mut Ctx, c: Counts) {
 fn main() -> ExitCode {
     let mut counts = FULL;
     let mut procs = None;
+    let mut sync_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -265,9 +268,12 @@ fn main() -> ExitCode {
                 }
             },
             "--quick" => counts = QUICK,
+            "--sync-only" => sync_only = true,
             "--bench" => {} // added by `cargo bench`
             other => {
-                eprintln!("error: unexpected argument `{other}` (usage: peers [-p P (at least 2)] [--quick])");
+                eprintln!(
+                    "error: unexpected argument `{other}` (usage: peers [-p P (at least 2)] [--quick] [--sync-only])"
+                );
                 return ExitCode::from(2);
             }
         }
@@ -280,6 +286,9 @@ fn main() -> ExitCode {
     bsp::exit_on_error(launch.run(|ctx| {
         assert!(ctx.nprocs() >= 2, "the peer benchmark needs at least 2 processes, has {}", ctx.nprocs());
         bench_sync(ctx, counts);
+        if sync_only {
+            return;
+        }
         bench_gl(ctx, counts);
         bench_puts(ctx, counts);
         bench_puts_batch(ctx, counts); // put_batch

@@ -2,7 +2,7 @@
  * The plain MPI references for bsplib_bench's figures on MPI (run by scripts/peers under
  * mpirun): what the same communication costs written by hand with MPI, every rank at once.
  *
- *   mpi_ref [--quick]
+ *   mpi_ref [--quick] [--sync-only]
  *
  * Rank 0 times and prints "name value" lines:
  *
@@ -163,12 +163,15 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    int sync_only = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             g_syncs = 50, g_sync_blocks = 3, g_puts = 100, g_put_steps = 3, g_put_blocks = 3, g_large_steps = 3;
+        } else if (strcmp(argv[i], "--sync-only") == 0) {
+            sync_only = 1;
         } else {
             if (g_rank == 0)
-                fprintf(stderr, "usage: mpirun -n P %s [--quick]; unexpected `%s`\n", argv[0], argv[i]);
+                fprintf(stderr, "usage: mpirun -n P %s [--quick] [--sync-only]; unexpected `%s`\n", argv[0], argv[i]);
             MPI_Finalize();
             return 2;
         }
@@ -178,8 +181,10 @@ int main(int argc, char **argv) {
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     bench_barrier();
-    bench_sendrecv();
-    bench_alltoallv();
+    if (!sync_only) {
+        bench_sendrecv();
+        bench_alltoallv();
+    }
     MPI_Finalize();
     return 0;
 }

@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use crate::bsmp::{Recv, TagState};
 use crate::engine::{AnyEngine, Endpoint, Fate, Outboxes, ReadResults};
-use crate::exchange::{Outbox, Pending};
 use crate::reg::Table;
+use crate::sync::outbox::{Outbox, Pending};
 use crate::Error;
 
 /// The payload of a silent unwind: this process stops because the run already failed (the
@@ -30,7 +30,7 @@ pub(crate) struct State {
     pub read: ReadResults,
     pub tag: TagState,
     /// Operators of combining puts, by number (`combine.rs`).
-    pub combiners: Vec<crate::combine::Op>,
+    pub combiners: Vec<crate::drma::combine::Op>,
     /// `exchange::flags` bits this process will arrive with.
     pub flags: u64,
     pub pending: Pending,
@@ -73,11 +73,11 @@ pub struct Ctx {
     pub(crate) state: RefCell<State>,
     pub(crate) recv: Recv,
     /// The runtime's own message queue (`channel.rs`).
-    pub(crate) sys_recv: crate::channel::SysRecv,
+    pub(crate) sys_recv: crate::sync::channel::SysRecv,
     /// Set when a `superstep` closure unwound: the process may not communicate any more.
     pub(crate) broken: Cell<bool>,
     /// Figures of this process's supersteps (`stats.rs`), and its trace.
-    pub(crate) stats: crate::stats::Recorder,
+    pub(crate) stats: crate::observe::stats::Recorder,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -113,7 +113,7 @@ impl Ctx {
             recv: Recv::default(),
             sys_recv: Default::default(),
             broken: Cell::new(false),
-            stats: crate::stats::Recorder::new(pid, nprocs),
+            stats: crate::observe::stats::Recorder::new(pid, nprocs),
             _not_send: PhantomData,
         }
     }
@@ -250,14 +250,22 @@ impl Ctx {
     #[track_caller]
     #[inline]
     pub(crate) fn check_live(&self, op: &str) {
+        if self.fate.is_failed() || self.broken.get() {
+            self.not_live(op);
+        }
+    }
+
+    /// The failure of [`check_live`](Ctx::check_live), out of the primitives' fast path.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn not_live(&self, op: &str) -> ! {
         if self.fate.is_failed() {
             self.stop();
         }
-        if self.broken.get() {
-            self.fail_misuse(format!(
-                "{op}: a `superstep` of this process panicked earlier; it cannot communicate any more"
-            ));
-        }
+        self.fail_misuse(format!(
+            "{op}: a `superstep` of this process panicked earlier; it cannot communicate any more"
+        ))
     }
 
     /// Checks a destination/source pid.
@@ -265,7 +273,14 @@ impl Ctx {
     #[inline]
     pub(crate) fn check_pid(&self, op: &str, pid: usize) {
         if pid >= self.nprocs {
-            self.fail_misuse(format!("{op}: pid {pid} is out of range (nprocs = {})", self.nprocs));
+            self.bad_pid(op, pid);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn bad_pid(&self, op: &str, pid: usize) -> ! {
+        self.fail_misuse(format!("{op}: pid {pid} is out of range (nprocs = {})", self.nprocs))
     }
 }

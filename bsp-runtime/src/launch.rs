@@ -191,12 +191,12 @@ pub(crate) fn process<R>(mut ctx: Ctx, f: &impl Fn(&mut Ctx) -> R) -> Option<R> 
         let r = f(&mut ctx);
         ctx.finish();
         if !shared {
-            crate::trace::finish(&mut ctx, Some(&|c: &mut Ctx| c.meet()));
+            crate::observe::trace::finish(&mut ctx, Some(&|c: &mut Ctx| c.meet()));
         }
         r
     }));
     if shared {
-        crate::trace::finish(&mut ctx, None);
+        crate::observe::trace::finish(&mut ctx, None);
     }
     match outcome {
         Ok(r) => Some(r),

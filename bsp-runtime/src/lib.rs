@@ -70,48 +70,38 @@
 //! name the superstep. Either way every process stops promptly and the launcher returns the first
 //! [`Error`]. Nothing hangs.
 
-mod batch;
 mod bsmp;
-mod channel;
-pub mod collective;
-mod combine;
 mod ctx;
-mod dest;
 mod drma;
 mod engine;
 mod env;
 mod error;
-mod exchange;
 mod ext;
-pub mod gp;
-mod handle;
 mod launch;
-mod locals;
+mod observe;
 mod reg;
-mod register;
 mod same;
-mod scoped;
-pub mod stats;
 mod superstep;
 mod superstep_misuse;
 mod sync;
-mod trace;
 mod value;
 
-pub use batch::PutBatch;
-pub use collective::{ops, Grid, Team};
-pub use combine::Combiner;
 pub use ctx::Ctx;
-pub use dest::{Dest, DestPart, GetDest};
+pub use drma::batch::PutBatch;
+pub use drma::combine::Combiner;
+pub use drma::dest::{Dest, DestPart, GetDest};
 pub use error::{Error, ErrorKind};
-pub use handle::RegHandle;
+pub use ext::collective::{self, ops, Grid, Team};
+pub use ext::gp;
 pub use launch::{exit_on_error, run, Launch, NPROCS_VAR, THREADS_VAR};
-pub use locals::{LocalPart, LocalParts};
-pub use reg::{AsRemote, Reg, Remote};
-pub use register::{RegValues, Registration, Unregistration};
+pub use observe::stats;
+pub use reg::handle::RegHandle;
+pub use reg::locals::{LocalPart, LocalParts};
+pub use reg::register::{RegValues, Registration, Unregistration};
 #[doc(hidden)]
-pub use register::{UseRegister, UseUnregister};
-pub use scoped::{RegData, RegSet, Registered};
+pub use reg::register::{UseRegister, UseUnregister};
+pub use reg::scoped::{RegData, RegSet, Registered};
+pub use reg::{AsRemote, Reg, Remote};
 pub use superstep::{OnlyInsideASuperstep, Superstep};
 pub use value::{Elems, ElemsMut, Value};
 

@@ -7,7 +7,7 @@
 //! the macros report these calls themselves; these messages are for code they do not see:
 //! helpers given `&Superstep`, closures given to `ctx.superstep` in plain `bsp::run` code.)
 
-use crate::collective::{CollectiveData, Parts};
+use crate::ext::collective::{CollectiveData, Parts};
 use crate::{AsRemote, PutBatch, RegSet, Registered, Superstep, Value};
 
 mod sealed {

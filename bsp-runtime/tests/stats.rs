@@ -24,12 +24,12 @@ fn turned_off_the_figures_stay_and_counts_need_no_clock() {
         let x = ctx.register([0u32; 3]);
         ctx.put((ctx.pid() + 1) % 3, &[1u32], &x, 0);
         ctx.sync();
-        let before = *ctx.stats();
+        let before = ctx.stats();
         ctx.set_stats(StatsMode::Off);
         ctx.put((ctx.pid() + 1) % 3, &[1u32, 2], &x, 0);
         ctx.sync();
         ctx.sync();
-        assert_eq!(*ctx.stats(), before);
+        assert_eq!(ctx.stats(), before);
         ctx.set_stats(StatsMode::Counts);
         ctx.put((ctx.pid() + 1) % 3, &[1u32, 2, 3], &x, 0);
         ctx.sync();

@@ -56,11 +56,11 @@ use mpi::Count;
 
 use super::mpi::sparse::log2_ceil;
 use super::mpi::wire::{self, put_bytes, Reader, Received};
-use super::mpi::{count, displacements, ranks_from_env, report_once, with_world};
+use super::mpi::{count, displacements, local_ranks, ranks_from_env, report_once, with_world};
 use super::threads::{get_in_place, placement, serve_in_place, Group};
 use super::{AnyEngine, Endpoint, Engine, Fate, Peers, Poisoned, ReadResults, RegRow, Status, Want};
-use crate::exchange::{flags, Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::reg::Table;
+use crate::sync::outbox::{flags, Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::Error;
 
 use super::THREADS_VAR;
@@ -568,9 +568,7 @@ where
     // core each, only when the cores this rank may use hold every thread of them all (unbound
     // ranks); a rank bound to a few cores leaves its threads free on them. The barrier spins
     // only when the machine is not oversubscribed.
-    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok());
-    let (here, local_rank) =
-        (env("OMPI_COMM_WORLD_LOCAL_SIZE").unwrap_or(1), env("OMPI_COMM_WORLD_LOCAL_RANK").unwrap_or(0));
+    let (here, local_rank) = local_ranks();
     let (group, parkers) = Group::sharing(t, p, here * t);
     let shared = Shared {
         recv: UnsafeCell::default(),

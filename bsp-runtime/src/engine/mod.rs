@@ -90,8 +90,8 @@ pub(crate) mod threads;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::exchange::{Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::reg::Table;
+use crate::sync::outbox::{Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::Error;
 
 /// What an engine does for one process (module docs: the contract).

@@ -264,7 +264,8 @@ fn rank_counts() -> Vec<usize> {
 /// The exchanges the checks run on besides each count's default (`BSP_MPI_EXCHANGE`): the
 /// sparse one forced on a few ranks, and the default beyond 8 ranks (12: a count the GP test
 /// vectors have), where it chooses the sparse exchange for the supersteps in which every rank
-/// talks to at most a quarter of the others.
+/// talks to at most a quarter of the others, on a machine with a core per rank, and the dense
+/// one on a machine with fewer cores than ranks (as CI's).
 const EXCHANGE_JOBS: &[(usize, &str)] = &[(3, "sparse"), (4, "sparse"), (12, "auto")];
 
 /// The (ranks, threads per rank) the checks run on with the hybrid engine (`BSP_THREADS`).

@@ -47,8 +47,8 @@ use mpi::Count;
 use std::cell::UnsafeCell;
 
 use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, Status, Want};
-use crate::exchange::{flags, Arrival, Outbox, Pending, PutSrc, LANDED};
 use crate::reg::Table;
+use crate::sync::outbox::{flags, Arrival, Outbox, Pending, PutSrc, LANDED};
 use crate::Error;
 use direct::{is_large, swap_words, Transfers, BLOCK_TAG, GET_TAG, PUT_TAG};
 use wire::{put_bytes, LargeIn, Reader, Received, HEADER_WORDS};
@@ -141,6 +141,11 @@ pub(crate) struct Mpi {
     /// Messages this rank has sent in syncs (a collective counts as the messages its usual
     /// algorithm sends: p − 1 for an all-to-all, ⌈log₂ p⌉ for an all-reduce or a barrier).
     messages: u64,
+    /// Some machine of the job runs more ranks than it has cores (every rank learns it from one
+    /// all-reduce at the start). The sparse exchange's non-blocking barrier completes only once
+    /// every rank has been scheduled to poll it, which on a crowded machine costs more than the
+    /// dense exchange saves, so `Auto` then keeps the dense exchange, and its arrival.
+    crowded: bool,
 }
 
 /// How a sync of more than two ranks exchanges its blocks.
@@ -148,7 +153,8 @@ pub(crate) struct Mpi {
 pub(crate) enum ExchangeMode {
     /// The sparse exchange (`sparse.rs`) in supersteps where every rank talks to at most a
     /// quarter of the ranks and nobody changes registrations or the tag size, beyond
-    /// [`POINT_TO_POINT_RANKS`] ranks; the dense one otherwise.
+    /// [`POINT_TO_POINT_RANKS`] ranks, unless some machine runs more ranks than it has cores;
+    /// the dense one otherwise.
     Auto,
     /// Always the dense exchange: sizes by `MPI_Alltoall`, then the blocks.
     Dense,
@@ -249,7 +255,17 @@ impl Mpi {
             owners: Vec::new(),
             requests: Vec::new(),
             messages: 0,
+            crowded: false,
         }
+    }
+
+    /// Learns whether any machine of the job runs more ranks than it has cores (`crowded`).
+    fn learn_crowding(&mut self) {
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let here = u64::from(local_ranks().0 > cores);
+        let mut anywhere = 0u64;
+        self.comm.all_reduce_into(&here, &mut anywhere, SystemOperation::bitwise_or());
+        self.crowded = anywhere != 0;
     }
 
     /// Whether syncs of this run may use the sparse exchange (then every sync starts with an
@@ -259,7 +275,7 @@ impl Mpi {
         match self.mode {
             ExchangeMode::Dense => false,
             ExchangeMode::Sparse => p > 1,
-            ExchangeMode::Auto => p > POINT_TO_POINT_RANKS,
+            ExchangeMode::Auto => p > POINT_TO_POINT_RANKS && !self.crowded,
         }
     }
 
@@ -752,6 +768,13 @@ impl Engine for Mpi {
     }
 }
 
+/// The ranks `mpirun` started on this machine and this rank's place among them, from the
+/// environment Open MPI gives every rank (one rank, the first, when it gives none).
+pub(crate) fn local_ranks() -> (usize, usize) {
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok());
+    (env("OMPI_COMM_WORLD_LOCAL_SIZE").unwrap_or(1), env("OMPI_COMM_WORLD_LOCAL_RANK").unwrap_or(0))
+}
+
 /// The number of ranks `mpirun` started, from the environment it gives every rank (before MPI
 /// is initialised).
 pub(crate) fn ranks_from_env() -> Option<usize> {
@@ -847,7 +870,10 @@ where
     // For reporting a collective failure (the run's own communicator may be gone by then).
     let fence = comm.duplicate();
     let fate = Arc::new(Fate::new(Box::new(|| {})));
-    let engine = Box::new(Mpi::new(comm, p, ExchangeMode::from_env()));
+    let mut engine = Box::new(Mpi::new(comm, p, ExchangeMode::from_env()));
+    if engine.mode == ExchangeMode::Auto && p > POINT_TO_POINT_RANKS {
+        engine.learn_crowding();
+    }
     let outboxes = engine.outboxes();
     let endpoint = Endpoint { engine: AnyEngine::Mpi(engine), pid: rank, nprocs: p, outboxes, fate: fate.clone() };
     if let Some(r) = body(endpoint) {

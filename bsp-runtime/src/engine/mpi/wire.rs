@@ -16,7 +16,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::direct::is_large;
 use crate::engine::Peers;
-use crate::exchange::{Arrival, DestQueue, ExtRec, Meta, MsgRec, Outbox, Pending, PushInfo, PutRec, PutSrc};
+use crate::sync::outbox::{Arrival, DestQueue, ExtRec, Meta, MsgRec, Outbox, Pending, PushInfo, PutRec, PutSrc};
 
 /// The fixed start of a block: the sender's collective bookkeeping and the number of each
 /// kind of record that follows.
@@ -59,11 +59,24 @@ fn put_word(slot: u32, len: usize) -> u64 {
     u64::from(slot) | (len as u64) << 32
 }
 
-/// Appends `bytes` as whole words (zero padded).
+/// Appends `bytes` as whole words (zero padded): one pass over them (a `resize` first would
+/// write every word twice).
+#[inline(always)]
 pub(crate) fn put_bytes(buf: &mut Vec<u64>, bytes: &[u8]) {
-    let start = buf.len();
-    buf.resize(start + bytes.len().div_ceil(8), 0);
-    bytemuck::cast_slice_mut::<u64, u8>(&mut buf[start..])[..bytes.len()].copy_from_slice(bytes);
+    if let Ok(word) = <[u8; 8]>::try_from(bytes) {
+        // One word, the most common put: no loop.
+        buf.push(u64::from_ne_bytes(word));
+        return;
+    }
+    buf.reserve(bytes.len().div_ceil(8));
+    let words = bytes.chunks_exact(8);
+    let tail = words.remainder();
+    buf.extend(words.map(|w| u64::from_ne_bytes(w.try_into().expect("chunks of 8 bytes"))));
+    if !tail.is_empty() {
+        let mut last = [0u8; 8];
+        last[..tail.len()].copy_from_slice(tail);
+        buf.push(u64::from_ne_bytes(last));
+    }
 }
 
 /// Reads words and padded byte strings back.
@@ -228,12 +241,15 @@ pub(crate) fn write_block(
     }
     send.extend_from_slice(&meta.pops);
     let mut combines = dest.combines.iter();
+    // At most: two words and an operator per put, its bytes, and a word of padding per put.
+    send.reserve(3 * dest.puts.len() + dest.put_data.len() / 8 + dest.puts.len());
     for put in &dest.puts {
         let len = put.len();
         let large = large_out.is_some() && is_large(len);
         let word =
             put_word(put.slot, len) | if put.combines() { COMBINING } else { 0 } | if large { LARGE_PUT } else { 0 };
-        send.extend_from_slice(&[word, put.byte_offset as u64]);
+        send.push(word);
+        send.push(put.byte_offset as u64);
         if put.combines() {
             send.push(*combines.next().expect("one operator per combining put"));
         }

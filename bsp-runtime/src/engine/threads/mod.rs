@@ -25,9 +25,9 @@ use crossbeam_utils::sync::Parker;
 use crossbeam_utils::CachePadded;
 
 use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, RegRow, Status, Want};
-use crate::exchange::{DestQueue, GetRec, Meta, Outbox, ReqPart, Senders};
 use crate::ext::ExtTarget;
 use crate::reg::Table;
+use crate::sync::outbox::{DestQueue, GetRec, Meta, Outbox, ReqPart, Senders};
 use crate::Error;
 use barrier::Barrier;
 

@@ -13,8 +13,12 @@
 //! Offsets and lengths are in elements. Zero-length transfers validate pid and registration and
 //! move nothing (D7).
 
-use crate::exchange::{flags, GetRec, PutSrc};
+pub(crate) mod batch;
+pub(crate) mod combine;
+pub(crate) mod dest;
+
 use crate::reg::Remote;
+use crate::sync::outbox::{flags, GetRec, PutSrc};
 use crate::{AsRemote, Ctx, Elems, GetDest, Superstep, Value};
 
 impl Ctx {
@@ -67,7 +71,7 @@ impl Ctx {
     fn queue_buffered_put(&self, pid: usize, slot: u32, byte_offset: usize, bytes: &[u8]) {
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         unsafe { self.outbox() }.dest(pid).push_buffered(slot, byte_offset, bytes);
-        let bulk = if bytes.len() >= crate::exchange::BULK_BYTES { flags::BULK } else { 0 };
+        let bulk = if bytes.len() >= crate::sync::outbox::BULK_BYTES { flags::BULK } else { 0 };
         let mut st = self.state.borrow_mut();
         st.flags |= flags::WORK | flags::PUT | bulk;
         st.pending.puts += 1;

@@ -17,10 +17,13 @@
 //! Objects are registered collectively like memory ([`Ctx::push_ext`]), so every process learns
 //! where the others' objects are, and deregistered like memory.
 
+pub mod collective;
+pub mod gp;
+
 use std::any::Any;
 use std::sync::Arc;
 
-use crate::exchange::{flags, ExtRec, ReqPart};
+use crate::sync::outbox::{flags, ExtRec, ReqPart};
 use crate::Ctx;
 
 /// An object that other processes can address at the sync.

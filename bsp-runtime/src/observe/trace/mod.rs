@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime};
 
-use crate::stats::{Machine, Phase, StepStats};
+use crate::observe::stats::{Machine, Phase, StepStats};
 use crate::Ctx;
 use part::{read_part, write_part};
 use render::Run;
@@ -302,7 +302,7 @@ fn render_outputs(mut procs: Vec<Proc>, path: Option<&Path>, summary: bool) {
 /// A process with one superstep and its final stretch (for the tests of `part` and `render`).
 #[cfg(test)]
 fn sample(pid: usize) -> Proc {
-    use crate::stats::Traffic;
+    use crate::observe::stats::Traffic;
     use std::time::Duration;
     let stats = StepStats {
         step: 0,

@@ -15,8 +15,8 @@
 
 use std::marker::PhantomData;
 
-use crate::exchange::flags;
 use crate::reg::Remote;
+use crate::sync::outbox::flags;
 use crate::{AsRemote, Ctx, Elems, Value};
 
 /// An operator for combining puts, made by [`Ctx::combiner`]; `Copy`.

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use super::{Proc, ProcStep};
-use crate::stats::Machine;
+use crate::observe::stats::Machine;
 
 /// The records of every process of a run, on one time axis, whose 0 is the earliest origin.
 pub(super) struct Run {
@@ -234,7 +234,7 @@ impl Run {
                 secs(r.w_max),
                 secs(r.sync_max),
                 secs(r.wait_max),
-                r.h_max.div_ceil(crate::stats::WORD),
+                r.h_max.div_ceil(crate::observe::stats::WORD),
                 r.bytes,
                 r.ops
             );
@@ -270,7 +270,7 @@ impl Run {
                 o,
                 "predicted = w + h*g + l with g = {:.2} ns per {}-byte word, l = {:.3} us (measured with p = {})",
                 m.g * 1e9,
-                crate::stats::WORD,
+                crate::observe::stats::WORD,
                 m.l * 1e6,
                 m.p
             );
@@ -385,7 +385,7 @@ impl Run {
             o,
             r#"<text x="10" y="{}">h per superstep (max {} words)</text>"#,
             chart_top - 10,
-            h_top.div_ceil(crate::stats::WORD)
+            h_top.div_ceil(crate::observe::stats::WORD)
         );
         let _ = writeln!(
             o,
@@ -451,7 +451,7 @@ const H_COLOR: &str = "#59a14f";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::sample;
+    use crate::observe::trace::sample;
 
     #[test]
     fn spans_follow_the_marks_and_processes_share_one_axis() {

@@ -31,12 +31,15 @@
 //! (receive buffers, extension objects), where such a source may also lie, only in phase 6,
 //! after `end_puts`.
 
+pub(crate) mod channel;
+pub(crate) mod outbox;
+
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use crate::engine::{AnyEngine, Engine, Peers, Poisoned, Status};
-use crate::exchange::{flags, Arrival, Pending, PutSrc, LANDED};
+use crate::observe::stats::Traffic;
 use crate::reg::RegState;
-use crate::stats::Traffic;
+use crate::sync::outbox::{flags, Arrival, Pending, PutSrc, LANDED};
 use crate::Ctx;
 
 impl Ctx {
@@ -339,7 +342,8 @@ impl Ctx {
             }
         }
         if counting {
-            self.stats.note_incoming(&got, served, served_bytes);
+            let kinds = if count_gets { flags::PUT | flags::GET } else { flags::PUT };
+            self.stats.note_incoming(kinds, &got, served, served_bytes);
         }
     }
 
@@ -366,7 +370,7 @@ impl Ctx {
             }
         }
         if self.stats.counting() && got.records > 0 {
-            self.stats.note_incoming(&got, 0, 0);
+            self.stats.note_incoming(flags::EXT, &got, 0, 0);
         }
     }
 
@@ -392,7 +396,7 @@ impl Ctx {
             }
         }
         if self.stats.counting() && got.messages > 0 {
-            self.stats.note_incoming(&got, 0, 0);
+            self.stats.note_incoming(flags::MSG, &got, 0, 0);
         }
     }
 

@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::ctx::State;
-use crate::exchange::{append, flags, Outbox, BULK_BYTES};
+use crate::sync::outbox::{append, flags, Outbox, BULK_BYTES};
 use crate::{AsRemote, Combiner, Ctx, Elems, Value};
 
 /// Buffered puts into one registration, from [`Ctx::put_batch`].

@@ -9,6 +9,11 @@
 //! address is used by the threads engine only). Bounds checks therefore use the *target's*
 //! extent at the call, without asking the target.
 
+pub(crate) mod handle;
+pub(crate) mod locals;
+pub(crate) mod register;
+pub(crate) mod scoped;
+
 use std::any::Any;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
@@ -482,9 +487,9 @@ impl Ctx {
             ext,
             handlers: Arc::from([]),
         });
-        st.flags |= crate::exchange::flags::WORK | crate::exchange::flags::COLLECTIVE;
+        st.flags |= crate::sync::outbox::flags::WORK | crate::sync::outbox::flags::COLLECTIVE;
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
-        unsafe { self.outbox() }.meta.pushes.push(crate::exchange::PushInfo {
+        unsafe { self.outbox() }.meta.pushes.push(crate::sync::outbox::PushInfo {
             serial,
             addr,
             bytes,
@@ -529,10 +534,17 @@ impl Ctx {
     #[inline]
     pub(crate) fn check_handle(&self, op: &str, run_id: u64, pid: usize, serial: u64) {
         if run_id != self.run_id() || pid != self.pid {
-            self.fail_misuse(format!(
-                "{op}: registration #{serial} belongs to process {pid} of another run or process; use this process's handle"
-            ));
+            self.foreign_handle(op, pid, serial);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn foreign_handle(&self, op: &str, pid: usize, serial: u64) -> ! {
+        self.fail_misuse(format!(
+            "{op}: registration #{serial} belongs to process {pid} of another run or process; use this process's handle"
+        ))
     }
 
     #[track_caller]
@@ -558,7 +570,7 @@ impl Ctx {
             }
             RegState::Active => entry.state = RegState::Popped(step),
         }
-        st.flags |= crate::exchange::flags::WORK | crate::exchange::flags::COLLECTIVE;
+        st.flags |= crate::sync::outbox::flags::WORK | crate::sync::outbox::flags::COLLECTIVE;
         drop(st);
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         unsafe { self.outbox() }.meta.pops.push(serial);
@@ -577,25 +589,38 @@ impl Ctx {
     ) -> Resolved {
         self.check_live(op);
         if pid >= self.nprocs {
-            self.fail_misuse(format!(
-                "{op} with process {pid} (registration #{}, offset {offset}, length {len}): pid {pid} is out of range (nprocs = {})",
-                reg.serial, self.nprocs
-            ));
+            self.transfer_pid_out_of_range(op, pid, reg.serial, offset, len);
         }
         // (`check_live` and the pid are checked above.)
         let (addr, extent_bytes) = self.lookup_entry(op, pid, reg.run_id, reg.pid, reg.slot, reg.serial);
         let size = std::mem::size_of::<T>();
         let extent = extent_bytes.checked_div(size).unwrap_or(0);
         if len > 0 && offset.checked_add(len).is_none_or(|end| end > extent) {
-            self.fail_misuse(format!(
-                "{op} with process {pid}: registration #{}: offset {offset} + length {len} is past the extent {extent} that process {pid} registered (elements of `{}`)",
-                reg.serial,
-                std::any::type_name::<T>()
-            ));
+            self.past_extent(op, pid, reg.serial, offset, len, extent, std::any::type_name::<T>());
         }
         // A zero-length transfer moves nothing (D7): its offset is not used, and may be anything.
         let byte_offset = if len == 0 { 0 } else { offset * size };
         Resolved { slot: reg.slot, byte_offset, bytes: len * size, remote_addr: addr }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn transfer_pid_out_of_range(&self, op: &str, pid: usize, serial: u64, offset: usize, len: usize) -> ! {
+        self.fail_misuse(format!(
+            "{op} with process {pid} (registration #{serial}, offset {offset}, length {len}): pid {pid} is out of range (nprocs = {})",
+            self.nprocs
+        ))
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    #[allow(clippy::too_many_arguments, reason = "the values the message names")]
+    fn past_extent(&self, op: &str, pid: usize, serial: u64, offset: usize, len: usize, extent: usize, ty: &str) -> ! {
+        self.fail_misuse(format!(
+            "{op} with process {pid}: registration #{serial}: offset {offset} + length {len} is past the extent {extent} that process {pid} registered (elements of `{ty}`)"
+        ))
     }
 
     /// Validates a use of registration `(slot, serial)` with `pid` and returns that process's
@@ -627,7 +652,7 @@ impl Ctx {
             entry => {
                 let pushed = entry.map(|e| e.state);
                 drop(st);
-                self.not_effective(&format!("{op} with process {pid}"), serial, pushed)
+                self.not_effective_with(op, pid, serial, pushed)
             }
         }
     }
@@ -645,6 +670,14 @@ impl Ctx {
                 self.not_effective(op, serial, pushed)
             }
         }
+    }
+
+    /// [`not_effective`](Ctx::not_effective) for a transfer with `pid`.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn not_effective_with(&self, op: &str, pid: usize, serial: u64, state: Option<RegState>) -> ! {
+        self.not_effective(&format!("{op} with process {pid}"), serial, state)
     }
 
     /// Fails a use (`what`) of registration #`serial`, which is not effective: deregistered

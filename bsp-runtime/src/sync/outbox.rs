@@ -325,7 +325,13 @@ impl DestQueue {
                 return;
             }
         }
-        self.push_put(slot, byte_offset, len, PutSrc::Buffered(at));
+        // A buffered put continues only a buffered record, which the test above looked at.
+        self.put_calls += 1;
+        if len <= PutRec::MAX_LEN {
+            self.puts.push(PutRec::new(slot, byte_offset, len, PutSrc::Buffered(at), false));
+        } else {
+            self.push_long_put(slot, byte_offset, len, PutSrc::Buffered(at), None);
+        }
         append(&mut self.put_data, bytes);
     }
 

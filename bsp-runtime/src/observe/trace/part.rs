@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::{Mark, Proc, ProcStep};
-use crate::stats::{Phase, StepStats, Traffic};
+use crate::observe::stats::{Phase, StepStats, Traffic};
 
 /// The numbers of one `Traffic` in a record.
 const TRAFFIC_WORDS: usize = 10;
@@ -139,7 +139,7 @@ pub(super) fn read_part(text: &str) -> Result<Proc, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::sample;
+    use crate::observe::trace::sample;
 
     #[test]
     fn a_part_file_reads_back_as_written() {

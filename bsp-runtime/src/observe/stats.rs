@@ -70,7 +70,7 @@
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
-use crate::exchange::flags;
+use crate::sync::outbox::flags;
 use crate::Ctx;
 
 /// Bytes in a word, the unit of `g` and of h in words.
@@ -128,17 +128,62 @@ impl Traffic {
         self.puts + self.gets + self.messages + self.records + self.collectives
     }
 
-    fn add(&mut self, o: &Traffic) {
-        self.puts += o.puts;
-        self.put_bytes += o.put_bytes;
-        self.gets += o.gets;
-        self.get_bytes += o.get_bytes;
-        self.messages += o.messages;
-        self.message_bytes += o.message_bytes;
-        self.records += o.records;
-        self.record_bytes += o.record_bytes;
-        self.collectives += o.collectives;
-        self.collective_bytes += o.collective_bytes;
+    /// The figures of `self` less those of `o`, which are not larger.
+    fn minus(&self, o: &Traffic) -> Traffic {
+        Traffic {
+            puts: self.puts - o.puts,
+            put_bytes: self.put_bytes - o.put_bytes,
+            gets: self.gets - o.gets,
+            get_bytes: self.get_bytes - o.get_bytes,
+            messages: self.messages - o.messages,
+            message_bytes: self.message_bytes - o.message_bytes,
+            records: self.records - o.records,
+            record_bytes: self.record_bytes - o.record_bytes,
+            collectives: self.collectives - o.collectives,
+            collective_bytes: self.collective_bytes - o.collective_bytes,
+        }
+    }
+
+    /// Adds the figures of `o` of the kinds in `kinds` (the outbox flags `PUT`, `GET`, `MSG`
+    /// and `EXT`; a collective travels as a message).
+    #[inline]
+    fn add_kinds(&mut self, o: &Traffic, kinds: u64) {
+        if kinds & flags::PUT != 0 {
+            self.puts += o.puts;
+            self.put_bytes += o.put_bytes;
+        }
+        if kinds & flags::GET != 0 {
+            self.gets += o.gets;
+            self.get_bytes += o.get_bytes;
+        }
+        if kinds & flags::MSG != 0 {
+            self.messages += o.messages;
+            self.message_bytes += o.message_bytes;
+            self.collectives += o.collectives;
+            self.collective_bytes += o.collective_bytes;
+        }
+        if kinds & flags::EXT != 0 {
+            self.records += o.records;
+            self.record_bytes += o.record_bytes;
+        }
+    }
+
+    /// Copies the figures of `o` of the kinds in `kinds` (as in [`add_kinds`](Traffic::add_kinds)).
+    #[inline]
+    fn copy_kinds(&mut self, o: &Traffic, kinds: u64) {
+        if kinds & flags::PUT != 0 {
+            (self.puts, self.put_bytes) = (o.puts, o.put_bytes);
+        }
+        if kinds & flags::GET != 0 {
+            (self.gets, self.get_bytes) = (o.gets, o.get_bytes);
+        }
+        if kinds & flags::MSG != 0 {
+            (self.messages, self.message_bytes) = (o.messages, o.message_bytes);
+            (self.collectives, self.collective_bytes) = (o.collectives, o.collective_bytes);
+        }
+        if kinds & flags::EXT != 0 {
+            (self.records, self.record_bytes) = (o.records, o.record_bytes);
+        }
     }
 }
 
@@ -241,7 +286,7 @@ pub enum StatsMode {
     /// Operations and bytes, no times (they stay zero). Counting reads only the lengths of the
     /// queues that a sync walks anyway, and nothing at all for an empty sync.
     Counts,
-    /// Operations, bytes and times (the default): besides counting, a sync reads the clock
+    /// Operations, bytes and times: besides counting, a sync reads the clock
     /// twice, and twice more for each extra barrier (a sync with gets or hpputs).
     Timed,
 }
@@ -269,14 +314,37 @@ pub(crate) enum Phase {
 
 /// The per-process recorder, a field of `Ctx`. The clock state is in `Cell`s because barriers
 /// are entered through `&Ctx`.
+///
+/// Counting adds each figure once, to the running totals, in the pass that reads a queue
+/// anyway. The last superstep's traffic is what the totals grew by since `base` was taken, at
+/// the start of its sync, and is worked out only when [`Ctx::stats`] is read. Taking `base`
+/// copies only the kinds of traffic that moved in the superstep before: the others are equal
+/// in both already.
 #[derive(Debug)]
 pub(crate) struct Recorder {
     /// Counting is on.
     on: bool,
     /// Timing is on (implies `on`).
     timed: bool,
-    /// `stats.last` holds traffic, or times while timing is off: cleared at the next sync.
-    dirty: bool,
+    /// The kinds of traffic (outbox flags, [`KINDS`]) the totals have grown by since `base`
+    /// was taken: the next sync takes those again.
+    grew: u64,
+    /// The totals when the last superstep's sync started (only traffic, h and messages are
+    /// read from it).
+    base: Totals,
+    /// The bytes this process sent and received in the superstep being counted (its h is the
+    /// larger).
+    step_sent: usize,
+    step_received: usize,
+    /// The last superstep's index and times (the times stay zero while timing is off).
+    step: usize,
+    /// Timing was turned off: the next sync zeroes the times.
+    stale_times: bool,
+    compute: Duration,
+    wait: Cell<Duration>,
+    data: Cell<Duration>,
+    /// The running totals.
+    total: Totals,
     /// The last time taken: the end of the span being measured starts there.
     last: Cell<Instant>,
     /// `last` was taken by `begin` and no barrier started since: the first barrier of a sync
@@ -284,14 +352,10 @@ pub(crate) struct Recorder {
     fresh: Cell<bool>,
     /// Inside a sync (or the final barrier): spans before a barrier are data, not compute.
     in_sync: Cell<bool>,
-    wait: Cell<Duration>,
-    data: Cell<Duration>,
     /// When the current superstep started (the end of the previous sync).
     step_start: Instant,
-    /// The figures; `stats.last` is the superstep being measured while a sync runs.
-    stats: Stats,
     /// Events for `BSP_TRACE` / `BSP_TRACE_SUMMARY`, when asked for.
-    pub(crate) trace: Option<Box<crate::trace::Buffer>>,
+    pub(crate) trace: Option<Box<crate::observe::trace::Buffer>>,
     /// The engine's message count at the end of the last sync counted.
     engine_messages: u64,
 }
@@ -300,23 +364,48 @@ impl Recorder {
     /// A recorder starting now, in the mode `BSP_STATS` asks for ([`StatsMode::from_env`]);
     /// tracing is on (and then the mode `Timed`) when `BSP_TRACE` or `BSP_TRACE_SUMMARY` is set.
     pub(crate) fn new(pid: usize, nprocs: usize) -> Self {
-        let trace = crate::trace::Buffer::wanted(pid, nprocs).map(Box::new);
+        let trace = crate::observe::trace::Buffer::wanted(pid, nprocs).map(Box::new);
         let now = Instant::now(); // after the trace's origin
         let mode = if trace.is_some() { StatsMode::Timed } else { StatsMode::from_env() };
         Recorder {
             on: mode != StatsMode::Off,
             timed: mode == StatsMode::Timed,
-            dirty: false,
+            grew: 0,
+            base: Totals::default(),
+            step_sent: 0,
+            step_received: 0,
+            step: 0,
+            stale_times: false,
+            compute: Duration::ZERO,
+            wait: Cell::new(Duration::ZERO),
+            data: Cell::new(Duration::ZERO),
+            total: Totals::default(),
             last: Cell::new(now),
             fresh: Cell::new(false),
             in_sync: Cell::new(false),
-            wait: Cell::new(Duration::ZERO),
-            data: Cell::new(Duration::ZERO),
             step_start: now,
-            stats: Stats::default(),
             trace,
             engine_messages: 0,
         }
+    }
+
+    /// The figures as [`Ctx::stats`] gives them.
+    fn stats(&self) -> Stats {
+        let (t, b) = (&self.total, &self.base);
+        let sent = t.sent.minus(&b.sent);
+        let received = t.received.minus(&b.received);
+        let last = StepStats {
+            step: self.step,
+            compute: self.compute,
+            wait: self.wait.get(),
+            data: self.data.get(),
+            sent,
+            received,
+            local: t.local.minus(&b.local),
+            h_bytes: t.h_bytes - b.h_bytes,
+            engine_messages: t.engine_messages - b.engine_messages,
+        };
+        Stats { last, total: self.total }
     }
 
     /// Ends the current span: returns its length and starts the next one now.
@@ -389,14 +478,14 @@ impl Ctx {
     /// .unwrap();
     /// assert_eq!(out, vec![(16, 16, 2), (16, 16, 2)]);
     /// ```
-    pub fn stats(&self) -> &Stats {
-        &self.stats.stats
+    pub fn stats(&self) -> Stats {
+        self.stats.stats()
     }
 
     /// Sets what the statistics of this process collect, from the next sync on: times and
-    /// counts (the default, unless the environment sets `BSP_STATS`, see
-    /// [`StatsMode::from_env`]), counts only, or nothing. [`stats`](Ctx::stats) keeps the
-    /// figures of the last superstep measured. A trace (`BSP_TRACE`) keeps the mode `Timed`.
+    /// counts, counts only (the default, unless the environment sets `BSP_STATS`, see
+    /// [`StatsMode::from_env`]), or nothing. [`stats`](Ctx::stats) keeps the figures of the
+    /// last superstep measured. A trace (`BSP_TRACE`) keeps the mode `Timed`.
     ///
     /// ```
     /// use bsp_runtime::stats::StatsMode;
@@ -418,7 +507,7 @@ impl Ctx {
             r.last.set(Instant::now());
             r.step_start = r.last.get();
         }
-        r.dirty |= r.timed && !timed;
+        r.stale_times |= r.timed && !timed;
         r.on = mode != StatsMode::Off;
         r.timed = timed;
     }
@@ -431,83 +520,94 @@ impl Ctx {
             return;
         }
         let r = &mut self.stats;
-        // Clear the last superstep's traffic, if it had any (an empty sync writes none).
-        if r.dirty {
-            r.stats.last = StepStats::default();
-            r.dirty = false;
+        // The last superstep's traffic starts from here (an empty sync leaves it as it was).
+        if r.grew != 0 {
+            r.rebase();
         }
-        r.stats.last.step = self.step;
+        r.step = self.step;
         if r.timed {
             r.begin_timed();
+        } else if r.stale_times {
+            // Timing was turned off: no times for this superstep.
+            r.compute = Duration::ZERO;
+            r.wait.set(Duration::ZERO);
+            r.data.set(Duration::ZERO);
+            r.stale_times = false;
         }
         let flags = self.state.get_mut().flags;
         if flags & flags::WORK != 0 {
-            self.count_outgoing(flags & flags::HPPUT != 0);
+            self.count_outgoing(flags);
         }
     }
 
     /// What this process queued, from its outbox: puts, messages and records it sends, and the
-    /// gets it asked for (which it receives).
-    fn count_outgoing(&mut self, hpput: bool) {
-        let me = self.pid;
+    /// gets it asked for (which it receives). Only the kinds it queued are read.
+    fn count_outgoing(&mut self, mine: u64) {
+        let (me, hpput) = (self.pid, mine & flags::HPPUT != 0);
         // SAFETY: the only outbox reference of this call (`Ctx::outbox`); it is used as a shared
         // reference below, while only `self.stats` (which does not contain the outbox) is written.
-        let out: *const crate::exchange::Outbox = unsafe { self.outbox() };
+        let out: *const crate::sync::outbox::Outbox = unsafe { self.outbox() };
         // SAFETY: as above; the outbox lives in the engine's storage, not in `self`.
         let out = unsafe { &*out };
         let r = &mut self.stats;
-        r.dirty = true;
-        // Added to the superstep's figures and to the totals at once (no second pass over them).
-        let (cur, tot) = (&mut r.stats.last, &mut r.stats.total);
+        r.grew |= GREW | (mine & KINDS);
+        let (tot, mut sent, mut asked) = (&mut r.total, 0, 0);
         out.for_each_queue(|d, q| {
-            let (collectives, collective_bytes) =
-                collective_traffic(q.sys_msgs.iter().map(|m| &q.sys_data[m.at..m.at + m.payload_len]));
-            let sent = Traffic {
-                puts: q.put_calls,
-                put_bytes: put_bytes(q, hpput),
-                gets: 0,
-                get_bytes: 0,
-                messages: q.msgs.len(),
-                message_bytes: q.msg_data.len(),
-                records: q.ext.len(),
-                record_bytes: q.ext_data.len(),
-                collectives,
-                collective_bytes,
-            };
-            // What this process asked `d` for arrives here.
-            let (asked, asked_bytes) = (q.gets, q.get_bytes);
-            let (cs, ts, cr, tr) = if d == me {
-                (&mut cur.local, &mut tot.local, None, None)
-            } else {
-                (&mut cur.sent, &mut tot.sent, Some(&mut cur.received), Some(&mut tot.received))
-            };
-            cs.add(&sent);
-            ts.add(&sent);
-            let (cr, tr) = (cr.unwrap_or(cs), tr.unwrap_or(ts));
-            (cr.gets, cr.get_bytes) = (cr.gets + asked, cr.get_bytes + asked_bytes);
-            (tr.gets, tr.get_bytes) = (tr.gets + asked, tr.get_bytes + asked_bytes);
+            let t = if d == me { &mut tot.local } else { &mut tot.sent };
+            // This queue's bytes, of every kind.
+            let mut bytes = 0;
+            if mine & flags::PUT != 0 {
+                let b = put_bytes(q, hpput);
+                t.puts += q.put_calls;
+                t.put_bytes += b;
+                bytes += b;
+            }
+            if mine & flags::MSG != 0 {
+                t.messages += q.msgs.len();
+                t.message_bytes += q.msg_data.len();
+                bytes += q.msg_data.len();
+                if !q.sys_msgs.is_empty() {
+                    let (count, b) =
+                        collective_traffic(q.sys_msgs.iter().map(|m| &q.sys_data[m.at..m.at + m.payload_len]));
+                    t.collectives += count;
+                    t.collective_bytes += b;
+                    bytes += b;
+                }
+            }
+            if mine & flags::EXT != 0 {
+                t.records += q.ext.len();
+                t.record_bytes += q.ext_data.len();
+                bytes += q.ext_data.len();
+            }
+            if mine & flags::GET != 0 {
+                // What this process asked `d` for arrives here.
+                let t = if d == me { &mut tot.local } else { &mut tot.received };
+                t.gets += q.gets;
+                t.get_bytes += q.get_bytes;
+                asked += if d == me { 0 } else { q.get_bytes };
+            }
+            sent += if d == me { 0 } else { bytes };
         });
+        (r.step_sent, r.step_received) = (r.step_sent + sent, r.step_received + asked);
     }
 
-    /// At the end of `sync`, with what the others queued for this process: counts it, closes
-    /// the superstep's figures, and adds them to the totals.
+    /// At the end of `sync`, with what the others queued for this process counted: closes the
+    /// superstep's figures.
     #[inline]
     pub(crate) fn stats_end(&mut self, all: u64) {
         if !self.stats.on {
             return;
         }
         let moved = all & (flags::WORK | flags::GET) != 0;
-        if moved {
+        if all & flags::MSG != 0 {
             self.count_collectives_received();
         }
         let r = &mut self.stats;
-        r.stats.total.supersteps += 1;
-        // Nobody queued anything in an empty superstep: no traffic to add. The traffic itself
-        // was added to the totals as it was counted.
+        r.total.supersteps += 1;
+        // Nobody queued anything in an empty superstep: no traffic, no h.
         if moved {
-            let cur = &mut r.stats.last;
-            cur.h_bytes = cur.sent.bytes().max(cur.received.bytes());
-            r.stats.total.h_bytes += cur.h_bytes;
+            r.total.h_bytes += r.step_sent.max(r.step_received);
+            (r.step_sent, r.step_received) = (0, 0);
         }
         if r.timed {
             r.end_timed(moved);
@@ -522,17 +622,26 @@ impl Ctx {
         let me = self.pid;
         let (count, bytes) = collective_traffic(self.sys_messages().filter(|&(src, _)| src != me).map(|(_, msg)| msg));
         if count > 0 {
-            let got = Traffic { collectives: count, collective_bytes: bytes, ..Traffic::default() };
-            self.stats.note_incoming(&got, 0, 0);
+            let r = &mut self.stats;
+            r.grew |= GREW | flags::MSG;
+            r.total.received.collectives += count;
+            r.total.received.collective_bytes += bytes;
+            r.step_received += bytes;
         }
     }
 }
+
+/// The outbox flags that name a kind of traffic (see [`Traffic::add_kinds`]).
+const KINDS: u64 = flags::PUT | flags::GET | flags::MSG | flags::EXT;
+
+/// In `Recorder::grew`: some figure grew (the h or the engine's messages at least).
+const GREW: u64 = flags::SYNC;
 
 /// The messages carrying data among `msgs` (messages of the runtime's channel), and the bytes of
 /// their data: a collective's traffic as the cost model counts it, its elements only (each header
 /// is bookkeeping, as a put's offset is).
 fn collective_traffic<'a>(msgs: impl Iterator<Item = &'a [u8]>) -> (usize, usize) {
-    msgs.map(crate::collective::payload_len).filter(|&n| n > 0).fold((0, 0), |(c, b), n| (c + 1, b + n))
+    msgs.map(crate::ext::collective::payload_len).filter(|&n| n > 0).fold((0, 0), |(c, b), n| (c + 1, b + n))
 }
 
 impl Recorder {
@@ -540,7 +649,7 @@ impl Recorder {
     #[inline(never)]
     fn begin_timed(&mut self) {
         let (compute, now) = self.lap();
-        self.stats.last.compute = compute;
+        self.compute = compute;
         self.fresh.set(true);
         self.in_sync.set(true);
         self.wait.set(Duration::ZERO);
@@ -566,14 +675,15 @@ impl Recorder {
         };
         self.fresh.set(false);
         self.in_sync.set(false);
-        let (cur, tot) = (&mut self.stats.last, &mut self.stats.total);
-        cur.wait = self.wait.get();
-        cur.data = self.data.get();
-        tot.compute += cur.compute;
-        tot.wait += cur.wait;
-        tot.data += cur.data;
-        if let Some(t) = &mut self.trace {
-            t.end_step(cur, self.step_start, end);
+        let tot = &mut self.total;
+        tot.compute += self.compute;
+        tot.wait += self.wait.get();
+        tot.data += self.data.get();
+        if self.trace.is_some() {
+            let last = self.stats().last;
+            if let Some(t) = &mut self.trace {
+                t.end_step(&last, self.step_start, end);
+            }
         }
         self.step_start = end;
     }
@@ -592,32 +702,41 @@ impl Recorder {
     pub(crate) fn note_engine_messages(&mut self, total: u64) {
         let sent = total - std::mem::replace(&mut self.engine_messages, total);
         if sent > 0 {
-            self.dirty = true;
-            self.stats.last.engine_messages = sent;
-            self.stats.total.engine_messages += sent;
+            self.grew |= GREW;
+            self.total.engine_messages += sent;
         }
     }
 
     /// Adds what arrived from the other processes (counted by the sync's put, record and
     /// message phases as they read the queues), and the gets this process served.
     #[inline]
-    pub(crate) fn note_incoming(&mut self, received: &Traffic, served: usize, served_bytes: usize) {
-        self.dirty = true;
-        for (rec, sent) in [
-            (&mut self.stats.last.received, &mut self.stats.last.sent),
-            (&mut self.stats.total.received, &mut self.stats.total.sent),
-        ] {
-            rec.add(received);
-            sent.gets += served;
-            sent.get_bytes += served_bytes;
+    pub(crate) fn note_incoming(&mut self, kinds: u64, received: &Traffic, served: usize, served_bytes: usize) {
+        self.grew |= GREW | kinds;
+        let t = &mut self.total;
+        t.received.add_kinds(received, kinds);
+        t.sent.gets += served;
+        t.sent.get_bytes += served_bytes;
+        self.step_received += received.bytes();
+        self.step_sent += served_bytes;
+    }
+
+    /// Takes `base` again for what grew in the superstep before (see the type's docs).
+    #[inline]
+    fn rebase(&mut self) {
+        let (t, b, kinds) = (&self.total, &mut self.base, self.grew);
+        for (bt, tt) in [(&mut b.sent, &t.sent), (&mut b.received, &t.received), (&mut b.local, &t.local)] {
+            bt.copy_kinds(tt, kinds);
         }
+        b.h_bytes = t.h_bytes;
+        b.engine_messages = t.engine_messages;
+        self.grew = 0;
     }
 }
 
 /// The bytes of a queue's puts: the buffered ones are exactly its data; hpputs (`hpput` set
 /// when some process has one) are read from the records.
 #[inline]
-fn put_bytes(q: &crate::exchange::DestQueue, hpput: bool) -> usize {
+fn put_bytes(q: &crate::sync::outbox::DestQueue, hpput: bool) -> usize {
     if hpput {
         q.puts.iter().map(|p| p.len()).sum()
     } else {

@@ -7,7 +7,7 @@
 //! BSMP messages (ascending source pid, then send order), and readable in the next superstep with
 //! [`Ctx::sys_messages`]. Unread ones are discarded at the following sync, as in BSMP.
 
-use crate::exchange::{flags, MsgRec};
+use crate::sync::outbox::{flags, MsgRec};
 use crate::Ctx;
 
 /// One received message: its source and its place in [`SysRecv::data`].
