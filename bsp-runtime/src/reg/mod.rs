@@ -55,6 +55,7 @@ impl<T> Storage<T> {
         std::mem::size_of_val(self.as_slice_unchecked())
     }
 
+    #[inline]
     fn as_slice_unchecked(&self) -> &[T] {
         // SAFETY: ptr/len come from a live Vec<T>; callers guarantee no concurrent writer
         // (the public accessors go through `&Ctx`, see the module docs).
@@ -389,6 +390,7 @@ impl<T: Value> Reg<T> {
     /// # Panics
     /// If the registration belongs to another process or run.
     #[track_caller]
+    #[inline]
     pub fn local<'a>(&'a self, ctx: &'a Ctx) -> &'a [T] {
         self.check_owner(ctx, "local");
         self.storage.as_slice_unchecked()
@@ -403,6 +405,7 @@ impl<T: Value> Reg<T> {
     /// # Panics
     /// If the registration belongs to another process or run.
     #[track_caller]
+    #[inline]
     pub fn local_mut<'a>(&'a mut self, ctx: &'a Ctx) -> &'a mut [T] {
         self.check_owner(ctx, "local_mut");
         // SAFETY: `&mut self` is the only handle (Reg is not Clone), the borrow of `ctx` keeps
@@ -516,13 +519,25 @@ impl Ctx {
     }
 
     /// Checks that a handle for local access belongs to this process of this run.
+    ///
+    /// Inlined, with the failure out of line: local views are taken inside users' loops (a
+    /// view per row of a sparse product), where a call per view keeps the loop from overlapping
+    /// the memory accesses of consecutive iterations.
     #[track_caller]
+    #[inline]
     pub(crate) fn check_owner(&self, what: &str, run_id: u64, pid: usize, serial: u64) {
         if run_id != self.run_id() || pid != self.pid {
-            self.fail_misuse(format!(
-                "{what}: registration #{serial} belongs to process {pid} of another run or process, not to this one"
-            ));
+            self.not_owner(what, pid, serial);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn not_owner(&self, what: &str, pid: usize, serial: u64) -> ! {
+        self.fail_misuse(format!(
+            "{what}: registration #{serial} belongs to process {pid} of another run or process, not to this one"
+        ))
     }
 
     #[track_caller]
