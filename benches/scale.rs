@@ -187,13 +187,14 @@ fn row(engine: String, p: usize, f: Figures) -> Row {
 
 /// A log-log plot of µs per superstep against p: one line per engine and kind of superstep.
 fn svg(rows: &[Row], k: usize) -> String {
-    let (w, h, m) = (720.0, 460.0, 60.0);
+    // The legend takes a column of `lw` on the right, beside the plot (not over its lines).
+    let (w, h, m, lw) = (900.0, 460.0, 60.0, 180.0);
     let pmin = rows.iter().map(|r| r.p).min().unwrap_or(1).max(1) as f64;
     let pmax = rows.iter().map(|r| r.p).max().unwrap_or(2).max(2) as f64;
     let tmin = rows.iter().map(|r| r.empty.min(r.puts)).fold(f64::INFINITY, f64::min).max(1e-3);
     let tmax = rows.iter().map(|r| r.empty.max(r.puts)).fold(0.0, f64::max).max(tmin * 10.0);
     let (lt0, lt1) = (tmin.log10().floor(), tmax.log10().ceil());
-    let x = |p: f64| m + (p.log2() - pmin.log2()) / (pmax.log2() - pmin.log2()).max(1e-9) * (w - 2.0 * m);
+    let x = |p: f64| m + (p.log2() - pmin.log2()) / (pmax.log2() - pmin.log2()).max(1e-9) * (w - 2.0 * m - lw);
     let y = |t: f64| h - m - (t.log10() - lt0) / (lt1 - lt0).max(1e-9) * (h - 2.0 * m);
     let mut s = String::new();
     let _ = writeln!(
@@ -204,7 +205,7 @@ fn svg(rows: &[Row], k: usize) -> String {
     let _ = writeln!(
         s,
         r#"<text x="{}" y="20" text-anchor="middle">µs per superstep against p (log-log): empty, and {k} one-word puts per process to random pids</text>"#,
-        w / 2.0
+        (w - lw) / 2.0
     );
     let mut ps: Vec<usize> = rows.iter().map(|r| r.p).collect();
     ps.sort_unstable();
@@ -214,11 +215,11 @@ fn svg(rows: &[Row], k: usize) -> String {
         let _ = writeln!(s, r##"<line x1="{px}" y1="{m}" x2="{px}" y2="{}" stroke="#ddd"/>"##, h - m);
         let _ = writeln!(s, r#"<text x="{px}" y="{}" text-anchor="middle">{p}</text>"#, h - m + 16.0);
     }
-    let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="middle">p</text>"#, w / 2.0, h - m + 34.0);
+    let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="middle">p</text>"#, (w - lw) / 2.0, h - m + 34.0);
     let mut e = lt0;
     while e <= lt1 {
         let py = y(10f64.powf(e));
-        let _ = writeln!(s, r##"<line x1="{m}" y1="{py}" x2="{}" y2="{py}" stroke="#ddd"/>"##, w - m);
+        let _ = writeln!(s, r##"<line x1="{m}" y1="{py}" x2="{}" y2="{py}" stroke="#ddd"/>"##, w - m - lw);
         let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#, m - 6.0, py + 4.0, 10f64.powf(e));
         e += 1.0;
     }
@@ -248,7 +249,7 @@ fn svg(rows: &[Row], k: usize) -> String {
             let _ = writeln!(
                 s,
                 r#"<text x="{}" y="{}" fill="{colour}">{engine}: {kind}{}</text>"#,
-                m + 10.0,
+                w - lw,
                 m + 14.0 * line as f64,
                 if dash.is_empty() { " (solid)" } else { " (dashed)" }
             );
