@@ -32,8 +32,10 @@ use std::process::Command;
 
 /// The sequential versions, one file each in `benches/book/`.
 mod book {
+    pub mod bspmv;
     pub mod fft;
     pub mod inprod;
+    pub mod lu;
     pub mod sort;
 }
 
@@ -50,6 +52,8 @@ const PROGRAMS: &[Program] = &[
     Program { name: "inprod", example: "book_inprod", n: 4_000_000, sequential: book::inprod::seconds },
     Program { name: "fft", example: "book_fft", n: 1 << 20, sequential: book::fft::seconds },
     Program { name: "sort", example: "book_sort", n: 4_000_000, sequential: book::sort::seconds },
+    Program { name: "lu", example: "book_lu", n: 1000, sequential: book::lu::seconds },
+    Program { name: "bspmv", example: "book_bspmv", n: 100_000, sequential: book::bspmv::seconds },
 ];
 
 /// `target/release/examples/<name>`, beside this benchmark's `target/release/deps/`.

@@ -22,7 +22,7 @@
 //!   hand-written MPI equivalent: pack the 1000 words, one `MPI_Alltoallv` with counts known in
 //!   advance, unpack them into the destination array.
 //!
-//! Open MPI settings for one machine are added when unset, as in `tests/mpi.rs`.
+//! Open MPI settings for one machine are added when unset, as in `tests/suite/mpi.rs`.
 
 use std::hint::black_box;
 use std::io::Read;

@@ -1,7 +1,41 @@
-//! `Ctx`: one process's view of an SPMD run.
+//! `Ctx`: one process's view of an SPMD run, and the hub every layer of the runtime hangs on.
 //!
-//! The communication primitives live beside their concern (`reg.rs`, `drma.rs`, `bsmp.rs`,
-//! `sync.rs`); this file holds the context itself, its per-superstep state and the failure paths.
+//! # What lives here, and what does not
+//! [`Ctx`] is one type with many `impl` blocks: each primitive is written beside its concern
+//! and extends `Ctx` there, so this file holds only the context itself.
+//!
+//! | `impl Ctx` in | what it adds |
+//! |---|---|
+//! | `ctx.rs` (here) | `pid`, `nprocs`, `time`, `step`, `abort`; the outbox of the current superstep; the failure paths every primitive uses |
+//! | `reg/` | `register`, `unregister`, `push_reg`, `pop_reg`, `with_reg`, `with_regs`, `locals`, and each process's registration table |
+//! | `drma/` | `put`, `put_batch`, `combiner`, `put_combine`; `get`, `hpget`, `hpput` and `dest` are on [`Superstep`](crate::Superstep) |
+//! | `bsmp.rs` | `send`, `set_tagsize`, `qsize`, `get_tag`, `move_message`, `hpmove` |
+//! | `superstep.rs` | `superstep`: the scope in which borrows last until the sync |
+//! | `sync/` | `sync`: the phases of the end of a superstep, the collective verdict, where data lands |
+//! | `ext/` | the extension hook; the collectives and GP arrays on top of it |
+//! | `same.rs`, `observe/` | `same`; `stats`, `set_stats` |
+//!
+//! # The state of a process
+//! - its **outbox** (`outbox/`), two of them kept by the engine and written alternately, one per
+//!   superstep parity: everything the process queued for the others in this superstep. Every
+//!   primitive appends to it through [`Ctx::outbox`], whose contract (one reference at a time,
+//!   never during the reading phases of a sync) is what makes the raw access sound;
+//! - its per-superstep [`State`] in a `RefCell` (primitives take `&self`): the registration
+//!   table, the callbacks of extension requests, what the engine's read phase left for the put
+//!   phase, the tag size, the combining operators, the flags it will arrive with at the sync;
+//! - the receive queues of the messages of the previous superstep (user BSMP and the runtime's
+//!   own channel), its statistics recorder, and `broken`, set when a superstep closure unwound;
+//! - its side of the **engine** ([`AnyEngine`]), taken out of the context while `sync` drives it.
+//!
+//! `Ctx` is not `Send`: each process's context stays on the thread the engine started it on.
+//!
+//! # Failures
+//! A misuse panics in the process that made it with a message naming the process, the call and
+//! the values ([`Ctx::fail_misuse`]); a mismatch every process detects at a sync from the same
+//! data is recorded once for the run ([`Ctx::fail_collective`]); a process that finds the run
+//! already failed stops silently ([`Ctx::stop`], unwinding with [`Stop`]). The launcher
+//! (`launch.rs`) turns the first failure into the run's [`Error`], and the engine's [`Fate`]
+//! wakes every process that waits, so nothing hangs.
 
 use std::cell::{Cell, RefCell};
 use std::fmt::Display;
@@ -11,8 +45,8 @@ use std::time::Instant;
 
 use crate::bsmp::{Recv, TagState};
 use crate::engine::{AnyEngine, Endpoint, Fate, Outboxes, ReadResults};
+use crate::outbox::{Outbox, Pending};
 use crate::reg::Table;
-use crate::sync::outbox::{Outbox, Pending};
 use crate::Error;
 
 /// The payload of a silent unwind: this process stops because the run already failed (the
@@ -22,16 +56,16 @@ pub(crate) struct Stop;
 /// What a process accumulates during one superstep, besides its outbox.
 pub(crate) struct State {
     pub table: Table,
-    /// The callbacks of requests to extension objects (`ext.rs`); the requests' parts travel in
+    /// The callbacks of requests to extension objects (`ext/mod.rs`); the requests' parts travel in
     /// the outbox.
     pub requests: Vec<crate::ext::ExtRequest>,
     /// What the engine's read phase left for the put phase: staged get results, extension
     /// replies.
     pub read: ReadResults,
     pub tag: TagState,
-    /// Operators of combining puts, by number (`combine.rs`).
+    /// Operators of combining puts, by number (`drma/combine.rs`).
     pub combiners: Vec<crate::drma::combine::Op>,
-    /// `exchange::flags` bits this process will arrive with.
+    /// `outbox::flags` bits this process will arrive with.
     pub flags: u64,
     pub pending: Pending,
 }
@@ -59,7 +93,7 @@ pub(crate) struct State {
 pub struct Ctx {
     /// How the run fails, shared with the other processes (of this OS process).
     pub(crate) fate: Arc<Fate>,
-    /// This process's side of the engine; taken out while a sync drives it (`sync.rs`).
+    /// This process's side of the engine; taken out while a sync drives it (`sync/`).
     pub(crate) engine: Option<AnyEngine>,
     /// Where the engine keeps this process's two outboxes.
     outboxes: Outboxes,
@@ -72,12 +106,12 @@ pub struct Ctx {
     start: Instant,
     pub(crate) state: RefCell<State>,
     pub(crate) recv: Recv,
-    /// The runtime's own message queue (`channel.rs`).
-    pub(crate) sys_recv: crate::sync::channel::SysRecv,
+    /// The runtime's own message queue (`outbox/channel.rs`).
+    pub(crate) sys_recv: crate::outbox::channel::SysRecv,
     /// Set when a `superstep` closure unwound: the process may not communicate any more.
     pub(crate) broken: Cell<bool>,
-    /// Figures of this process's supersteps (`stats.rs`), and its trace.
-    pub(crate) stats: crate::observe::stats::Recorder,
+    /// Figures of this process's supersteps (`observe/stats.rs`), and its trace.
+    pub(crate) stats: crate::observe::recorder::Recorder,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -113,7 +147,7 @@ impl Ctx {
             recv: Recv::default(),
             sys_recv: Default::default(),
             broken: Cell::new(false),
-            stats: crate::observe::stats::Recorder::new(pid, nprocs),
+            stats: crate::observe::recorder::Recorder::new(pid, nprocs),
             _not_send: PhantomData,
         }
     }
@@ -221,7 +255,7 @@ impl Ctx {
     }
 
     /// Where this process's outbox for the current superstep is (for [`outbox`](Ctx::outbox)
-    /// and the batch of `batch.rs`, under the same contract).
+    /// and the batch of `drma/batch.rs`, under the same contract).
     #[inline]
     pub(crate) fn outbox_ptr(&self) -> *mut Outbox {
         self.outboxes.0[self.parity()].as_ptr()

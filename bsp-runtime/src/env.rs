@@ -18,10 +18,16 @@ use std::ffi::OsString;
 
 use crate::error::Error;
 
-/// The variable that sets the number of processes (public as `bsp_runtime::NPROCS_VAR`).
-pub(crate) use crate::launch::NPROCS_VAR as NPROCS;
-/// The variable that asks for threads per rank (public as `bsp_runtime::THREADS_VAR`).
-pub(crate) use crate::launch::THREADS_VAR as THREADS;
+// The names the checks below use.
+use NPROCS_VAR as NPROCS;
+use THREADS_VAR as THREADS;
+
+/// The environment variable that sets the number of processes.
+pub const NPROCS_VAR: &str = "BSP_NPROCS";
+
+/// The environment variable that asks for the hybrid engine under `mpirun`: this many processes
+/// (threads) per rank (`Launch::threads_per_rank`).
+pub const THREADS_VAR: &str = "BSP_THREADS";
 
 /// Where the variables come from: the process's environment, or a test's.
 type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;

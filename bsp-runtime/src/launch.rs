@@ -16,11 +16,6 @@ use crate::ctx::Stop;
 use crate::engine::Want;
 use crate::{Ctx, Error};
 
-/// The environment variable that sets the number of processes.
-pub const NPROCS_VAR: &str = "BSP_NPROCS";
-
-pub use crate::engine::THREADS_VAR;
-
 /// Runs `f` on `nprocs` processes and returns each one's result, indexed by pid.
 ///
 /// `nprocs` is taken as given (more processes than cores is fine: waiting processes yield).

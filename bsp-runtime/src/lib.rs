@@ -1,6 +1,76 @@
 //! The runtime of [`bsplib`](https://docs.rs/bsplib): bulk-synchronous parallel programming in the
 //! style of BSPlib, typed and checked by the compiler.
 //!
+//! # Contents
+//! **Running a program.** [`run`] starts `p` processes and returns each one's result;
+//! [`Launch`] sets the count, the engine's threads per rank and the statistics; [`Error`] (with
+//! [`ErrorKind`]) is the first failure of a run, [`exit_on_error`] prints it and exits.
+//! [`NPROCS_VAR`] and [`THREADS_VAR`] name the environment variables a launch reads.
+//!
+//! **A process.** [`Ctx`] is one process: [`pid`](Ctx::pid), [`nprocs`](Ctx::nprocs),
+//! [`time`](Ctx::time), [`step`](Ctx::step), [`abort`](Ctx::abort), and every primitive below.
+//! [`Ctx::sync`] ends a superstep; [`Ctx::superstep`] runs one in a closure and hands it a
+//! [`Superstep`], where the calls that borrow until the sync live. [`Ctx::same`] states that a
+//! value is the same on every process.
+//!
+//! **Registration.** [`Ctx::register`] / [`Ctx::unregister`] (and their `_each` forms) give and
+//! take back a [`Reg<T>`], memory the runtime owns; [`Reg::local`] and [`Reg::local_mut`] reach
+//! this process's part, [`Ctx::locals`] several at once ([`LocalPart`], [`LocalParts`]).
+//! [`Ctx::with_reg`] and [`Ctx::with_regs`] register memory the caller owns for the length of a
+//! closure ([`Registered`], [`RegData`], [`RegSet`]). [`Remote`] and [`AsRemote`] name a
+//! registration for remote access, [`RegHandle`] is what a `Reg` and a `Registered` share.
+//! [`Ctx::push_reg`] and [`Ctx::pop_reg`] are the BSPlib calls. The traits [`RegValues`],
+//! [`Registration`] and [`Unregistration`] say what may be registered in one call.
+//!
+//! **DRMA.** [`Ctx::put`] copies at the call; [`Superstep::get`], [`Superstep::hpget`] and
+//! [`Superstep::hpput`] borrow until the sync. [`Superstep::dest`] lends one buffer to many gets
+//! ([`Dest`], [`DestPart`], [`GetDest`]). [`Ctx::put_batch`] ([`PutBatch`]) checks many puts into
+//! one registration once; [`Ctx::combiner`] and [`Ctx::put_combine`] ([`Combiner`]) make puts
+//! that combine instead of overwriting.
+//!
+//! **BSMP.** [`Ctx::set_tagsize`], [`Ctx::send`], [`Ctx::qsize`], [`Ctx::get_tag`],
+//! [`Ctx::move_message`] and [`Ctx::hpmove`]: tagged messages, received in the next superstep.
+//!
+//! **Collectives** ([`collective`]). [`Ctx::broadcast`], [`Ctx::reduce`], [`Ctx::allreduce`],
+//! [`Ctx::scan`], [`Ctx::gather`], [`Ctx::allgather`], [`Ctx::scatter`], [`Ctx::alltoall`],
+//! [`Ctx::alltoallv`] and their `_into` forms ([`collective::Parts`]), with the operators of
+//! [`ops`]; the same on a subset of the processes ([`Team`]) and on the rows and columns of a
+//! 2-D grid ([`Grid`]).
+//!
+//! **Global pointer arrays** ([`gp`]). [`gp::GpArray`], built by [`gp::GpBuilder`] and split as
+//! [`gp::Distribution`] says: arrays of variable-length elements with one-sided get, put,
+//! gather and scatter; reads arrive in a [`gp::GpBuf`].
+//!
+//! **Costs** ([`stats`]). [`Ctx::stats`] returns what each superstep cost ([`stats::Stats`],
+//! [`stats::StepStats`], [`stats::Traffic`]), in the mode of [`stats::StatsMode`]; a
+//! [`stats::Machine`] measured by `bspbench` predicts times. `BSP_TRACE` writes a timeline.
+//!
+//! **Element types.** [`Value`] is what may cross processes: plain old data ([`bytemuck`]);
+//! [`Elems`] and [`ElemsMut`] are the shapes it comes in (an element, an array, a slice).
+//!
+//! # Architecture
+//! The layers, from the user's calls down to the engines, and where each lives in
+//! `bsp-runtime/src/`. `Ctx` is the hub that every layer extends; apart from it, no two of these
+//! modules import each other, directly or through others (`scripts/structure` in the repository
+//! checks it in CI).
+//!
+//! | layer | where | what it does |
+//! |---|---|---|
+//! | launch | `launch.rs`, `env.rs`, `error.rs` | starts the processes on an engine, checks the `BSP_*` variables, returns the first failure |
+//! | the process | `ctx.rs`, `superstep.rs`, `superstep_misuse.rs`, `same.rs` | `Ctx`, the hub every primitive extends with an `impl` block; the superstep scope, where a get's destination stays borrowed until the sync (the read-before-sync rule) |
+//! | the sync | `sync/`: `mod.rs`, `verdict.rs`, `apply.rs` | the phases of a sync in order, written once for every engine; the collective verdict; where gets are written and puts land |
+//! | extensions | `ext/`: `mod.rs`, `collective/`, `gp/` | the hook that lets further one-sided communication ride on the sync's phases; collectives; GP arrays |
+//! | primitives | `reg/`, `drma/`, `bsmp.rs`, `value.rs` | registration, put and get, messages: each call is checked and queued in the outbox |
+//! | engines | `engine/`: `mod.rs`, `threads/`, `mpi/`, `hybrid.rs` | the `Engine` trait and the one list of engines (an engine plugs in there); threads with their combining barrier (`threads/barrier.rs`), MPI with its wire format (`mpi/wire.rs`), the hybrid of both |
+//! | the outbox | `outbox/`: `mod.rs`, `channel.rs` | what one process publishes at a sync, written by the primitives and read by the engines; the runtime's own message channel |
+//! | observability | `observe/`: `stats.rs`, `recorder.rs`, `trace/` | the public figures of each superstep, the recorder that counts them at every sync, and the traces and summaries made from them |
+//!
+//! ```text
+//! user code ──► Ctx, Superstep ──► reg/ drma/ bsmp ext/ ──► outbox/        (during a superstep)
+//! Ctx::sync ──► sync/mod.rs ──► engine/ (threads | mpi | hybrid)          (combine, exchange, read)
+//!           ──► sync/verdict.rs, sync/apply.rs ──► registered memory      (checks; gets, then puts)
+//! ```
+//!
 //! # The model
 //! An SPMD program runs the same function on `p` processes, each with its own memory and a pid
 //! in `0..p`. Time is divided into *supersteps*. Inside a superstep each process computes on
@@ -62,7 +132,7 @@
 //!   and so are the results of GP reads; hpput sources in registered memory are copied at the
 //!   call; GP elements can be borrowed mutably only with `&mut Ctx`, so never as a get
 //!   destination. The protocol is written down in
-//!   `sync.rs` and `engine/threads/mod.rs`; every `unsafe` block states its part of it.
+//!   `sync/` and `engine/threads/mod.rs`; every `unsafe` block states its part of it.
 //!
 //! # Errors
 //! Misuse is reported at the call, in that process, with the pid, operation, registration,
@@ -79,6 +149,7 @@ mod error;
 mod ext;
 mod launch;
 mod observe;
+mod outbox;
 mod reg;
 mod same;
 mod superstep;
@@ -90,10 +161,11 @@ pub use ctx::Ctx;
 pub use drma::batch::PutBatch;
 pub use drma::combine::Combiner;
 pub use drma::dest::{Dest, DestPart, GetDest};
+pub use env::{NPROCS_VAR, THREADS_VAR};
 pub use error::{Error, ErrorKind};
 pub use ext::collective::{self, ops, Grid, Team};
 pub use ext::gp;
-pub use launch::{exit_on_error, run, Launch, NPROCS_VAR, THREADS_VAR};
+pub use launch::{exit_on_error, run, Launch};
 pub use observe::stats;
 pub use reg::handle::RegHandle;
 pub use reg::locals::{LocalPart, LocalParts};

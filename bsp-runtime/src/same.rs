@@ -3,7 +3,7 @@
 //! it at its word), and which debug builds check at the next sync.
 //!
 //! In a debug build each promise is one small message to process 0 on the runtime's channel
-//! (`channel.rs`): a marker no collective header starts with, a hash of the value's bytes, where
+//! (`outbox/channel.rs`): a marker no collective header starts with, a hash of the value's bytes, where
 //! the promise was made and the value as `Debug` shows it. Right after each sync, process 0
 //! compares the promises every process made in the superstep, in order; a difference fails the
 //! run there, naming the place, the processes and their values. Release builds only return the

@@ -18,8 +18,8 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::ctx::State;
-use crate::sync::outbox::{flags, Outbox, BULK_BYTES};
-use crate::{AsRemote, Ctx, Elems, RegHandle, Value};
+use crate::outbox::{append, flags, Outbox, BULK_BYTES};
+use crate::{AsRemote, Combiner, Ctx, Elems, RegHandle, Value};
 
 /// Buffered puts into one registration, from [`Ctx::put_batch`].
 ///
@@ -148,13 +148,14 @@ impl<T: Value> PutBatch<'_, T> {
     #[track_caller]
     #[inline]
     pub fn put<S: ?Sized + Elems<T>>(&mut self, pid: usize, src: &S, offset: usize) {
+        const OP: &str = "put";
         let src = src.elems();
         let len = src.len();
-        let Some(&(_, extent_bytes)) = self.row.get(pid) else { self.bad_pid(pid, offset, len) };
+        let Some(&(_, extent_bytes)) = self.row.get(pid) else { self.bad_pid(OP, pid, offset, len) };
         let size = std::mem::size_of::<T>();
         let extent = extent_bytes.checked_div(size).unwrap_or(0);
         if offset.checked_add(len).is_none_or(|end| end > extent) && len > 0 {
-            self.bad_extent(pid, offset, len, extent);
+            self.bad_extent(OP, pid, offset, len, extent);
         }
         if len == 0 {
             return; // D7: validated, moves nothing
@@ -166,11 +167,58 @@ impl<T: Value> PutBatch<'_, T> {
         self.st.pending.puts += 1;
     }
 
+    /// A combining put into the batch's registration: [`Ctx::put_combine`], with the checks of
+    /// [`put`](PutBatch::put). Consecutive one-word combining puts to consecutive elements with
+    /// the same operator cost the receiver one call of the operator's loop.
+    ///
+    /// ```
+    /// // Fan-in: every process adds its partial sums into the elements process 0 owns.
+    /// let got = bsp_runtime::run(3, |ctx| {
+    ///     let add = ctx.combiner(|a: f64, b: f64| a + b);
+    ///     let y = ctx.register(vec![0.0f64; 4]);
+    ///     let pid = ctx.pid() as f64;
+    ///     let mut batch = ctx.put_batch(&y);
+    ///     for i in 0..4 {
+    ///         batch.put_combine(0, &(pid + i as f64), i, add);
+    ///     }
+    ///     ctx.sync();
+    ///     y.local(ctx).to_vec()
+    /// })
+    /// .unwrap();
+    /// assert_eq!(got[0], [3.0, 6.0, 9.0, 12.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`put`](PutBatch::put); at the sync, as [`Ctx::put_combine`].
+    #[track_caller]
+    #[inline]
+    pub fn put_combine<S: ?Sized + Elems<T>>(&mut self, pid: usize, src: &S, offset: usize, op: Combiner<T>) {
+        const OP: &str = "put_combine";
+        let src = src.elems();
+        let len = src.len();
+        let Some(&(_, extent_bytes)) = self.row.get(pid) else { self.bad_pid(OP, pid, offset, len) };
+        let size = std::mem::size_of::<T>();
+        let extent = extent_bytes.checked_div(size).unwrap_or(0);
+        if offset.checked_add(len).is_none_or(|end| end > extent) && len > 0 {
+            self.bad_extent(OP, pid, offset, len, extent);
+        }
+        if len == 0 {
+            return; // D7: validated, moves nothing
+        }
+        let bytes: &[u8] = bytemuck::cast_slice(src);
+        let q = self.out.dest(pid);
+        let at = q.put_data.len();
+        append(&mut q.put_data, bytes);
+        q.push_combining_put(self.slot, offset * size, bytes.len(), at, op.tag(), size);
+        self.st.flags |= flags::WORK | flags::PUT;
+        self.st.pending.puts += 1;
+    }
+
     #[cold]
     #[track_caller]
-    fn bad_pid(&self, pid: usize, offset: usize, len: usize) -> ! {
+    fn bad_pid(&self, op: &str, pid: usize, offset: usize, len: usize) -> ! {
         panic!(
-            "process {}: put with process {pid} (registration #{}, offset {offset}, length {len}): pid {pid} is out of range (nprocs = {})",
+            "process {}: {op} with process {pid} (registration #{}, offset {offset}, length {len}): pid {pid} is out of range (nprocs = {})",
             self.me,
             self.serial,
             self.row.len()
@@ -179,9 +227,9 @@ impl<T: Value> PutBatch<'_, T> {
 
     #[cold]
     #[track_caller]
-    fn bad_extent(&self, pid: usize, offset: usize, len: usize, extent: usize) -> ! {
+    fn bad_extent(&self, op: &str, pid: usize, offset: usize, len: usize, extent: usize) -> ! {
         panic!(
-            "process {}: put with process {pid}: registration #{}: offset {offset} + length {len} is past the extent {extent} that process {pid} registered (elements of `{}`)",
+            "process {}: {op} with process {pid}: registration #{}: offset {offset} + length {len} is past the extent {extent} that process {pid} registered (elements of `{}`)",
             self.me,
             self.serial,
             std::any::type_name::<T>()

@@ -5,7 +5,7 @@
 //! process `r·T` on the thread that started the rank (the only one that calls MPI, so MPI is
 //! initialised `MPI_THREAD_FUNNELED`). With T = 1 that is the MPI engine, and with R = 1 the
 //! threads engine, which [`launch`] then runs instead. The BSPlib semantics are those of
-//! `sync.rs`, as on the other engines; this file only moves bytes, reusing both of them:
+//! `sync/`, as on the other engines; this file only moves bytes, reusing both of them:
 //!
 //! - inside a rank the processes form a threads [`Group`]: they combine flags at its barrier and
 //!   read each other's outboxes, registered memory and extension objects in place, as on the
@@ -59,11 +59,11 @@ use super::mpi::wire::{self, put_bytes, Reader, Received};
 use super::mpi::{count, displacements, local_ranks, ranks_from_env, report_once, with_world};
 use super::threads::{get_in_place, placement, serve_in_place, Group};
 use super::{AnyEngine, Endpoint, Engine, Fate, Peers, Poisoned, ReadResults, RegRow, Status, Want};
+use crate::outbox::{flags, Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::reg::Table;
-use crate::sync::outbox::{flags, Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::Error;
 
-use super::THREADS_VAR;
+use crate::env::THREADS_VAR;
 
 /// What the leader hands the rank's processes, written only between barriers (module docs).
 struct Shared {

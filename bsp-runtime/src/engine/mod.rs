@@ -1,12 +1,13 @@
 //! The engine interface: how processes start, meet and move bytes.
 //!
 //! The BSPlib semantics live above this line, written once: registration tables, queues and
-//! issue order (`ctx`, `reg`, `drma`, `bsmp`), the order of a sync's phases and the checks at a
-//! sync and at the end of the run (`sync.rs`), and building and running a process (`launch.rs`).
-//! Those files name no engine. An engine supplies the rest, through the [`Engine`] trait, and
-//! nothing here imports `ctx`, `sync` or `launch`: an engine sees a process only as an
-//! [`Endpoint`] (pid, number of processes, outboxes, failure record), the [`Outbox`] it
-//! owns, and the registration [`Table`] it reads.
+//! issue order (`ctx.rs`, `reg/`, `drma/`, `bsmp.rs`), the order of a sync's phases and the
+//! checks at a sync and at the end of the run (`sync/`), and building and running a process
+//! (`launch.rs`). Those name no particular engine: they hold an [`AnyEngine`] and call the
+//! [`Engine`] trait. An engine supplies the rest and imports none of them: it sees a process
+//! only as an [`Endpoint`] (pid, number of processes, outboxes, failure record), the [`Outbox`]
+//! it owns (`outbox/`), the registration [`Table`] it reads (`reg/`) and, to serve requests in
+//! place, the extension objects that table holds (`ext/`).
 //!
 //! | the engine owns | threads ([`threads`]) | MPI (`mpi`, cargo feature `mpi`) | hybrid (`hybrid`, cargo feature `mpi`) |
 //! |---|---|---|---|
@@ -20,7 +21,7 @@
 //! | failure ([`Fate`]) | the barrier is poisoned, so every waiter wakes | a rank that fails alone calls `MPI_Abort` | both: the rank's barrier is poisoned, then the rank calls `MPI_Abort` |
 //!
 //! # The contract
-//! A sync is driven by `Ctx::sync` (`sync.rs`); the engine sees these calls, in this order, on
+//! A sync is driven by `Ctx::sync` (`sync/`); the engine sees these calls, in this order, on
 //! every process, with the same `all` flags everywhere (so every process makes the same calls):
 //!
 //! 1. [`arrive`](Engine::arrive)`(parity, flags)` returns the OR of every process's flags, after
@@ -36,10 +37,10 @@
 //! 3. If any process has gets: [`read`](Engine::read) completes this process's gets and
 //!    extension requests. Every read of a process's registered memory must happen before that
 //!    process writes any of it in this sync: get results that land in the requester's own
-//!    registered memory are *staged* (`GetRec::staged`) and written by `sync.rs` only after
+//!    registered memory are *staged* (`GetRec::staged`) and written by `sync/` only after
 //!    [`end_reads`](Engine::end_reads) returns on this process, and `end_reads` may return only
 //!    when no process reads this process's memory any more.
-//! 4. `sync.rs` writes staged get results, calls [`land_puts`](Engine::land_puts) (an engine
+//! 4. `sync/` writes staged get results, calls [`land_puts`](Engine::land_puts) (an engine
 //!    that moves some puts' bytes itself completes them here, landing them in registered
 //!    memory only where no other put of the superstep writes), then applies the puts of the
 //!    view (reading `PutSrc::Direct` sources: in-place sources on threads, the engine's own
@@ -90,8 +91,8 @@ pub(crate) mod threads;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::outbox::{Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::reg::Table;
-use crate::sync::outbox::{Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::Error;
 
 /// What an engine does for one process (module docs: the contract).
@@ -129,7 +130,7 @@ pub(crate) trait Engine {
     fn end_reads(&mut self) -> Result<(), Poisoned>;
 
     /// Completes the puts whose bytes the engine moves by itself (after get results are written,
-    /// before `sync.rs` applies the others): a put it lands in registered memory (found in
+    /// before `sync/` applies the others): a put it lands in registered memory (found in
     /// `table`) becomes an empty record in the view, one it lands elsewhere points there
     /// (`PutSrc::Direct`).
     fn land_puts(&mut self, table: &Table) -> Result<(), Poisoned>;
@@ -229,10 +230,6 @@ impl AnyEngine {
         }
     }
 }
-
-/// The environment variable that asks for the hybrid engine under `mpirun`: this many processes
-/// (threads) per rank (`Launch::threads_per_rank`).
-pub const THREADS_VAR: &str = "BSP_THREADS";
 
 /// How many processes a launch asks for, as `launch.rs` read it from the call and the
 /// environment: an explicit number, else a default; an engine supplies its own default after

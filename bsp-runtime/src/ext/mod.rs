@@ -23,7 +23,7 @@ pub mod gp;
 use std::any::Any;
 use std::sync::Arc;
 
-use crate::sync::outbox::{flags, ExtRec, ReqPart};
+use crate::outbox::{flags, ExtRec, ReqPart};
 use crate::Ctx;
 
 /// An object that other processes can address at the sync.
@@ -33,7 +33,7 @@ pub(crate) trait ExtTarget: Any + Send + Sync {
     ///
     /// It may panic to report misuse found only here (e.g. a GP put into an unassigned
     /// element): the sync catches the panic, keeps its remaining barriers, and resumes it once
-    /// no other process reads this process's memory (`sync.rs`).
+    /// no other process reads this process's memory (`sync/`).
     fn apply(&self, owner: &Ctx, src: usize, bytes: &[u8]);
 
     /// Answers a request that process `src` made of this object, by appending the reply to

@@ -12,13 +12,10 @@
 //!   `run` returns; on MPI it is read from the `error: ...` line that a failing rank prints on
 //!   its stderr, one job per case and process count.
 //!
-//! [`checks!`] and [`cases!`] turn a list into the table that `tests/mpi.rs` runs and, in a
+//! [`checks!`] and [`cases!`] turn a list into the table that `mpi.rs` runs and, in a
 //! libtest binary (`cfg(test)`), into one `#[test]` per entry that runs it on threads at each of
-//! its process counts (`tests/common`). A `harness = false` binary is not compiled with
+//! its process counts (`runner.rs`). A `harness = false` binary is not compiled with
 //! `--test`, so there the tables are all that exists.
-
-// Each test binary uses its own part of this file.
-#![allow(dead_code, unused_macros, unused_imports)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -27,8 +24,9 @@ use bsp_runtime::Ctx;
 /// What a check found on this process: `Err` says what differs.
 pub type Outcome = Result<(), String>;
 
-/// The process counts the threads engine runs most checks and cases at.
-pub const PS: &[usize] = &[1, 2, 3, 4, 8];
+/// The process counts the threads engine runs most checks and cases at (fewer under Miri, which
+/// runs them slowly: `scripts/miri`).
+pub const PS: &[usize] = if cfg!(miri) { &[1, 3] } else { &[1, 2, 3, 4, 8] };
 
 /// [`PS`] and counts beyond the few dozen up to which a threads sync visits every process (above
 /// them, receivers visit only the senders that noted themselves): for the checks of the order in
@@ -41,6 +39,7 @@ pub struct Procs {
     /// The process counts on threads.
     pub threads: &'static [usize],
     /// The fewest ranks MPI runs the entry on.
+    #[allow(dead_code, reason = "read by the MPI binary (`mpi.rs`) only")]
     pub min: usize,
 }
 
@@ -67,6 +66,7 @@ impl Procs {
     }
 
     /// Whether MPI with `n` ranks runs the entry.
+    #[allow(dead_code, reason = "read by the MPI binary (`mpi.rs`) only")]
     pub fn on_mpi(&self, n: usize) -> bool {
         self.min <= n
     }
@@ -82,7 +82,7 @@ pub struct Check {
 
 /// Lists the checks of a module: `checks! { name, other => Procs::at_least(2), #[mpi] third }`
 /// defines `pub const CHECKS: &[Check]` and, under `cfg(test)`, a module `on_threads` with one
-/// `#[test]` per check (`common::run_check`); `#[mpi]` marks a check of MPI ranks themselves,
+/// `#[test]` per check (`runner::run_check`); `#[mpi]` marks a check of MPI ranks themselves,
 /// which gets no threads test.
 macro_rules! checks {
     ($($(#[$only:ident])? $name:ident $(=> $procs:expr)?),* $(,)?) => {
@@ -111,7 +111,7 @@ macro_rules! threads_test {
         #[test]
         fn $name() {
             let check = super::CHECKS.iter().find(|c| c.name == stringify!($name)).expect("listed");
-            $crate::common::run_check(check);
+            $crate::runner::run_check(check);
         }
     };
 }
@@ -139,6 +139,7 @@ pub struct Probe {
 
 impl Probe {
     /// A probe that prints a line for the MPI launcher at every hit.
+    #[allow(dead_code, reason = "read by the MPI binary (`mpi.rs`) only")]
     pub fn printing() -> Probe {
         Probe { hits: AtomicUsize::new(0), print: true }
     }
@@ -244,13 +245,14 @@ pub struct Case {
     pub run: fn(&mut Ctx, &Probe),
     pub judge: fn(&Failure) -> Outcome,
     /// Several processes may fail at once (on MPI each may print its own error line).
+    #[allow(dead_code, reason = "read by the MPI binary (`mpi.rs`) only")]
     pub several: bool,
 }
 
 /// Lists failure cases: `cases! { name: [2, 4] => judge, ... }` where `name` is a
 /// `fn(&mut Ctx, &Probe)` and `judge` a `fn(&Failure) -> Outcome`; `#[several] name: ...` marks
 /// a case where several processes fail at once (on MPI each of them reports). Defines `pub const CASES: &[Case]` and, under
-/// `cfg(test)`, a module `fails_on_threads` with one `#[test]` per case (`common::run_case`).
+/// `cfg(test)`, a module `fails_on_threads` with one `#[test]` per case (`runner::run_case`).
 macro_rules! cases {
     ($($(#[$several:ident])? $name:ident : $ps:expr => $judge:expr),* $(,)?) => {
         /// The failure cases of this module.
@@ -271,7 +273,7 @@ macro_rules! cases {
                 #[test]
                 fn $name() {
                     let case = super::CASES.iter().find(|c| c.name == stringify!($name)).expect("listed");
-                    $crate::common::run_case(case);
+                    $crate::runner::run_case(case);
                 }
             )*
         }

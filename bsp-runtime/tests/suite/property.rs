@@ -5,9 +5,9 @@
 //! model's log for its pid. Programs run one after the other; between two of them `reset` brings
 //! back what a fresh run starts with (tag size 0, empty queue).
 //!
-//! There is no shrinking here (proptest's runner cannot drive an SPMD run; `model.rs` runs
+//! There is no shrinking here (proptest's runner cannot drive an SPMD run; `threads/model.rs` runs
 //! proptest with shrinking on threads); a failure prints the seed, and
-//! `gen::generate(seed, p, steps)` rebuilds the program for `model.rs` or a debugger, where
+//! `gen::generate(seed, p, steps)` rebuilds the program for `threads/model.rs` or a debugger, where
 //! `interp::run` runs it on threads.
 //!
 //! `BSP_MODEL_CASES` sets the number of programs per run (64 by default), `BSP_MODEL_SEED` the
@@ -16,8 +16,8 @@
 use bsp_runtime::Ctx;
 
 use super::check::{checks, reset, Outcome};
-use crate::program::Event;
-use crate::{gen, interp, reference};
+use crate::model::program::Event;
+use crate::model::{gen, interp, reference};
 
 /// Random programs per rank count (`BSP_MODEL_CASES`).
 const CASES: u64 = 64;

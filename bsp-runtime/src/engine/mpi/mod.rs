@@ -2,7 +2,7 @@
 //!
 //! A program built with the feature and started by `mpirun` runs each BSP process as one rank;
 //! the same program started directly runs on threads. The BSPlib semantics are the ones of
-//! `sync.rs`, shared with the threads engine through the [`Peers`] view; only the moving of
+//! `sync/`, shared with the threads engine through the [`Peers`] view; only the moving of
 //! bytes differs:
 //!
 //! - every sync starts with an exchange of two words between every pair of ranks: the rank's
@@ -19,7 +19,7 @@
 //! - gets are request/reply: after the exchange every owner reads the requested bytes from its
 //!   registered memory, before applying any put of the superstep (D1), and a second exchange of
 //!   blocks returns them;
-//! - then every rank applies what it received with the engine-neutral code of `sync.rs`.
+//! - then every rank applies what it received with the engine-neutral code of `sync/`.
 //!
 //! Requests to extension objects (GP arrays' reads) travel with the get requests and are
 //! answered by the owner's object in the same reply exchange.
@@ -47,8 +47,8 @@ use mpi::Count;
 use std::cell::UnsafeCell;
 
 use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, Status, Want};
+use crate::outbox::{flags, Arrival, Outbox, Pending, PutSrc, LANDED};
 use crate::reg::Table;
-use crate::sync::outbox::{flags, Arrival, Outbox, Pending, PutSrc, LANDED};
 use crate::Error;
 use direct::{is_large, swap_words, Transfers, BLOCK_TAG, GET_TAG, PUT_TAG};
 use wire::{put_bytes, LargeIn, Reader, Received, HEADER_WORDS};
@@ -179,7 +179,7 @@ impl ExchangeMode {
 }
 
 /// In the flags of a sparse-capable arrival: some rank talks to too many others for the sparse
-/// exchange (an engine bit, above those of `exchange::flags`; removed before `sync.rs` sees
+/// exchange (an engine bit, above those of `outbox::flags`; removed before `sync/` sees
 /// the flags).
 const DENSE: u64 = 1 << 40;
 
@@ -623,7 +623,7 @@ impl Mpi {
             *c = d as usize * 8;
         }
         // Staged results (destinations in registered memory) go to `stage` in issue order, for
-        // `sync.rs` to write after the read phase.
+        // `sync/` to write after the read phase.
         got.stage.clear();
         got.stage.resize(out.gets.iter().filter(|g| g.staged).map(|g| g.bytes).sum(), 0);
         let mut staged_at = 0;

@@ -9,7 +9,7 @@
 //! sync `s + 1`, which every reader reaches only after it left sync `s`. A sync with bulk
 //! buffered puts (`flags::BULK`) ends instead with a barrier after its last reading phase
 //! ([`Engine::end_outbox_reads`]) and keeps the parity, so that superstep `s + 1` refills the
-//! outbox still in the cache. So reads and writes of an outbox never overlap, with no lock. Registered memory follows the rule in `sync.rs`: gets read the owners'
+//! outbox still in the cache. So reads and writes of an outbox never overlap, with no lock. Registered memory follows the rule in `sync/`: gets read the owners'
 //! registered memory between the first barrier and the get-phase barrier ([`Engine::end_reads`]),
 //! before which no process writes its own; hpput sources are read until the closing barrier
 //! ([`Engine::end_puts`]).
@@ -26,8 +26,8 @@ use crossbeam_utils::CachePadded;
 
 use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, RegRow, Status, Want};
 use crate::ext::ExtTarget;
+use crate::outbox::{DestQueue, GetRec, Meta, Outbox, ReqPart, Senders};
 use crate::reg::Table;
-use crate::sync::outbox::{DestQueue, GetRec, Meta, Outbox, ReqPart, Senders};
 use crate::Error;
 use barrier::Barrier;
 
@@ -209,7 +209,7 @@ impl Engine for Threads {
     }
 
     fn land_puts(&mut self, _table: &Table) -> Result<(), Poisoned> {
-        // Receivers copy every put themselves, in `sync.rs`.
+        // Receivers copy every put themselves, in `sync/`.
         Ok(())
     }
 
@@ -249,7 +249,7 @@ pub(crate) unsafe fn get_in_place(g: &GetRec, stage: &mut Vec<u8>) {
 /// Answers request part `part` of process `me` (bytes in `data`) by calling the owner's
 /// extension object directly, in this address space (get phase: every process is inside the
 /// sync and nobody writes the objects), appending the reply to `reply`. The replies are only
-/// collected; `sync.rs` hands them to the callbacks after the get-phase barrier, because a
+/// collected; `sync/` hands them to the callbacks after the get-phase barrier, because a
 /// callback writes its destination, which may be memory that other processes read in this phase
 /// (registered memory, GP elements).
 pub(crate) fn serve_in_place(table: &Table, me: usize, part: &ReqPart, data: &[u8], reply: &mut Vec<u8>) {

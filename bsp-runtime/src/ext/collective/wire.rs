@@ -3,7 +3,7 @@
 //!
 //! Every collective, on every process or on a [`Team`], is one or two supersteps in which each
 //! member sends each member (itself included) one message on the runtime's channel
-//! (`channel.rs`): a [`Header`] (which collective, root, length, element type, and the team's
+//! (`outbox/channel.rs`): a [`Header`] (which collective, root, length, element type, and the team's
 //! members), then its payload for that member. After the sync each member reads one message
 //! from every member and checks that they agree; the payloads are what the collective moves,
 //! and the only bytes the statistics count ([`payload_len`]).

@@ -83,7 +83,7 @@
 //!
 //! # Soundness
 //! Each process's elements live in a `GpShared<T>` registered with the runtime as an extension
-//! object (`ext.rs`). Reads by any process are requests that the object answers in the get
+//! object (`ext/mod.rs`). Reads by any process are requests that the object answers in the get
 //! phase of a sync (its `serve`, while the owner is inside the sync too; on the MPI engine it
 //! runs on the owner), and the owner writes the elements only from its own code between syncs
 //! or in its put phase, after the get-phase barrier: the protocol is written down in

@@ -3,7 +3,7 @@
 //!
 //! - **Reads** (`get`, `gather`, `get_into`, `gather_into`, `get_size`, `gather_size`) check
 //!   their subscripts at the call, group the requested elements by owner and queue one
-//!   extension request (`ext.rs`) with one part per owner: the owner's local indices, in
+//!   extension request (`ext/mod.rs`) with one part per owner: the owner's local indices, in
 //!   request order (`request.rs`). In the get phase of the sync ending the superstep each
 //!   owner's object answers its part ([`ExtTarget::serve`](crate::ext::ExtTarget::serve):
 //!   the elements' sizes and data, or the sizes only): every process is in that sync, and no
@@ -88,7 +88,7 @@ impl<'s> SizeDst<'s> {
         // SAFETY: `ptr` comes from a `&'s mut usize` that nothing else uses until the superstep
         // ends (the caller's borrow lasts `'s`); the callback runs inside the sync that ends
         // it, after the get-phase barrier, when no process reads this process's memory any
-        // more (`ext.rs`, `deliver_replies`), so this write races with nothing.
+        // more (`ext/mod.rs`, `deliver_replies`), so this write races with nothing.
         unsafe { self.ptr.as_ptr().write(value) }
     }
 }

@@ -1,7 +1,7 @@
 //! The bytes a put or scatter sends to an element's owner.
 //!
 //! One record per call and owner, delivered by the runtime to the owner's
-//! [`GpShared`](super::shared::GpShared) at the sync (`ext.rs`). Layout, in native-endian `u64`
+//! [`GpShared`](super::shared::GpShared) at the sync (`ext/mod.rs`). Layout, in native-endian `u64`
 //! words and then raw bytes (sender and receiver are the same program):
 //!
 //! ```text

@@ -1,7 +1,7 @@
 //! The bytes a GP read (get, gather, their `_into` and `_size` variants) sends to the owners
 //! of the elements it reads, and their replies.
 //!
-//! A read is one extension request (`ext.rs`) with one part per owner of a requested element,
+//! A read is one extension request (`ext/mod.rs`) with one part per owner of a requested element,
 //! ascending owner; the part lists the owner's elements in request order, duplicates included.
 //! The owner's [`GpShared`](super::shared::GpShared) answers it in the get phase of the sync
 //! ([`serve`]), and the requester's callback gets the replies in part order and walks them in

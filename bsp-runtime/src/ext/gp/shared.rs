@@ -6,7 +6,7 @@
 //!   handle and a borrow of X's [`Ctx`] (so no such borrow survives into a sync, which needs
 //!   `&mut Ctx`);
 //! - read, and only read, by [`ExtTarget::serve`] in the **get phase** of a sync, answering a
-//!   request (`ext.rs`, `request.rs`) that a get, gather or size query of some process (X
+//!   request (`ext/mod.rs`, `request.rs`) that a get, gather or size query of some process (X
 //!   included) queued in the superstep. On the threads engine `serve` runs on the requester's
 //!   thread: every process is inside the sync then (past its first barrier), so X's code is
 //!   not running, and nobody writes. On the MPI engine it runs on X itself, in X's get phase,

@@ -24,10 +24,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime};
 
-use crate::observe::stats::{Machine, Phase, StepStats};
+use crate::observe::stats::{Machine, StepStats};
 use crate::Ctx;
 use part::{read_part, write_part};
 use render::Run;
+
+/// Which part of a sync a span of time belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Wait,
+    Data,
+}
 
 /// The environment variable naming the trace file.
 pub const TRACE_VAR: &str = "BSP_TRACE";

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::{Mark, Proc, ProcStep};
-use crate::observe::stats::{Phase, StepStats, Traffic};
+use crate::observe::stats::{StepStats, Traffic};
+use crate::observe::trace::Phase;
 
 /// The numbers of one `Traffic` in a record.
 const TRAFFIC_WORDS: usize = 10;

@@ -1,0 +1,658 @@
+//! What one process publishes at a sync: its outbox.
+//!
+//! This is the engine-neutral description of a superstep's communication: the collective
+//! bookkeeping, a queue per destination, and the process's gets and extension requests. The
+//! semantic layer (`ctx`, `drma`, `bsmp`, `reg`, `ext`) fills it during the superstep; an engine
+//! moves it. The addresses in it (`PutSrc::Direct`, `GetRec::src_addr`, `PushInfo::addr`) are
+//! valid in the sender's address space only; an engine whose processes do not share it uses the
+//! slot, offset and pid beside them.
+
+pub(crate) mod channel;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crossbeam_utils::CachePadded;
+
+/// Per-process flags combined by the sync barrier.
+pub(crate) mod flags {
+    /// The process arrived from `sync`.
+    pub const SYNC: u64 = 1;
+    /// The process arrived from the end of the SPMD function.
+    pub const END: u64 = 1 << 1;
+    /// The process queued something others must look at (puts, messages, registration changes,
+    /// a tag-size request).
+    pub const WORK: u64 = 1 << 2;
+    /// The process has gets: a get phase (and a barrier after it) is needed.
+    pub const GET: u64 = 1 << 3;
+    /// The process has unbuffered puts read straight from its memory: a closing barrier is
+    /// needed so that it does not return (and release the source) before the readers finish.
+    pub const HPPUT: u64 = 1 << 4;
+    /// The process ended with communication still queued.
+    pub const PENDING: u64 = 1 << 5;
+    /// The process pushed or popped a registration or requested a tag size. Without it, every
+    /// process's collective bookkeeping is empty or unchanged since it was last compared, so the
+    /// comparison (which reads every other process's outbox) is skipped.
+    pub const COLLECTIVE: u64 = 1 << 6;
+    /// The process queued puts (buffered, unbuffered or combining): the put phase runs.
+    pub const PUT: u64 = 1 << 7;
+    /// The process sent messages (BSMP or the runtime's channel): the message phase runs.
+    pub const MSG: u64 = 1 << 8;
+    /// The process queued records for extension objects: the record phase runs.
+    pub const EXT: u64 = 1 << 9;
+    /// The process queued a buffered put of at least [`BULK_BYTES`](super::BULK_BYTES): the
+    /// sync ends with a barrier after which nobody reads the outboxes, so that the next
+    /// superstep writes the same outboxes again, still in the cache, instead of the other pair.
+    pub const BULK: u64 = 1 << 10;
+}
+
+/// A buffered put of at least this many bytes sets [`flags::BULK`]: its copy into the outbox
+/// and out again costs far more than a barrier, and runs ~1.3× faster into memory that the
+/// last superstep used (threads engine, 8 MiB, `PERFORMANCE.md`).
+pub(crate) const BULK_BYTES: usize = 64 << 10;
+
+/// How a process arrived at the barrier (for diagnostics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum Arrival {
+    #[default]
+    Sync,
+    End,
+}
+
+/// A registration pushed in this superstep, as the other processes need to know it.
+#[derive(Clone, Debug)]
+pub(crate) struct PushInfo {
+    /// Serial number of the registration (the same on every process if the pushes match).
+    pub serial: u64,
+    /// Address of the local memory (meaningful to the threads engine only).
+    pub addr: usize,
+    /// Extent in bytes.
+    pub bytes: usize,
+    /// For an extension object: the address of its boxed `Arc<dyn ExtTarget>` (threads engine).
+    pub handler: usize,
+    /// Size of one element, to catch processes registering different types.
+    pub elem_size: usize,
+    /// Element type name, for messages (owned when it came from another OS process).
+    pub type_name: std::borrow::Cow<'static, str>,
+}
+
+/// Collective bookkeeping compared at the sync.
+#[derive(Debug, Default)]
+pub(crate) struct Meta {
+    pub arrival: Arrival,
+    pub step: usize,
+    pub pushes: Vec<PushInfo>,
+    /// Serials of the registrations popped in this superstep, in call order.
+    pub pops: Vec<u64>,
+    /// The tag size requested for the next superstep (state `C` of docs/semantics.md §4.1).
+    pub tag_request: usize,
+    /// Operations still queued when the SPMD function returned (D15), for the message.
+    pub pending: Pending,
+}
+
+/// Counts of queued communication, by kind. Registration changes are not counted: the public
+/// calls that make them include their sync, so none is left pending when the SPMD function
+/// returns (D23).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Pending {
+    pub puts: usize,
+    pub gets: usize,
+    pub sends: usize,
+}
+
+impl Pending {
+    pub(crate) fn total(&self) -> usize {
+        self.puts + self.gets + self.sends
+    }
+}
+
+impl std::fmt::Display for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        for (n, what) in [(self.puts, "put"), (self.gets, "get"), (self.sends, "send")] {
+            if n > 0 {
+                parts.push(format!("{n} {what}{}", if n == 1 { "" } else { "s" }));
+            }
+        }
+        write!(f, "{}", parts.join(", "))
+    }
+}
+
+/// `PutSrc::Direct(LANDED)`: a put whose bytes an engine has already written into place
+/// (`Engine::land_puts`); the put phase only counts it.
+pub(crate) const LANDED: usize = usize::MAX;
+
+/// Where the bytes of a put come from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum PutSrc {
+    /// Offset into the destination queue's `data` (a buffered put, copied at the call).
+    Buffered(usize),
+    /// Address in the sender's memory, borrowed until the end of the sync (an `hpput`).
+    Direct(usize),
+}
+
+/// One put (or hpput) to one destination: 24 bytes (the receiver reads one per put, from
+/// another core's cache).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PutRec {
+    pub byte_offset: usize,
+    /// `PutSrc`'s offset or address.
+    src: usize,
+    pub slot: u32,
+    /// Length in bytes, with `DIRECT` set for `PutSrc::Direct` and `COMBINE` for a combining put
+    /// (whose operator is the next entry of `DestQueue::combines`).
+    len_kind: u32,
+}
+
+impl PutRec {
+    const DIRECT: u32 = 1 << 31;
+    const COMBINE: u32 = 1 << 30;
+    /// The longest put one record describes; [`DestQueue::push_put`] splits longer ones.
+    pub(crate) const MAX_LEN: usize = (1 << 30) - 1;
+
+    #[inline]
+    fn new(slot: u32, byte_offset: usize, len: usize, src: PutSrc, combine: bool) -> Self {
+        debug_assert!(len <= Self::MAX_LEN);
+        let (src, kind) = match src {
+            PutSrc::Buffered(at) => (at, 0),
+            PutSrc::Direct(addr) => (addr, Self::DIRECT),
+        };
+        let kind = kind | if combine { Self::COMBINE } else { 0 };
+        PutRec { byte_offset, src, slot, len_kind: len as u32 | kind }
+    }
+
+    /// Length in bytes.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        (self.len_kind & !(Self::DIRECT | Self::COMBINE)) as usize
+    }
+
+    #[inline]
+    pub(crate) fn src(&self) -> PutSrc {
+        if self.len_kind & Self::DIRECT != 0 {
+            PutSrc::Direct(self.src)
+        } else {
+            PutSrc::Buffered(self.src)
+        }
+    }
+
+    /// Whether the put combines with the destination instead of overwriting it.
+    #[inline]
+    pub(crate) fn combines(&self) -> bool {
+        self.len_kind & Self::COMBINE != 0
+    }
+}
+
+/// A get queued for the sync.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "pid, slot and offset are for the MPI engine"))]
+pub(crate) struct GetRec {
+    /// The source: process, registration slot and byte offset (for engines that ask the owner).
+    pub pid: usize,
+    pub slot: u32,
+    pub byte_offset: usize,
+    /// Address of the source in the owner's memory (for an engine that shares it).
+    pub src_addr: usize,
+    pub bytes: usize,
+    pub dst_addr: usize,
+    /// The destination lies in this process's registered memory: write it after the get phase.
+    pub staged: bool,
+}
+
+/// One part of a request to extension objects (`ext/mod.rs`): the bytes (`req_data[at..at + len]`
+/// of the outbox) for the object in registration `slot` on `pid`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReqPart {
+    pub pid: usize,
+    pub slot: u32,
+    pub at: usize,
+    pub len: usize,
+}
+
+/// A record queued for an extension object on one destination (`ext/mod.rs`); its bytes are
+/// `ext_data[at..at + len]` of the queue.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ExtRec {
+    pub slot: u32,
+    pub at: usize,
+    pub len: usize,
+}
+
+/// One message to one destination; tag and payload live in the queue's `msg_data`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MsgRec {
+    /// Alignment the receiver must give the tag and payload (that of the sent types, at least
+    /// 16), so that `hpmove` can return typed references.
+    pub align: usize,
+    pub at: usize,
+    pub tag_len: usize,
+    pub payload_len: usize,
+}
+
+/// Appends `bytes` to `buf`, with the copy of a one-word put done inline (a call to `memcpy`
+/// costs more than the copy).
+#[inline(always)]
+pub(crate) fn append(buf: &mut Vec<u8>, bytes: &[u8]) {
+    match <&[u8; 8]>::try_from(bytes) {
+        Ok(word) => buf.extend_from_slice(word),
+        Err(_) => buf.extend_from_slice(bytes),
+    }
+}
+
+/// Everything one process sends to one destination in one superstep, in issue order.
+///
+/// `repr(C)` and cache-line aligned, with what the receiver of a superstep of puts reads (whether
+/// anything was queued, the put records and their bytes, the count of calls) in the first cache
+/// line: a sync reads these from another core's memory, and each further line is another
+/// transfer between cores.
+#[derive(Debug, Default)]
+#[repr(C, align(64))]
+pub(crate) struct DestQueue {
+    pub puts: Vec<PutRec>,
+    pub put_data: Vec<u8>,
+    /// Puts queued (calls: consecutive ones may share a record).
+    pub put_calls: usize,
+    /// Something was queued in this superstep (an outbox of a few processes keeps every queue).
+    touched: bool,
+    /// Gets (and their bytes) the owner of this queue asks of its destination: counted by the
+    /// requester when it queues them, read by the destination for its statistics (`observe/stats.rs`).
+    pub gets: usize,
+    pub get_bytes: usize,
+    /// The operators of the combining puts among `puts`, in order (`drma/combine.rs`).
+    pub combines: Vec<u64>,
+    pub msgs: Vec<MsgRec>,
+    pub msg_data: Vec<u8>,
+    /// Records for extension objects (`ext/mod.rs`).
+    pub ext: Vec<ExtRec>,
+    pub ext_data: Vec<u8>,
+    /// Messages on the runtime's own channel (`outbox/channel.rs`); only `payload_len` and `at` are used.
+    pub sys_msgs: Vec<MsgRec>,
+    pub sys_data: Vec<u8>,
+}
+
+impl DestQueue {
+    /// Records a put of `len` bytes, as records of at most [`PutRec::MAX_LEN`] bytes each.
+    ///
+    /// A put that continues the previous one (same registration, the next bytes of both the
+    /// destination and the source) extends its record instead: applying the two in order or as
+    /// one writes the same bytes, since they do not overlap. A loop of one-word puts to
+    /// consecutive elements then costs the receiver one copy, not one per word.
+    #[inline]
+    pub(crate) fn push_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
+        self.put_calls += 1;
+        if let Some(last) = self.puts.last_mut() {
+            let continues = match (last.src(), src) {
+                (PutSrc::Buffered(a), PutSrc::Buffered(b)) | (PutSrc::Direct(a), PutSrc::Direct(b)) => {
+                    b == a + last.len()
+                }
+                _ => false,
+            };
+            if continues
+                && !last.combines()
+                && last.slot == slot
+                && byte_offset == last.byte_offset + last.len()
+                && last.len() + len <= PutRec::MAX_LEN
+            {
+                *last = PutRec::new(slot, last.byte_offset, last.len() + len, last.src(), false);
+                return;
+            }
+        }
+        if len <= PutRec::MAX_LEN {
+            self.puts.push(PutRec::new(slot, byte_offset, len, src, false));
+        } else {
+            self.push_long_put(slot, byte_offset, len, src, None);
+        }
+    }
+
+    /// Queues a buffered put of `bytes` (copied here) to `byte_offset` in registration `slot`:
+    /// [`push_put`](DestQueue::push_put) with the bytes appended, specialised for the common
+    /// case of a put that continues the previous buffered one (a loop of puts to consecutive
+    /// elements), which extends that record with one comparison chain.
+    #[inline(always)]
+    pub(crate) fn push_buffered(&mut self, slot: u32, byte_offset: usize, bytes: &[u8]) {
+        let at = self.put_data.len();
+        let len = bytes.len();
+        if let Some(last) = self.puts.last_mut() {
+            // `len_kind` is the plain length only for a buffered, non-combining record; with a
+            // kind bit set it exceeds `MAX_LEN`, so such a record never passes the first test.
+            let n = last.len_kind as usize;
+            if n + len <= PutRec::MAX_LEN
+                && last.src + n == at
+                && last.byte_offset + n == byte_offset
+                && last.slot == slot
+            {
+                last.len_kind += len as u32;
+                self.put_calls += 1;
+                append(&mut self.put_data, bytes);
+                return;
+            }
+        }
+        // A buffered put continues only a buffered record, which the test above looked at.
+        self.put_calls += 1;
+        if len <= PutRec::MAX_LEN {
+            self.puts.push(PutRec::new(slot, byte_offset, len, PutSrc::Buffered(at), false));
+        } else {
+            self.push_long_put(slot, byte_offset, len, PutSrc::Buffered(at), None);
+        }
+        append(&mut self.put_data, bytes);
+    }
+
+    /// Records a combining put with operator `op` (`drma/combine.rs`); `elem` is the element size,
+    /// so that a long put is split at element boundaries.
+    ///
+    /// Like a plain put, one that continues the previous combining put (same registration and
+    /// operator, the next bytes of both the destination and the source) extends its record:
+    /// the two do not overlap, so combining them in order or as one gives the same elements. A
+    /// fan-in of one-word sums to consecutive elements then costs the receiver one call of the
+    /// operator's loop, not one per word.
+    pub(crate) fn push_combining_put(
+        &mut self,
+        slot: u32,
+        byte_offset: usize,
+        len: usize,
+        at: usize,
+        op: u64,
+        elem: usize,
+    ) {
+        self.put_calls += 1;
+        if let (Some(last), Some(&last_op)) = (self.puts.last_mut(), self.combines.last()) {
+            if last.combines()
+                && last_op == op
+                && last.slot == slot
+                && matches!(last.src(), PutSrc::Buffered(a) if a + last.len() == at)
+                && last.byte_offset + last.len() == byte_offset
+                && last.len() + len <= PutRec::MAX_LEN / elem * elem
+            {
+                *last = PutRec::new(slot, last.byte_offset, last.len() + len, last.src(), true);
+                return;
+            }
+        }
+        if len <= PutRec::MAX_LEN {
+            self.puts.push(PutRec::new(slot, byte_offset, len, PutSrc::Buffered(at), true));
+            self.combines.push(op);
+        } else {
+            self.push_long_put(slot, byte_offset, len, PutSrc::Buffered(at), Some((op, elem)));
+        }
+    }
+
+    /// Records a put exactly as given, never merged with the previous one (for an engine that
+    /// rebuilds a sender's records, which were merged at the sender already, and refers to them
+    /// by index). `len` must be at most [`PutRec::MAX_LEN`].
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "for engines that rebuild queues (MPI)"))]
+    pub(crate) fn push_put_record(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
+        self.puts.push(PutRec::new(slot, byte_offset, len, src, false));
+    }
+
+    /// Points put `i` (pushed by an engine as a placeholder) at `len` bytes at `src`; its kind
+    /// (plain or combining) stays.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "for engines that rebuild queues (MPI)"))]
+    pub(crate) fn replace_put(&mut self, i: usize, src: PutSrc, len: usize) {
+        let old = self.puts[i];
+        self.puts[i] = PutRec::new(old.slot, old.byte_offset, len, src, old.combines());
+    }
+
+    #[cold]
+    fn push_long_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc, combine: Option<(u64, usize)>) {
+        // A combining put is split at element boundaries.
+        let max = match combine {
+            Some((_, elem)) => PutRec::MAX_LEN / elem * elem,
+            None => PutRec::MAX_LEN,
+        };
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(max);
+            let part = match src {
+                PutSrc::Buffered(at) => PutSrc::Buffered(at + done),
+                PutSrc::Direct(addr) => PutSrc::Direct(addr + done),
+            };
+            self.puts.push(PutRec::new(slot, byte_offset + done, n, part, combine.is_some()));
+            if let Some((op, _)) = combine {
+                self.combines.push(op);
+            }
+            done += n;
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.puts.clear();
+        self.put_data.clear();
+        self.combines.clear();
+        self.msgs.clear();
+        self.msg_data.clear();
+        self.ext.clear();
+        self.ext_data.clear();
+        self.sys_msgs.clear();
+        self.sys_data.clear();
+        (self.gets, self.get_bytes, self.put_calls) = (0, 0, 0);
+        self.touched = false;
+    }
+}
+
+/// Destinations below this pid are found through a dense table, the others through a map, so
+/// that an outbox costs O(destinations touched) (plus at most this many words), not O(p).
+const DENSE: usize = 1024;
+
+/// Up to this many processes, an outbox keeps one queue per process, indexed by pid: a reader
+/// finds its queue without a lookup in memory another core wrote (what a sync of a few
+/// processes on a few cores notices), for O(p) queues per process, which is small here.
+const DIRECT: usize = 64;
+
+/// Who queued something for whom, for an engine whose processes read each other's outboxes in
+/// place: a sender notes itself at a destination when it first queues something for it in a
+/// superstep, so that in the sync the destination visits only those senders instead of every
+/// process (O(senders) work per process, not O(p)).
+///
+/// One list per process and superstep parity. A list of parity `s % 2` is written by senders
+/// during superstep `s` (under its lock) and taken by its owner during sync `s`, after the first
+/// barrier; the next writes to it happen in superstep `s + 2` (or `s + 1` after a sync that
+/// kept the outbox parity), after a barrier its owner reaches only after taking it. The lock
+/// only serialises senders that note themselves at the same destination at once.
+#[derive(Debug)]
+pub(crate) struct Senders {
+    lists: Box<[CachePadded<ByParity>]>,
+}
+
+/// One process's lists of senders, by superstep parity.
+type ByParity = [Mutex<Vec<u32>>; 2];
+
+impl Senders {
+    pub(crate) fn new(nprocs: usize) -> Self {
+        Senders { lists: (0..nprocs).map(|_| CachePadded::new([Mutex::default(), Mutex::default()])).collect() }
+    }
+
+    /// Notes that `src` queued something for `dest` in a superstep of `parity`.
+    fn note(&self, dest: usize, src: u32, parity: usize) {
+        // A poisoned lock (a process panicked while pushing) still holds a valid list.
+        self.lists[dest][parity].lock().unwrap_or_else(|e| e.into_inner()).push(src);
+    }
+
+    /// Takes the senders noted at `me` for the superstep of `parity` into `into`, in ascending
+    /// pid order, each once, and empties the list for the next superstep of that parity.
+    pub(crate) fn take(&self, me: usize, parity: usize, into: &mut Vec<u32>) {
+        into.clear();
+        let mut list = self.lists[me][parity].lock().unwrap_or_else(|e| e.into_inner());
+        into.extend_from_slice(&list);
+        list.clear();
+        drop(list);
+        into.sort_unstable();
+        into.dedup();
+    }
+}
+
+/// One process's outbox for one superstep.
+///
+/// It holds a queue per destination touched in the superstep, in first-touch order; queues keep
+/// their buffers between supersteps (no allocation in steady state), and the memory is
+/// proportional to the destinations a process actually sends to.
+///
+/// `repr(C)`: what a reader looks up (the queues and how to find them), which the owner does not
+/// write in steady state, comes first, away from what the owner writes in every superstep.
+#[derive(Debug, Default)]
+#[repr(C)]
+pub(crate) struct Outbox {
+    /// `queues[pid]` is `pid`'s queue (at most [`DIRECT`] processes: `direct`). Otherwise
+    /// `queues[..used]` are this superstep's and those after keep buffers for later.
+    queues: Vec<DestQueue>,
+    direct: bool,
+    /// `dense[pid]` is 1 + the index of `pid`'s queue, or 0 (pids below [`DENSE`]).
+    dense: Vec<u32>,
+    sparse: HashMap<usize, u32>,
+    pub meta: Meta,
+    /// This process's gets of the superstep, in issue order.
+    pub gets: Vec<GetRec>,
+    /// The parts of this process's requests to extension objects, and their bytes.
+    pub req_parts: Vec<ReqPart>,
+    pub req_data: Vec<u8>,
+    used: usize,
+    /// The pid of `queues[i]`.
+    dests: Vec<usize>,
+    /// The last destination looked up and its queue index (consecutive puts mostly go to one).
+    last: Option<(usize, usize)>,
+    /// Where to note this process at a destination it first queues something for (an engine
+    /// whose receivers visit only their senders): the lists, this process's pid, the parity.
+    notes: Option<(Arc<Senders>, u32, usize)>,
+}
+
+impl Outbox {
+    /// An outbox for a run of `nprocs` processes.
+    pub(crate) fn new(nprocs: usize) -> Self {
+        if nprocs <= DIRECT {
+            Outbox { queues: (0..nprocs).map(|_| DestQueue::default()).collect(), direct: true, ..Self::default() }
+        } else {
+            Self::default()
+        }
+    }
+
+    /// An outbox of process `pid` for supersteps of `parity` that notes `pid` in `senders` at
+    /// each destination it first queues something for in a superstep.
+    pub(crate) fn noting(nprocs: usize, senders: Arc<Senders>, pid: usize, parity: usize) -> Self {
+        let pid = u32::try_from(pid).expect("fewer than 2^32 processes");
+        Outbox { notes: Some((senders, pid, parity)), ..Self::new(nprocs) }
+    }
+
+    /// Calls `f` with each destination touched in this superstep and its queue, in first-touch
+    /// order.
+    #[inline]
+    pub(crate) fn for_each_queue(&self, mut f: impl FnMut(usize, &DestQueue)) {
+        if self.direct {
+            for &d in &self.dests {
+                f(d, &self.queues[d]);
+            }
+        } else {
+            for (q, &d) in self.queues[..self.used].iter().zip(&self.dests) {
+                f(d, q);
+            }
+        }
+    }
+
+    /// Empties the outbox, keeping every buffer's capacity (no allocation in steady state).
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        if self.used > 0 {
+            self.clear_queues();
+        }
+        if !self.meta.pushes.is_empty() || !self.meta.pops.is_empty() {
+            self.meta.pushes.clear();
+            self.meta.pops.clear();
+        }
+        self.meta.pending = Pending::default();
+        self.meta.arrival = Arrival::Sync;
+        self.gets.clear();
+        self.req_parts.clear();
+        self.req_data.clear();
+    }
+
+    fn clear_queues(&mut self) {
+        if self.direct {
+            for &d in &self.dests {
+                self.queues[d].clear();
+            }
+        } else {
+            for (q, &d) in self.queues[..self.used].iter_mut().zip(&self.dests) {
+                q.clear();
+                if d < DENSE {
+                    self.dense[d] = 0;
+                }
+            }
+        }
+        if !self.sparse.is_empty() {
+            self.sparse.clear();
+        }
+        self.dests.clear();
+        self.used = 0;
+        self.last = None;
+    }
+
+    #[inline]
+    fn index_of(&self, pid: usize) -> Option<usize> {
+        if self.direct {
+            return self.queues[pid].touched.then_some(pid);
+        }
+        if pid < DENSE {
+            match self.dense.get(pid) {
+                Some(&i) if i > 0 => Some(i as usize - 1),
+                _ => None,
+            }
+        } else {
+            self.sparse.get(&pid).map(|&i| i as usize)
+        }
+    }
+
+    /// The queue for `pid`, made if this is the first thing queued for it in this superstep.
+    #[inline]
+    pub(crate) fn dest(&mut self, pid: usize) -> &mut DestQueue {
+        let i = match self.last {
+            Some((p, i)) if p == pid => i,
+            _ => self.touch(pid),
+        };
+        &mut self.queues[i]
+    }
+
+    fn touch(&mut self, pid: usize) -> usize {
+        if self.direct {
+            let q = &mut self.queues[pid];
+            if !q.touched {
+                q.touched = true;
+                self.dests.push(pid);
+                self.used += 1;
+                if let Some((senders, me, parity)) = &self.notes {
+                    senders.note(pid, *me, *parity);
+                }
+            }
+            self.last = Some((pid, pid));
+            return pid;
+        }
+        let i = match self.index_of(pid) {
+            Some(i) => i,
+            None => {
+                let i = self.used;
+                if i == self.queues.len() {
+                    self.queues.push(DestQueue::default());
+                }
+                self.used += 1;
+                self.dests.push(pid);
+                if let Some((senders, me, parity)) = &self.notes {
+                    senders.note(pid, *me, *parity);
+                }
+                let stored = u32::try_from(i).expect("fewer than 2^32 destinations");
+                if pid < DENSE {
+                    if self.dense.len() <= pid {
+                        self.dense.resize(pid + 1, 0);
+                    }
+                    self.dense[pid] = stored + 1;
+                } else {
+                    self.sparse.insert(pid, stored);
+                }
+                i
+            }
+        };
+        self.last = Some((pid, i));
+        i
+    }
+
+    /// What was queued for `pid` in this superstep, if anything.
+    #[inline]
+    pub(crate) fn queue(&self, pid: usize) -> Option<&DestQueue> {
+        self.index_of(pid).map(|i| &self.queues[i])
+    }
+}
