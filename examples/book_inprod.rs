@@ -23,6 +23,7 @@
 //! Process 0 prints `book_inprod ok, n = 100000, x·x = 9350000 (exact)` on stdout, the same for
 //! every p, and the time of the inner product on stderr (`book_inprod: n=… p=… time … s`).
 //! Syncs: 2 (one to start the clock together, one for the inner product; none for the check).
+//! Lines of code: 48 without comments and blank lines (BSPedupack's C inner product: 72).
 //! Time against a sequential version of the same algorithm: `bash scripts/book`.
 
 use bsp::Ctx;

@@ -30,7 +30,8 @@
 //! Process 0 prints `book_sort ok, n = 100000, sorted, a permutation of the input (checksums
 //! 0x…/0x…)` on stdout, the same for every p, and the time of the sort on stderr
 //! (`book_sort: n=… p=… time … s`). Syncs: 4 (one to start the clock together, two for the
-//! sort, one for the check). Time against a sequential sort: `bash scripts/book`.
+//! sort, one for the check). Time against a sequential sort: `bash scripts/book`. Lines of code:
+//! 154 without comments and blank lines (BSPedupack's C sort: 235).
 
 use bsp::Ctx;
 

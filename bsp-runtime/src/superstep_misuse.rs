@@ -34,10 +34,11 @@ pub trait CollectivesBetweenSupersteps: sealed::Never {}
 )]
 pub trait RegistersAroundSupersteps: sealed::Never {}
 
-/// Sealed marker that no type implements: the bound of `put_batch` on a superstep.
+/// Sealed marker that no type implements: the bound of `put_batch` and `put_batch_with_local`
+/// on a superstep.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
-    message = "`put_batch` cannot be called inside a superstep: a batch borrows the context mutably",
+    message = "`put_batch` and `put_batch_with_local` cannot be called inside a superstep: a batch borrows the context mutably",
     label = "a batch started inside a superstep",
     note = "fill the batch with the context (`&mut Ctx`) before the superstep (its puts land at the next sync, as those of `put` do), or call `put` for each value inside the superstep"
 )]

@@ -42,9 +42,11 @@
 //! Process 0 prints `book_fft ok, n = 4096, inverse error < 1e-12, parseval error < 1e-12, X_k
 //! matches its direct sum` on stdout, the same for every p, and the time of the forward and inverse transforms on stderr
 //! (`book_fft: n=… p=… time … s`). Syncs: 2r + 3 with r = ⌈log(p) / log(n/p)⌉ redistributions
-//! per transform (r = 1 when p² ≤ n > p, 0 at p = 1): one to register x, one to start the clock
-//! together, r per transform, one for the check. Time against a sequential version of the same
-//! algorithm: `bash scripts/book`.
+//! per transform (r = 1 when 1 < p ≤ √n, 0 at p = 1): one to register x, one to start the clock
+//! together, r per transform, one for the check. The block-to-cyclic redistribution moves
+//! h = 2(n/p - n/p²) reals per process (one of its p packets stays on the process). Time against a sequential version of the same algorithm:
+//! `bash scripts/book`. Lines of code: 188 without comments and blank lines (BSPedupack's C
+//! FFT: 240).
 use std::f64::consts::PI;
 use std::ops::{Add, Mul, Sub};
 use bsp::{Ctx, Reg};
