@@ -39,6 +39,9 @@ use std::process::ExitCode;
 
 use bsp::{Ctx, Reg};
 
+mod common;
+use common::median;
+
 const LARGE_BYTES: usize = 8 << 20;
 const LARGE_WORDS: usize = LARGE_BYTES / 8;
 /// Untimed rounds before every timed series of large transfers.
@@ -70,16 +73,6 @@ const FULL: Counts = Counts {
 
 const QUICK: Counts =
     Counts { syncs: 50, sync_blocks: 3, maxh: 16, niters: 5, puts: 100, put_steps: 3, put_blocks: 3, large_steps: 3 };
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
 
 fn report(ctx: &Ctx, name: &str, value: f64) {
     if ctx.pid() == 0 {

@@ -30,6 +30,7 @@
 pub use bsp_macros::{program, superstep};
 pub use bsp_runtime::*;
 
+mod macro_support;
 mod prologue;
 pub use prologue::{prologue, prologue_vec};
 
@@ -52,5 +53,6 @@ pub mod docs {
 /// Items the macros expand to. Not a public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::macro_support::*;
     pub use bsp_runtime::__private::*;
 }

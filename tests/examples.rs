@@ -262,6 +262,79 @@ fn matvec_matches_the_sequential_products() {
     }
 }
 
+/// Element (i, j) of `book_lu`'s matrix, as the example makes it.
+fn book_lu_element(n: usize, i: usize, j: usize) -> f64 {
+    let mut x = (i * n + j) as u64 ^ 0x9e37_79b9_7f4a_7c15;
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^= x >> 31;
+    (x >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+}
+
+/// The pivots of LU with partial pivoting (the first largest |a_ik|), sequentially.
+fn lu_pivots(n: usize) -> Vec<usize> {
+    let mut a: Vec<Vec<f64>> = (0..n).map(|i| (0..n).map(|j| book_lu_element(n, i, j)).collect()).collect();
+    let mut pivots = Vec::new();
+    for k in 0..n {
+        let r = (k..n).fold(k, |r, i| if a[i][k].abs() > a[r][k].abs() { i } else { r });
+        pivots.push(r);
+        a.swap(k, r);
+        let (top, below) = a.split_at_mut(k + 1);
+        let pivot_row = &top[k];
+        for row in below {
+            let l = row[k] / pivot_row[k];
+            for (x, u) in row[k + 1..].iter_mut().zip(&pivot_row[k + 1..]) {
+                *x -= l * u;
+            }
+            row[k] = l;
+        }
+    }
+    pivots
+}
+
+#[test]
+fn book_lu_factors_the_permuted_matrix_with_the_sequential_pivots() {
+    // The default order; one that no p > 1 divides; orders below the number of processor
+    // columns (some processes hold no column).
+    for (args, n) in [(vec![], 40), (vec!["37"], 37), (vec!["3"], 3), (vec!["1"], 1)] {
+        let pivots = lu_pivots(n);
+        let checksum =
+            pivots.iter().enumerate().fold(0u64, |h, (k, &r)| h.wrapping_mul(31).wrapping_add((k ^ r) as u64));
+        let want = format!(
+            "book_lu ok, n = {n}, first pivots {:?}, pivot checksum {checksum}, max |PA - LU| / max |A| < 1e-10",
+            &pivots[..n.min(8)]
+        );
+        book("book_lu", &args, &PROCS, n, &want);
+    }
+}
+
+/// The nonzeros of row i of `book_bspmv`'s matrix, as the example makes them.
+fn bspmv_row(n: usize, i: usize) -> Vec<(usize, f64)> {
+    let hash = |mut x: u64| {
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^ (x >> 31)
+    };
+    let mut row = vec![(i, 8.0)];
+    for k in 1..=6u64 {
+        let h = hash(((i as u64) << 8) + k);
+        row.push(((h >> 8) as usize % n, [-3.0, -2.0, -1.0, 1.0, 2.0, 3.0][(h & 0xff) as usize % 6]));
+    }
+    row
+}
+
+#[test]
+fn book_bspmv_matches_the_sequential_product() {
+    for (args, n) in [(vec![], 1000), (vec!["101"], 101), (vec!["2"], 2)] {
+        let u: Vec<f64> = (0..n).map(|i| bspmv_row(n, i).iter().map(|&(j, a)| a * (1 + j % 5) as f64).sum()).collect();
+        let sum: f64 = u.iter().sum();
+        let checksum: f64 = u.iter().enumerate().map(|(i, x)| x * (1 + i % 7) as f64).sum();
+        let want =
+            format!("book_bspmv ok, n = {n}, {} nonzeros, 20 products, sum of u = {sum}, checksum {checksum}", 7 * n);
+        book("book_bspmv", &args, &PROCS, n, &want);
+    }
+}
+
 /// Runs `name` on `p` processes with `input` on its standard input; returns stdout, status, stderr.
 fn run_with_input(name: &str, p: usize, input: &str) -> (String, std::process::ExitStatus, String) {
     use std::io::Write;
@@ -355,5 +428,66 @@ fn bad_environment_variables_are_named() {
         assert_eq!(out.status.code(), Some(1), "{name}={value}: {err}");
         assert!(out.stdout.is_empty(), "{name}={value}: the program ran");
         assert!(err.contains(want), "{name}={value}: {err}");
+    }
+}
+
+// The book versions of the classic programs (`examples/book_*.rs`). Each checks its own result
+// and exits with status 1 if it is wrong; process 0 prints one line on stdout that must not
+// depend on p, and its time on stderr.
+
+/// Runs the book example `name` with `args` at each p of `procs`; checks that each run succeeds,
+/// prints `want` alone on stdout, and reports its time on stderr as
+/// `<name>: n=<n> p=<p> time <seconds> s`.
+fn book(name: &str, args: &[&str], procs: &[usize], n: usize, want: &str) {
+    for &p in procs {
+        let (out, status, err) = run_with_args(name, p, args);
+        assert!(status.success(), "example `{name}` {args:?} on {p} processes failed: {status}\n{err}");
+        assert_eq!(out, format!("{want}\n"), "`{name}` {args:?} on {p} processes");
+        let prefix = format!("{name}: n={n} p={p} time ");
+        let time = err.lines().find_map(|l| l.strip_prefix(&prefix)?.strip_suffix(" s")?.parse::<f64>().ok());
+        assert!(time.is_some_and(|t| t >= 0.0), "`{name}` on {p} processes: no `{prefix}<seconds> s` line:\n{err}");
+    }
+}
+
+#[test]
+fn book_inprod_gives_the_exact_sum() {
+    book("book_inprod", &[], &PROCS, 100_000, "book_inprod ok, n = 100000, x·x = 9350000 (exact)");
+    // n not a multiple of 16 nor of p; fewer elements than processes.
+    book("book_inprod", &["1001"], &PROCS, 1001, "book_inprod ok, n = 1001, x·x = 93037 (exact)");
+    book("book_inprod", &["5"], &PROCS, 5, "book_inprod ok, n = 5, x·x = 55 (exact)");
+}
+
+#[test]
+fn book_fft_inverts_and_matches_direct_sums() {
+    let line = |n: usize| {
+        format!("book_fft ok, n = {n}, inverse error < 1e-12, parseval error < 1e-12, X_k matches its direct sum")
+    };
+    const POWERS: [usize; 4] = [1, 2, 4, 8];
+    book("book_fft", &[], &POWERS, 4096, &line(4096));
+    // p² > n: several redistributions (three at p = 8, n = 16).
+    book("book_fft", &["16"], &POWERS, 16, &line(16));
+    book("book_fft", &["32"], &POWERS, 32, &line(32));
+}
+
+#[test]
+fn book_fft_refuses_a_process_count_that_is_not_a_power_of_two() {
+    for (p, args) in [(3, vec![]), (8, vec!["8"]), (2, vec!["100"])] {
+        let (out, status, err) = run_with_args("book_fft", p, &args);
+        assert_eq!(status.code(), Some(1), "book_fft {args:?} on {p} processes should fail:\n{out}");
+        assert!(out.is_empty(), "{out}");
+        let n = args.first().copied().unwrap_or("4096");
+        let want = format!("book_fft: n = {n} and p = {p} must be powers of two with 2p ≤ n");
+        assert!(err.contains(&want), "{err}");
+    }
+}
+
+#[test]
+fn book_sort_sorts_and_keeps_every_key() {
+    for (args, n) in [(vec![], 100_000), (vec!["1003"], 1003), (vec!["2"], 2), (vec!["0"], 0)] {
+        let (out, ..) = run_with_args("book_sort", 1, &args);
+        let line = out.trim_end();
+        let want = format!("book_sort ok, n = {n}, sorted, a permutation of the input (checksums 0x");
+        assert!(line.starts_with(&want), "{line}");
+        book("book_sort", &args, &PROCS, n, line);
     }
 }

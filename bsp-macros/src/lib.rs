@@ -4,18 +4,22 @@
 //! re-exports them and provides the hidden `bsp::__private` module their expansions call into.
 //!
 //! The crate only translates: parsing and validation of the knobs (`knobs`), the program
-//! expansion (`program`), the superstep expansion (`superstep`), the compile-time checks of
-//! pending communication and of superstep alignment (`analysis`), and the error collector
-//! (`ctxt`). It never panics on
-//! user input: every error is reported as a spanned `compile_error!`, all of them at once,
-//! beside the best expansion of the user's code that could be made.
+//! expansion (`program`), the parsed `superstep!` invocation (`input`), the superstep expansion
+//! (`superstep`), the compile-time checks of pending communication and of superstep alignment
+//! (`analysis`), and the error collector (`ctxt`); with the internal `snapshots` feature, the
+//! examples' expansions for the snapshot test of `ui-tests` (`snapshot`). It never panics on user input: every error
+//! is reported as a spanned `compile_error!`, all of them at once, beside the best expansion of
+//! the user's code that could be made.
 
 #![forbid(unsafe_code)]
 
 mod analysis;
 mod ctxt;
+mod input;
 mod knobs;
 mod program;
+#[cfg(feature = "snapshots")]
+mod snapshot;
 mod superstep;
 
 #[cfg(test)]
@@ -183,4 +187,14 @@ pub fn program(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn superstep(input: TokenStream) -> TokenStream {
     superstep::expand(input.into()).into()
+}
+
+/// What this crate makes of each example in a directory, for the expansion snapshots of
+/// `ui-tests`. Not part of the API: only the `snapshots` feature, which only `ui-tests` enables,
+/// has it (see `snapshot.rs`).
+#[cfg(feature = "snapshots")]
+#[doc(hidden)]
+#[proc_macro]
+pub fn __expansions(input: TokenStream) -> TokenStream {
+    snapshot::expansions(input.into()).into()
 }

@@ -31,8 +31,9 @@
 
 use crate::analysis::{self, strip_parens};
 use crate::ctxt::Ctxt;
+use crate::input::SuperstepInput;
 use crate::knobs::{self, Knobs};
-use crate::superstep::{self, SuperstepInput};
+use crate::superstep;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens as _};
 use syn::punctuated::Punctuated;
@@ -278,6 +279,8 @@ impl LowerSupersteps<'_> {
         }
         let mut input: SuperstepInput = mac.parse_body().ok()?;
         superstep::replace_escapes(&mut input.block);
+        let krate = self.krate;
+        analysis::guard_moved_destinations(&mut input.block, &quote!(#krate::__private));
         let nested = self.depth > 0 && (input.ctx == *self.ctx || self.inner.contains(&input.ctx));
         self.depth += 1;
         self.inner.push(input.ctx.clone());

@@ -1,6 +1,7 @@
-//! `superstep!(ctx, { body })`: parsing, the checks that only concern the block itself (no
+//! `superstep!(ctx, { body })`: the checks that only concern the block itself (no
 //! `return`, `?`, or `break`/`continue` leaving it, each replaced by its error), and the lowering
-//! to `Ctx::superstep`.
+//! to `Ctx::superstep`. (The parsed invocation, `SuperstepInput`, is in `input.rs`, which the
+//! analysis reads too.)
 //!
 //! ```text
 //! superstep!(ctx, { body })   ==>   ctx.superstep(|ctx| { body })
@@ -11,50 +12,13 @@
 
 use crate::analysis;
 use crate::ctxt::Ctxt;
+use crate::input::SuperstepInput;
 use proc_macro2::Span;
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned as _;
 use syn::visit_mut::{self, VisitMut};
-use syn::{token, Block, Expr, Ident, Token};
-
-/// The arguments of `superstep!`: the context, a comma and the block.
-#[derive(Debug)]
-pub(crate) struct SuperstepInput {
-    pub(crate) ctx: Ident,
-    pub(crate) block: Block,
-}
-
-const SHAPE: &str = "write `superstep!(ctx, { ... })`: the context, a comma, then the superstep's \
-                     statements in braces";
-
-impl Parse for SuperstepInput {
-    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
-        if !input.peek(Ident) {
-            return Err(input.error(format_args!(
-                "expected the context (a name such as `ctx`) as the first argument of \
-                 `superstep!`; {SHAPE}"
-            )));
-        }
-        let ctx: Ident = input.parse()?;
-        if !input.peek(Token![,]) {
-            return Err(input.error(format_args!("expected `,` after the context `{ctx}`; {SHAPE}")));
-        }
-        input.parse::<Token![,]>()?;
-        if !input.peek(token::Brace) {
-            return Err(input.error(format_args!("expected the superstep's body in braces; {SHAPE}")));
-        }
-        let block: Block = input.parse()?;
-        if input.peek(Token![,]) {
-            input.parse::<Token![,]>()?;
-        }
-        if !input.is_empty() {
-            return Err(input.error(format_args!("unexpected tokens after the superstep's body; {SHAPE}")));
-        }
-        Ok(SuperstepInput { ctx, block })
-    }
-}
+use syn::{Block, Expr};
 
 /// The lowering: `ctx.superstep(|ctx| { body })`.
 pub(crate) fn lower(input: &SuperstepInput) -> Expr {
@@ -75,6 +39,7 @@ pub(crate) fn expand(tokens: TokenStream) -> TokenStream {
     let mut cx = Ctxt::new();
     analysis::check_superstep(&input, &mut cx);
     replace_escapes(&mut input.block);
+    analysis::guard_moved_destinations(&mut input.block, &quote!(::bsp::__private));
     let lowered = lower(&input);
     if cx.is_empty() {
         return quote!(#lowered);

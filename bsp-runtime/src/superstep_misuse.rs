@@ -1,6 +1,6 @@
 //! The calls a superstep does not have, each saying why: the collectives (each is a superstep of
 //! its own), `with_reg` and `with_regs` (their registration changes include syncs) and
-//! `put_batch` (the batch borrows the context mutably). `Superstep` derefs to `Ctx`, so without
+//! `put_batch` and `put_batch_with_local` (the batch borrows the context mutably). `Superstep` derefs to `Ctx`, so without
 //! these methods rustc would only say that `DerefMut` is not implemented for `Superstep`; with
 //! them, a call inside a superstep meets a bound that no type satisfies, whose
 //! `#[diagnostic::on_unimplemented]` message names the rule and the fix. (Inside `superstep!`,
@@ -204,6 +204,17 @@ impl<'s, 'env> Superstep<'s, 'env> {
 
     /// Not callable (the bound holds for no type): a batch borrows the context mutably.
     pub fn put_batch<T: Value>(&self, _dst: impl AsRemote<T>) -> PutBatch<'_, T>
+    where
+        Self: BatchesBetweenSupersteps,
+    {
+        unreachable!("no type implements `BatchesBetweenSupersteps`")
+    }
+
+    /// Not callable (the bound holds for no type): a batch borrows the context mutably.
+    pub fn put_batch_with_local<'a, T: Value, H: crate::RegHandle<T>>(
+        &'a self,
+        _reg: &'a mut H,
+    ) -> (PutBatch<'a, T>, &'a mut [T])
     where
         Self: BatchesBetweenSupersteps,
     {

@@ -7,6 +7,8 @@
 //!   `walker/ops.rs`) what each operation on the context does, and (in `walker/supersteps.rs`)
 //!   the supersteps: their scope and end, what cannot happen inside them or leave them;
 //! - `macro_args`: what the walk sees inside `println!`, `format!`, `assert!`, `vec!`, ...;
+//! - `moved`: a `get` destination moved into a closure before the `get`, reported through a
+//!   `Copy` bound (only the types know whether the closure moved or copied it);
 //! - `syntax`: small helpers (roots of place expressions, names bound by patterns);
 //! - `alignment/`: a second walk, over values rather than borrows: conditions that differ
 //!   between processes and decide how many sync points they make (documented there);
@@ -23,18 +25,22 @@
 
 mod alignment;
 mod macro_args;
+mod moved;
 mod state;
 mod syntax;
 mod walker;
 
+#[cfg(test)]
+pub(crate) use alignment::{Count, Kind};
+pub(crate) use moved::guard_moved_destinations;
 pub(crate) use syntax::strip_parens;
 #[cfg(test)]
 pub(crate) use walker::Walker;
 
 use crate::ctxt::Ctxt;
-use crate::superstep::SuperstepInput;
+use crate::input::SuperstepInput;
 use proc_macro2::Span;
-use state::Op;
+pub(crate) use state::Op;
 use syn::{Block, Ident};
 
 /// Whether a use reads or writes the name.
@@ -45,7 +51,7 @@ pub(crate) enum Access {
 }
 
 /// What is wrong with one use.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Problem {
     /// A `get`/`hpget` destination is read or written before the sync.
     PendingDestination(Access),
@@ -59,6 +65,9 @@ pub(crate) enum Problem {
     DeclaredInSuperstep,
     /// A `get`/`hpget` names its source by `&reg` and writes into `reg.local_mut(..)`.
     SameRegistration,
+    /// A name kept from `let name = reg.remote()` is used after `reg.local_mut(..)` (or
+    /// `value_mut`) borrowed `reg` mutably.
+    RemoteNameAfterLocalMut,
     /// An `hpmove` result is used after the sync that invalidated it.
     StaleMessage,
     /// An `hpmove` result of a superstep is its value, or is assigned to a variable declared
@@ -149,14 +158,10 @@ pub(crate) fn check_program(body: &Block, ctx: &Ident, cx: &mut Ctxt) {
     alignment::check_program(body, ctx, cx);
 }
 
-/// The first line of each alignment finding of a body whose context is `ctx`, for tests.
+/// The kind of each alignment finding of a body whose context is `ctx`, for tests.
 #[cfg(test)]
-pub(crate) fn alignment_findings(body: &Block) -> Vec<String> {
-    let ctx: Ident = syn::parse_quote!(ctx);
-    alignment::findings(body, &ctx)
-        .iter()
-        .map(|f| f.message("ctx").lines().next().unwrap_or_default().to_owned())
-        .collect()
+pub(crate) fn alignment_kinds(body: &Block, ctx: &Ident) -> Vec<Kind> {
+    alignment::findings(body, ctx).into_iter().map(|f| f.kind).collect()
 }
 
 /// Checks one `superstep!` used outside `#[bsp::program]`: what its block does on its own.
@@ -250,6 +255,15 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
              read it and to write it\n\
              = help: take the name and the local part at once with `split_mut`: \
              `let (name, local) = {name}.split_mut({ctx}); {ctx}.{op}(pid, name, offset, local)`"
+        ),
+        Problem::RemoteNameAfterLocalMut => format!(
+            "this name of `{name}`, kept from `{name}.remote()`, is used after `{name}.local_mut(..)` \
+             borrowed `{name}` mutably\n\
+             = note: a name borrows its registration's handle (so that no name outlives \
+             `unregister`), and `local_mut` needs the handle alone while the local part is in use\n\
+             = help: take the name and the local part at once with `split_mut`: \
+             `let (name, local) = {name}.split_mut({ctx});`, then write through `local` and \
+             communicate through `name`"
         ),
         Problem::StaleMessage => format!(
             "`{name}` is used after the sync that invalidates it\n\
@@ -385,6 +399,7 @@ pub(crate) fn note(finding: &Finding) -> String {
         }
         Problem::DeclaredInSuperstep => format!("note: `{name}` is declared here, inside the superstep"),
         Problem::SameRegistration => format!("note: the destination borrows `{name}` here"),
+        Problem::RemoteNameAfterLocalMut => format!("note: `{name}.local_mut(..)` borrows `{name}` mutably here"),
         Problem::LocalPartGivenToCollective(_) => "note: the collective that needs the context mutably".to_owned(),
         Problem::StaleMessage => format!("note: `{name}` comes from the `{op}` here"),
         Problem::MessageLeavesSuperstep => "note: the message is taken by `hpmove` here".to_owned(),

@@ -102,6 +102,10 @@ pub(crate) enum Op {
     Dest,
     HpPut,
     HpMove,
+    /// `reg.local_mut(..)` (or `value_mut`) called while a name taken earlier by
+    /// `reg.remote()` is kept: the entry is on the name's binding, and any later use of the name
+    /// keeps the two borrows of `reg` alive at once.
+    LocalMut,
     /// Not a pending operation: a superstep in progress, for the findings about it.
     Superstep,
 }
@@ -114,6 +118,7 @@ impl Op {
             Op::Dest => "dest",
             Op::HpPut => "hpput",
             Op::HpMove => "hpmove",
+            Op::LocalMut => "local_mut",
             Op::Superstep => "superstep",
         }
     }
@@ -178,11 +183,12 @@ impl Default for State {
 }
 
 impl State {
-    /// A definite sync: until-sync entries complete, `hpmove` results become stale.
+    /// A definite sync: until-sync entries complete, `hpmove` results become stale. (A name
+    /// kept across `local_mut` stays: a borrow does not end at a sync.)
     pub(crate) fn sync(&mut self, at: Span) {
-        self.entries.retain(|e| e.op == Op::HpMove);
+        self.entries.retain(|e| e.op == Op::HpMove || e.op == Op::LocalMut);
         for entry in &mut self.entries {
-            if let Validity::Live = entry.validity {
+            if let (Validity::Live, Op::HpMove) = (entry.validity, entry.op) {
                 entry.validity = Validity::Stale(at);
             }
         }
@@ -193,7 +199,7 @@ impl State {
     /// superstep, where the context cannot sync.)
     pub(crate) fn maybe_sync(&mut self) {
         for entry in &mut self.entries {
-            if let Validity::Live = entry.validity {
+            if let (Validity::Live, Op::HpMove) = (entry.validity, entry.op) {
                 entry.validity = Validity::Unknown;
             }
         }

@@ -42,7 +42,7 @@ use super::syntax::{
     bound_names, is_compound_assign, is_process_exit, mentions, place_of, single_ident, strip, strip_parens,
 };
 use super::{Access, Finding, Problem};
-use crate::superstep::SuperstepInput;
+use crate::input::SuperstepInput;
 use proc_macro2::Span;
 use std::collections::{HashMap, HashSet};
 use syn::visit::{self, Visit};
@@ -151,9 +151,11 @@ impl Walker {
     }
 
     /// The binding was given a new value, or lent out mutably (`mem::swap(&mut a, &mut b)`):
-    /// what it held as an `hpmove` result is no longer known.
+    /// what it held as an `hpmove` result or a registration's name is no longer known.
     fn end_tracking(&mut self, binding: BindingId) {
-        self.state.entries.retain(|e| !(e.binding == binding && e.op == Op::HpMove));
+        self.state.entries.retain(|e| !(e.binding == binding && matches!(e.op, Op::HpMove | Op::LocalMut)));
+        // A name of a registration given another value names something else now.
+        self.reg_parts.remove(&binding);
     }
 
     /// A definite sync at `at`.
@@ -202,6 +204,7 @@ impl Walker {
                 },
                 (Op::HpPut, _) if overlaps && access == Access::Write => Problem::ModifiedSource,
                 (Op::HpMove, Validity::Stale(_)) => Problem::StaleMessage,
+                (Op::LocalMut, _) => Problem::RemoteNameAfterLocalMut,
                 _ => continue,
             };
             self.report(key, &entry, problem, span);

@@ -1,19 +1,28 @@
-//! Superstep alignment on function bodies: the misaligned forms (exactly one finding, whose
-//! first line is given) and the aligned ones, which must stay silent.
+//! Superstep alignment on function bodies: the misaligned forms (exactly one finding, of the
+//! kind given) and the aligned ones, which must stay silent.
 
-use crate::analysis::alignment_findings;
+use crate::analysis::Kind::{self, Loop, Return};
+use crate::analysis::{alignment_kinds, Count};
 
-/// The first line of each alignment finding of `body`.
+/// The kind of each alignment finding of `body`.
 macro_rules! assert_aligned {
     ({ $($body:tt)* } => [$($expected:expr),* $(,)?]) => {{
         let body: ::syn::Block = ::syn::parse_quote!({ $($body)* });
-        let expected: Vec<&str> = vec![$($expected),*];
-        assert_eq!(alignment_findings(&body), expected);
+        let ctx: ::syn::Ident = ::syn::parse_quote!(ctx);
+        let expected: Vec<Kind> = vec![$($expected),*];
+        assert_eq!(alignment_kinds(&body, &ctx), expected);
     }};
 }
 
-const IF_1_0: &str = "the branches of this `if` make different numbers of sync points (1 sync point on the `if` \
-                      branch, 0 sync points on the `else`), and its condition varies between processes";
+/// Branches of an `if` or `match` (`keyword`) that make different numbers of sync points.
+fn branches(keyword: &'static str, first: (&str, Count), second: (&str, Count)) -> Kind {
+    Kind::Branches { keyword, first: (first.0.to_owned(), first.1), second: (second.0.to_owned(), second.1) }
+}
+
+/// At least `min` sync points, at most `max` (`None`: no bound known).
+fn syncs(min: u32, max: Option<u32>) -> Count {
+    Count { min, max }
+}
 
 // ---- caught -----------------------------------------------------------------------------------
 
@@ -23,7 +32,9 @@ fn a_superstep_on_one_process() {
         if ctx.pid() == 0 {
             superstep!(ctx, { ctx.put(1, &x, &reg, 0); });
         }
-    } => [IF_1_0]);
+    } => [
+        branches("if", ("`if` branch", syncs(1, Some(1))), ("`else`", syncs(0, Some(0)))),
+    ]);
 }
 
 #[test]
@@ -34,7 +45,9 @@ fn a_sync_under_a_variable_computed_from_the_pid() {
         if left == 0 {
             ctx.sync();
         }
-    } => [IF_1_0]);
+    } => [
+        branches("if", ("`if` branch", syncs(1, Some(1))), ("`else`", syncs(0, Some(0)))),
+    ]);
 }
 
 #[test]
@@ -45,7 +58,9 @@ fn a_collective_on_some_processes() {
         } else {
             println!("idle");
         }
-    } => [IF_1_0]);
+    } => [
+        branches("if", ("`if` branch", syncs(1, Some(1))), ("`else`", syncs(0, Some(0)))),
+    ]);
 }
 
 #[test]
@@ -57,8 +72,9 @@ fn different_counts_on_both_branches() {
         } else {
             ctx.sync();
         }
-    } => ["the branches of this `if` make different numbers of sync points (2 sync points on the `if` \
-           branch, 1 sync point on the `else`), and its condition varies between processes"]);
+    } => [
+        branches("if", ("`if` branch", syncs(2, Some(2))), ("`else`", syncs(1, Some(1)))),
+    ]);
 }
 
 #[test]
@@ -68,8 +84,9 @@ fn a_match_on_the_pid() {
             0 => ctx.sync(),
             _ => {}
         }
-    } => ["the branches of this `match` make different numbers of sync points (1 sync point on the \
-           arm `0`, 0 sync points on the arm `_`), and its condition varies between processes"]);
+    } => [
+        branches("match", ("arm `0`", syncs(1, Some(1))), ("arm `_`", syncs(0, Some(0)))),
+    ]);
 }
 
 #[test]
@@ -82,7 +99,9 @@ fn a_flag_set_on_some_processes() {
         if leader {
             ctx.sync();
         }
-    } => [IF_1_0]);
+    } => [
+        branches("if", ("`if` branch", syncs(1, Some(1))), ("`else`", syncs(0, Some(0)))),
+    ]);
 }
 
 #[test]
@@ -93,8 +112,7 @@ fn a_while_on_local_data() {
             superstep!(ctx, { ctx.put(0, &left, &reg, 0); });
             left -= 1;
         }
-    } => ["this loop's condition varies between processes, and each iteration makes 1 sync point: \
-           the processes would make different numbers of sync points"]);
+    } => [Loop { keyword: "while", body: syncs(1, Some(1)) }]);
 }
 
 #[test]
@@ -103,8 +121,7 @@ fn a_for_bounded_by_the_pid() {
         for i in 0..ctx.pid() {
             ctx.sync();
         }
-    } => ["the range of this `for` loop varies between processes, and each iteration makes 1 sync \
-           point: the processes would make different numbers of sync points"]);
+    } => [Loop { keyword: "for", body: syncs(1, Some(1)) }]);
 }
 
 #[test]
@@ -117,8 +134,7 @@ fn a_loop_bound_from_a_get_of_the_neighbour() {
         for _ in 0..n {
             superstep!(ctx, {});
         }
-    } => ["the range of this `for` loop varies between processes, and each iteration makes 1 sync \
-           point: the processes would make different numbers of sync points"]);
+    } => [Loop { keyword: "for", body: syncs(1, Some(1)) }]);
 }
 
 #[test]
@@ -127,8 +143,7 @@ fn a_loop_over_received_messages() {
         while let Some((tag, payload)) = ctx.move_message::<u32, u64>() {
             ctx.sync();
         }
-    } => ["this loop's condition varies between processes, and each iteration makes 1 sync point: \
-           the processes would make different numbers of sync points"]);
+    } => [Loop { keyword: "while", body: syncs(1, Some(1)) }]);
 }
 
 #[test]
@@ -138,8 +153,7 @@ fn a_loop_over_the_queue_size() {
         for _ in 0..n {
             let x = ctx.allreduce_one(1, bsp::ops::sum);
         }
-    } => ["the range of this `for` loop varies between processes, and each iteration makes 1 sync \
-           point: the processes would make different numbers of sync points"]);
+    } => [Loop { keyword: "for", body: syncs(1, Some(1)) }]);
 }
 
 #[test]
@@ -149,8 +163,7 @@ fn an_early_return_before_a_superstep() {
             return;
         }
         superstep!(ctx, {});
-    } => ["the processes that leave the program under this condition make 0 sync points from here \
-           on, the others 1 sync point, and the condition varies between processes"]);
+    } => [Return { exit: syncs(0, Some(0)), other: syncs(1, Some(1)) }]);
 }
 
 #[test]
@@ -160,8 +173,7 @@ fn a_let_else_on_a_message() {
             return;
         };
         ctx.sync();
-    } => ["the processes that leave the program under this condition make 0 sync points from here \
-           on, the others 1 sync point, and the condition varies between processes"]);
+    } => [Return { exit: syncs(0, Some(0)), other: syncs(1, Some(1)) }]);
 }
 
 #[test]
@@ -172,8 +184,7 @@ fn a_while_whose_variable_the_body_makes_vary() {
             ctx.sync();
             x = ctx.pid() + 1;
         }
-    } => ["this loop's condition varies between processes, and each iteration makes 1 sync point: \
-           the processes would make different numbers of sync points"]);
+    } => [Loop { keyword: "while", body: syncs(1, Some(1)) }]);
 }
 
 #[test]
@@ -182,8 +193,7 @@ fn a_time_limit() {
         while ctx.time() < 1.0 {
             ctx.sync();
         }
-    } => ["this loop's condition varies between processes, and each iteration makes 1 sync point: \
-           the processes would make different numbers of sync points"]);
+    } => [Loop { keyword: "while", body: syncs(1, Some(1)) }]);
 }
 
 // ---- silent -----------------------------------------------------------------------------------

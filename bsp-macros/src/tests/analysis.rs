@@ -1,10 +1,11 @@
 //! The analysis on function bodies: every check with its variants (exactly the expected finding)
 //! and the cases that must compile (no finding).
 
+use crate::analysis::Access::{Read, Write};
+use crate::analysis::Op::{Dest, Get, HpGet, HpMove, HpPut, LocalMut, Superstep};
+use crate::analysis::Problem::*;
+use crate::analysis::Walker;
 use syn::{parse_quote, Ident};
-
-pub(super) const GET_READ: &str = "`left` is read before the sync that completes the `get` writing it";
-const GET_WRITTEN: &str = "`left` is written before the sync that completes the `get` writing it";
 
 // ---- get / hpget ------------------------------------------------------------------------------
 
@@ -16,7 +17,7 @@ fn get_destination_read_in_the_superstep() {
             ctx.get(1, &x, 0, &mut left);
             let y = left + 1;
         });
-    } => [GET_READ]);
+    } => [(PendingDestination(Read), Get, "left")]);
 }
 
 #[test]
@@ -27,7 +28,7 @@ fn get_destination_written_in_the_superstep() {
             ctx.get(1, &x, 0, &mut left);
             left = 3;
         });
-    } => [GET_WRITTEN]);
+    } => [(PendingDestination(Write), Get, "left")]);
 }
 
 #[test]
@@ -37,7 +38,7 @@ fn get_destination_read_through_a_field_and_an_index() {
             ctx.get(1, &x, 0, &mut buf[2..]);
             let y = buf.len();
         });
-    } => ["`buf` is read before the sync that completes the `get` writing it"]);
+    } => [(PendingDestination(Read), Get, "buf")]);
 }
 
 #[test]
@@ -47,7 +48,7 @@ fn hpget_destination_read_in_the_superstep() {
             ctx.hpget(1, &x, 0, &mut left);
             consume(left);
         });
-    } => ["`left` is read before the sync that completes the `hpget` writing it"]);
+    } => [(PendingDestination(Read), HpGet, "left")]);
 }
 
 #[test]
@@ -57,7 +58,7 @@ fn get_destination_read_in_a_branch() {
             ctx.get(1, &x, 0, &mut left);
             if ctx.pid() == 0 { let y = left; } else { other(); }
         });
-    } => [GET_READ]);
+    } => [(PendingDestination(Read), Get, "left")]);
 }
 
 #[test]
@@ -67,7 +68,7 @@ fn get_destination_read_in_a_match_arm() {
             ctx.get(1, &x, 0, &mut left);
             match ctx.pid() { 0 => {} _ => consume(left) }
         });
-    } => [GET_READ]);
+    } => [(PendingDestination(Read), Get, "left")]);
 }
 
 #[test]
@@ -77,7 +78,7 @@ fn get_destination_read_in_a_nested_block() {
             ctx.get(1, &x, 0, &mut left);
             { { let y = left * 2; } }
         });
-    } => [GET_READ]);
+    } => [(PendingDestination(Read), Get, "left")]);
 }
 
 #[test]
@@ -89,7 +90,7 @@ fn get_destination_read_in_the_loop_body_before_the_sync_is_reported_once() {
                 total += left;
             });
         }
-    } => [GET_READ]);
+    } => [(PendingDestination(Read), Get, "left")]);
 }
 
 #[test]
@@ -99,7 +100,7 @@ fn get_destination_read_in_a_loop_inside_the_superstep() {
             ctx.get(1, &x, 0, &mut left);
             for i in 0..3 { total += left; }
         });
-    } => [GET_READ]);
+    } => [(PendingDestination(Read), Get, "left")]);
 }
 
 #[test]
@@ -109,7 +110,7 @@ fn get_destination_captured_by_a_closure() {
             ctx.get(1, &x, 0, &mut left);
             let f = || left + 1;
         });
-    } => [GET_READ]);
+    } => [(PendingDestination(Read), Get, "left")]);
 }
 
 #[test]
@@ -119,7 +120,7 @@ fn get_destination_read_in_println_arguments() {
             ctx.get(1, &x, 0, &mut left);
             println!("{}", left);
         });
-    } => [GET_READ]);
+    } => [(PendingDestination(Read), Get, "left")]);
 }
 
 #[test]
@@ -129,7 +130,7 @@ fn get_destination_captured_inline_by_a_format_string() {
             ctx.get(1, &x, 0, &mut left);
             let s = format!("got {left:>4} from {}", 1);
         });
-    } => [GET_READ]);
+    } => [(PendingDestination(Read), Get, "left")]);
 }
 
 #[test]
@@ -140,7 +141,10 @@ fn get_destination_read_in_assert() {
             assert!(left > 0, "left = {}", 0);
             assert_eq!(1, left);
         });
-    } => [GET_READ, GET_READ]);
+    } => [
+        (PendingDestination(Read), Get, "left"),
+        (PendingDestination(Read), Get, "left"),
+    ]);
 }
 
 #[test]
@@ -151,23 +155,24 @@ fn get_in_an_explicit_superstep_call() {
             let y = left;
         });
         let z = left;
-    } => [GET_READ]);
+    } => [(PendingDestination(Read), Get, "left")]);
 }
 
 #[test]
 fn get_in_a_standalone_superstep_sees_outer_names() {
     let ctx: Ident = parse_quote!(ctx);
-    let input: crate::superstep::SuperstepInput = parse_quote!(ctx, {
+    let input: crate::input::SuperstepInput = parse_quote!(ctx, {
         ctx.get(1, &x, 0, &mut left);
         println!("{left}");
     });
+    let mut walker = Walker::new(&ctx);
+    walker.walk_superstep(&input.ctx, &input.block, input.ctx.span());
+    let found: Vec<_> = walker.into_findings().into_iter().map(|f| (f.problem, f.op, f.name)).collect();
+    assert_eq!(found, [(PendingDestination(Read), Get, "left".to_owned())]);
+    // Reported as the error at the read and its note at the `get`.
     let mut cx = crate::ctxt::Ctxt::new();
     crate::analysis::check_superstep(&input, &mut cx);
-    let messages = cx.messages();
-    assert_eq!(messages.len(), 2, "{messages:#?}");
-    assert!(messages[0].starts_with(GET_READ));
-    assert_eq!(messages[1], "note: the `get` that makes `left` pending is here");
-    let _ = ctx;
+    assert_eq!(cx.messages().len(), 2);
 }
 
 #[test]
@@ -178,7 +183,7 @@ fn indexed_destination_of_a_get_in_a_loop() {
                 ctx.get(q, &x, 0, &mut sums[q]);
             }
         });
-    } => ["`sums` is the destination of a second `get` before the sync that completes the `get` into it"]);
+    } => [(DestinationAgain { again: Get, element: true }, Get, "sums")]);
 }
 
 #[test]
@@ -188,7 +193,7 @@ fn hpget_into_a_pending_get_destination() {
             ctx.get(0, &x, 0, &mut buf[0]);
             ctx.hpget(1, &x, 0, &mut buf[1]);
         });
-    } => ["`buf` is the destination of a second `hpget` before the sync that completes the `get` into it"]);
+    } => [(DestinationAgain { again: HpGet, element: true }, Get, "buf")]);
 }
 
 #[test]
@@ -205,9 +210,9 @@ fn destination_or_source_declared_in_the_superstep() {
             s.hpget(0, &x, 0, &mut (mine));
         });
     } => [
-        "`left` does not live until the sync at which the `get` writes it",
-        "`data` does not live until the sync at which the `hpput` reads it",
-        "`mine` does not live until the sync at which the `hpget` writes it",
+        (DeclaredInSuperstep, Get, "left"),
+        (DeclaredInSuperstep, HpPut, "data"),
+        (DeclaredInSuperstep, HpGet, "mine"),
     ]);
 }
 
@@ -227,8 +232,8 @@ fn fields_of_a_pending_destination() {
             let x = grid[1].x;
         });
     } => [
-        "`pair` is read before the sync that completes the `get` writing it",
-        "`grid` is read before the sync that completes the `get` writing it",
+        (PendingDestination(Read), Get, "pair"),
+        (PendingDestination(Read), Get, "grid"),
     ]);
 }
 
@@ -250,11 +255,11 @@ fn source_in_the_destination_registration() {
             ctx.get(1, name, 0, local);
         });
     } => [
-        "this `get` borrows `reg` twice: as its source and, for its local part, as its destination",
-        "this `hpget` borrows `other` twice: as its source and, for its local part, as its destination",
-        "this `get` borrows `reg` twice: as its source and, for its local part, as its destination",
-        "this `get` borrows `third` twice: as its source and, for its local part, as its destination",
-        "this `get` borrows `fourth` twice: as its source and, for its local part, as its destination",
+        (SameRegistration, Get, "reg"),
+        (SameRegistration, HpGet, "other"),
+        (SameRegistration, Get, "reg"),
+        (SameRegistration, Get, "third"),
+        (SameRegistration, Get, "fourth"),
     ]);
 }
 
@@ -276,8 +281,8 @@ fn a_buffer_lent_by_dest() {
         });
         let after = fine[0];
     } => [
-        "`row` is read while `dest` lends it to the gets of the superstep",
-        "`col` is given to a `get` while `dest` lends it to the gets of the superstep",
+        (PendingDestination(Read), Dest, "row"),
+        (DestinationAgain { again: Get, element: true }, Dest, "col"),
     ]);
 }
 
@@ -392,8 +397,6 @@ fn ordinary_code_is_quiet() {
 
 // ---- hpput ------------------------------------------------------------------------------------
 
-const SOURCE_MODIFIED: &str = "`v` is modified before the sync that completes the `hpput` reading it";
-
 #[test]
 fn hpput_source_modified_before_the_sync() {
     assert_findings!({
@@ -401,7 +404,7 @@ fn hpput_source_modified_before_the_sync() {
             ctx.hpput(1, &v, &r, 0);
             v[0] = 3;
         });
-    } => [SOURCE_MODIFIED]);
+    } => [(ModifiedSource, HpPut, "v")]);
 }
 
 #[test]
@@ -411,7 +414,7 @@ fn hpput_source_modified_through_mut_borrow_in_a_closure() {
             ctx.hpput(1, &v, &r, 0);
             let f = || fill(&mut v);
         });
-    } => [SOURCE_MODIFIED]);
+    } => [(ModifiedSource, HpPut, "v")]);
 }
 
 #[test]
@@ -428,8 +431,6 @@ fn hpput_source_read_or_modified_after_the_sync_is_fine() {
 
 // ---- registrations ----------------------------------------------------------------------------
 
-pub(super) const REGISTER_INSIDE: &str = "`ctx.register(..)` cannot be called inside a superstep";
-
 #[test]
 fn registration_calls_inside_a_superstep_are_reported() {
     assert_findings!({
@@ -439,10 +440,10 @@ fn registration_calls_inside_a_superstep_are_reported() {
         });
         ctx.superstep(|s| { let v = s.register_each(parts); s.unregister_each(v); });
     } => [
-        REGISTER_INSIDE,
-        "`ctx.unregister(..)` cannot be called inside a superstep",
-        "`s.register_each(..)` cannot be called inside a superstep",
-        "`s.unregister_each(..)` cannot be called inside a superstep",
+        (SyncInSuperstep(Some("register")), Superstep, "ctx"),
+        (SyncInSuperstep(Some("unregister")), Superstep, "ctx"),
+        (SyncInSuperstep(Some("register_each")), Superstep, "s"),
+        (SyncInSuperstep(Some("unregister_each")), Superstep, "s"),
     ]);
 }
 
@@ -456,8 +457,8 @@ fn registration_calls_are_syncs() {
         ctx.unregister(r);
         let z = n;
     } => [
-        "`m` is used after the sync that invalidates it",
-        "`n` is used after the sync that invalidates it",
+        (StaleMessage, HpMove, "m"),
+        (StaleMessage, HpMove, "n"),
     ]);
 }
 
@@ -482,7 +483,7 @@ fn hpmove_result_used_after_the_sync() {
         let m = ctx.hpmove::<u32, u32>();
         ctx.sync();
         println!("{:?}", m);
-    } => ["`m` is used after the sync that invalidates it"]);
+    } => [(StaleMessage, HpMove, "m")]);
 }
 
 #[test]
@@ -492,7 +493,7 @@ fn hpmove_destructured_by_if_let_used_after_a_superstep() {
             superstep!(ctx, {});
             let first = payload[0];
         }
-    } => ["`payload` is used after the sync that invalidates it"]);
+    } => [(StaleMessage, HpMove, "payload")]);
 }
 
 #[test]
@@ -502,8 +503,8 @@ fn hpmove_destructured_by_let_else_and_match() {
         match ctx.hpmove::<u8, u8>().unwrap() { (t, p) => { ctx.sync(); let z = t; } }
         let y = payload;
     } => [
-        "`t` is used after the sync that invalidates it",
-        "`payload` is used after the sync that invalidates it",
+        (StaleMessage, HpMove, "t"),
+        (StaleMessage, HpMove, "payload"),
     ]);
 }
 
@@ -513,7 +514,7 @@ fn hpmove_used_after_a_sync_in_one_branch() {
         let m = ctx.hpmove::<u32, u32>();
         if ctx.pid() == 0 { ctx.sync(); }
         let y = m;
-    } => ["`m` is used after the sync that invalidates it"]);
+    } => [(StaleMessage, HpMove, "m")]);
 }
 
 #[test]
@@ -544,8 +545,52 @@ fn every_finding_is_reported() {
             v = left;
         });
     } => [
-        REGISTER_INSIDE,
-        GET_READ,
-        SOURCE_MODIFIED,
+        (SyncInSuperstep(Some("register")), Superstep, "ctx"),
+        (PendingDestination(Read), Get, "left"),
+        (ModifiedSource, HpPut, "v"),
     ]);
+}
+
+// ---- a registration's name kept across `local_mut` --------------------------------------------
+
+#[test]
+fn a_remote_name_used_after_local_mut() {
+    assert_findings!({
+        let mut x = ctx.register([0, 0]);
+        superstep!(ctx, {
+            let name = x.remote();
+            x.local_mut(ctx)[0] += 1;
+            ctx.put(1, &7, name, 1);
+        });
+    } => [(RemoteNameAfterLocalMut, LocalMut, "x")]);
+    // The borrow does not end at a sync, and `value_mut` borrows as `local_mut` does.
+    assert_findings!({
+        let mut x = ctx.register([0, 0]);
+        let name = x.remote();
+        *x.value_mut(ctx) = 1;
+        ctx.sync();
+        ctx.put(1, &7, name, 1);
+    } => [(RemoteNameAfterLocalMut, LocalMut, "x")]);
+}
+
+#[test]
+fn a_remote_name_not_used_after_local_mut_is_not_reported() {
+    assert_findings!({
+        let mut x = ctx.register([0, 0]);
+        let mut y = ctx.register([0, 0]);
+        superstep!(ctx, {
+            let mut name = x.remote();
+            ctx.put(1, &7, name, 1);
+            x.local_mut(ctx)[0] += 1;
+            name = x.remote();
+            ctx.put(1, &8, name, 1);
+            let other = y.remote();
+            x.local_mut(ctx)[1] += 1;
+            ctx.put(1, &9, other, 1);
+            let name = x.remote();
+            let (again, local) = x.split_mut(ctx);
+            local[0] += 1;
+            ctx.put(1, &9, again, 1);
+        });
+    } => []);
 }

@@ -2,7 +2,9 @@
 //! reassignment and `mem::swap`, syncs in called closures, format strings read only where they
 //! are format strings. Each comes with the nearby mistake that must still be reported.
 
-use super::analysis::GET_READ;
+use crate::analysis::Access::Read;
+use crate::analysis::Op::{Get, HpMove};
+use crate::analysis::Problem::*;
 
 #[test]
 fn copies_out_of_an_hpmove_result_are_values() {
@@ -28,7 +30,7 @@ fn an_alias_of_an_hpmove_result_is_still_tracked() {
         let (ref t, _) = (tag, 0);
         ctx.sync();
         println!("{alias:?}");
-    } => ["`alias` is used after the sync that invalidates it"]);
+    } => [(StaleMessage, HpMove, "alias")]);
 }
 
 #[test]
@@ -53,7 +55,7 @@ fn an_hpmove_variable_used_after_the_sync_that_follows_its_reassignment() {
         m = ctx.hpmove();
         ctx.sync();
         println!("{m:?}");
-    } => ["`m` is used after the sync that invalidates it"]);
+    } => [(StaleMessage, HpMove, "m")]);
 }
 
 #[test]
@@ -97,7 +99,10 @@ fn format_strings_are_read_in_their_position() {
             assert_eq!(a, b, "{left}");
             writeln!(out, "{left}");
         });
-    } => [GET_READ, GET_READ]);
+    } => [
+        (PendingDestination(Read), Get, "left"),
+        (PendingDestination(Read), Get, "left"),
+    ]);
 }
 
 #[test]
@@ -139,5 +144,5 @@ fn a_closure_that_cannot_sync_does_not_silence_the_check() {
         let n = (0..4).map(|i| i + ctx.nprocs()).count();
         ctx.sync();
         let y = m;
-    } => ["`m` is used after the sync that invalidates it"]);
+    } => [(StaleMessage, HpMove, "m")]);
 }

@@ -2,8 +2,8 @@
 //! destination) or leave it (an `hpmove` result): the findings that replace rustc's borrow and
 //! lifetime errors with ours.
 
-use crate::analysis::{message, Walker};
-use syn::{parse_quote, Ident};
+use crate::analysis::Op::{Get, HpMove, Superstep};
+use crate::analysis::Problem::*;
 
 #[test]
 fn a_sync_or_a_superstep_inside_a_superstep() {
@@ -13,11 +13,11 @@ fn a_sync_or_a_superstep_inside_a_superstep() {
         superstep!(ctx, { superstep!(ctx, {}); });
         superstep!(ctx, { ctx.superstep(|s| {}); });
     } => [
-        "`ctx.sync()` cannot be called inside a superstep",
-        "`s.sync()` cannot be called inside a superstep",
-        "`ctx.sync()` cannot be called inside a superstep",
-        "a superstep cannot start inside another superstep",
-        "a superstep cannot start inside another superstep",
+        (SyncInSuperstep(None), Superstep, "ctx"),
+        (SyncInSuperstep(None), Superstep, "s"),
+        (SyncInSuperstep(None), Superstep, "ctx"),
+        (NestedSuperstep, Superstep, "ctx"),
+        (NestedSuperstep, Superstep, "ctx"),
     ]);
 }
 
@@ -43,26 +43,20 @@ fn an_hpmove_result_leaving_its_superstep() {
             (*t, p.to_vec())
         });
     } => [
-        "`p` cannot leave the superstep in which `hpmove` took it",
-        "this `hpmove` result cannot leave its superstep",
-        "`t` cannot leave the superstep in which `hpmove` took it",
-        "this `hpmove` result cannot leave its superstep",
+        (MessageLeavesSuperstep, HpMove, "p"),
+        (MessageLeavesSuperstep, HpMove, ""),
+        (MessageLeavesSuperstep, HpMove, "t"),
+        (MessageLeavesSuperstep, HpMove, ""),
     ]);
 }
 
 #[test]
 fn a_second_get_into_a_scalar_gets_scalar_help() {
-    let ctx: Ident = parse_quote!(ctx);
-    let mut walker = Walker::new(&ctx);
-    walker.walk_program(&parse_quote!({
+    // `element: false`: the help for a scalar (an array of destinations), not for `buf[i]`.
+    assert_findings!({
         superstep!(ctx, {
             ctx.get(0, &x, 0, &mut value);
             ctx.get(1, &x, 0, &mut value);
         });
-    }));
-    let findings = walker.into_findings();
-    assert_eq!(findings.len(), 1);
-    let text = message(&findings[0], "ctx");
-    assert!(text.contains("one destination receives one value per superstep"), "{text}");
-    assert!(!text.contains("iter_mut"), "{text}");
+    } => [(DestinationAgain { again: Get, element: false }, Get, "value")]);
 }

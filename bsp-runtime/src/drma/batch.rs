@@ -4,13 +4,22 @@
 //! A batch holds the context mutably, so nothing can change the registration, the superstep or
 //! the outbox while it lives; each of its puts checks only its pid and its extent, then appends
 //! to the outbox exactly as [`Ctx::put`] does (same records, same order, same sync).
+//!
+//! [`Ctx::put_batch_with_local`] gives a batch into a registration together with this process's
+//! part of that same registration, for a redistribution that reads its local elements and puts
+//! them elsewhere into the same registration (the FFT's). It is sound because the two touch
+//! disjoint memory until the sync: a buffered put copies its source into the outbox at the call
+//! (the engine's memory, not the registration's), and what the batch queued lands in the
+//! registration only at the sync, which needs `&mut Ctx` that the batch and the view both borrow.
+//! So the borrow rules forbid exactly what would race: the view or the batch kept across the
+//! sync (where the puts land, and the registration may be deregistered); nothing else.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::ctx::State;
-use crate::outbox::{flags, Outbox, BULK_BYTES};
-use crate::{AsRemote, Ctx, Elems, Value};
+use crate::outbox::{append, flags, Outbox, BULK_BYTES};
+use crate::{AsRemote, Combiner, Ctx, Elems, RegHandle, Value};
 
 /// Buffered puts into one registration, from [`Ctx::put_batch`].
 ///
@@ -59,9 +68,64 @@ impl Ctx {
     #[track_caller]
     pub fn put_batch<T: Value>(&mut self, dst: impl AsRemote<T>) -> PutBatch<'_, T> {
         let r = dst.as_remote();
-        self.check_live("put_batch");
-        self.check_handle("put_batch", r.run_id, r.pid, r.serial);
-        let row = self.effective_row("put_batch", r.slot, r.serial);
+        self.batch("put_batch", r.slot, r.serial, r.run_id, r.pid)
+    }
+
+    /// A batch of buffered puts into `reg` and this process's part of `reg`, to modify, at once:
+    /// for a redistribution that reads its local elements and puts them elsewhere into the same
+    /// registration (an FFT's, a transpose's), with no copy of the local part first.
+    ///
+    /// The puts copy their source at the call and land at the next sync, so reading (or
+    /// writing) the local part while the batch lives is sound: nothing reaches the registration
+    /// before the sync. Both borrow the context until they are dropped, so neither survives the
+    /// sync, where the puts land (a read of the view after it does not compile); meanwhile no
+    /// other primitive runs, as with [`put_batch`](Ctx::put_batch).
+    ///
+    /// ```
+    /// // Reverse a vector distributed in blocks: element i goes to n - 1 - i.
+    /// let got = bsp_runtime::run(2, |ctx| {
+    ///     let (s, p) = (ctx.pid(), ctx.nprocs());
+    ///     let mut x = ctx.register(vec![s as u32 * 3, s as u32 * 3 + 1, s as u32 * 3 + 2]);
+    ///     let (mut batch, local) = ctx.put_batch_with_local(&mut x);
+    ///     for (t, v) in local.iter().enumerate() {
+    ///         let j = 3 * p - 1 - (3 * s + t);
+    ///         batch.put(j / 3, v, j % 3);
+    ///     }
+    ///     ctx.sync();
+    ///     x.local(ctx).to_vec()
+    /// })
+    /// .unwrap();
+    /// assert_eq!(got, [vec![5, 4, 3], vec![2, 1, 0]]);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`put_batch`](Ctx::put_batch), and if `reg` belongs to another process or run.
+    #[track_caller]
+    pub fn put_batch_with_local<'a, T: Value, H: RegHandle<T>>(
+        &'a mut self,
+        reg: &'a mut H,
+    ) -> (PutBatch<'a, T>, &'a mut [T]) {
+        let (name, local) = reg.split_mut(self);
+        let (slot, serial, run_id, pid) = (name.slot, name.serial, name.run_id, name.pid);
+        let (ptr, len) = (local.as_mut_ptr(), local.len());
+        let batch = self.batch("put_batch_with_local", slot, serial, run_id, pid);
+        // SAFETY: `ptr`/`len` are this process's part of the registration, just checked by
+        // `split_mut`, whose borrow of `reg` this one continues: `reg` stays borrowed mutably
+        // for `'a`, so no other view of it exists. The memory is the registration's storage,
+        // not the context's or the outbox's, so the batch does not alias it; and the borrow of
+        // the context for `'a` keeps the process out of the sync, the only time anything else
+        // writes it (the batch's own puts land there too).
+        let local = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
+        (batch, local)
+    }
+
+    /// A batch into the registration (slot, serial) of handle owner (run_id, pid): the checks
+    /// that do not depend on the put, made once.
+    #[track_caller]
+    fn batch<T: Value>(&mut self, op: &str, slot: u32, serial: u64, run_id: u64, pid: usize) -> PutBatch<'_, T> {
+        self.check_live(op);
+        self.check_handle(op, run_id, pid, serial);
+        let row = self.effective_row(op, slot, serial);
         let me = self.pid;
         let out: *mut Outbox = self.outbox_ptr();
         let st = self.state.get_mut();
@@ -70,7 +134,7 @@ impl Ctx {
         // the only reference to it until the batch is dropped (`Ctx::outbox`'s contract). The
         // outbox is the engine's memory, not part of `State`, so it does not alias `st`.
         let out = unsafe { &mut *out };
-        PutBatch { out, st, row, slot: r.slot, serial: r.serial, me, _t: PhantomData }
+        PutBatch { out, st, row, slot, serial, me, _t: PhantomData }
     }
 }
 
@@ -84,13 +148,14 @@ impl<T: Value> PutBatch<'_, T> {
     #[track_caller]
     #[inline]
     pub fn put<S: ?Sized + Elems<T>>(&mut self, pid: usize, src: &S, offset: usize) {
+        const OP: &str = "put";
         let src = src.elems();
         let len = src.len();
-        let Some(&(_, extent_bytes)) = self.row.get(pid) else { self.bad_pid(pid, offset, len) };
+        let Some(&(_, extent_bytes)) = self.row.get(pid) else { self.bad_pid(OP, pid, offset, len) };
         let size = std::mem::size_of::<T>();
         let extent = extent_bytes.checked_div(size).unwrap_or(0);
         if offset.checked_add(len).is_none_or(|end| end > extent) && len > 0 {
-            self.bad_extent(pid, offset, len, extent);
+            self.bad_extent(OP, pid, offset, len, extent);
         }
         if len == 0 {
             return; // D7: validated, moves nothing
@@ -102,11 +167,58 @@ impl<T: Value> PutBatch<'_, T> {
         self.st.pending.puts += 1;
     }
 
+    /// A combining put into the batch's registration: [`Ctx::put_combine`], with the checks of
+    /// [`put`](PutBatch::put). Consecutive one-word combining puts to consecutive elements with
+    /// the same operator cost the receiver one call of the operator's loop.
+    ///
+    /// ```
+    /// // Fan-in: every process adds its partial sums into the elements process 0 owns.
+    /// let got = bsp_runtime::run(3, |ctx| {
+    ///     let add = ctx.combiner(|a: f64, b: f64| a + b);
+    ///     let y = ctx.register(vec![0.0f64; 4]);
+    ///     let pid = ctx.pid() as f64;
+    ///     let mut batch = ctx.put_batch(&y);
+    ///     for i in 0..4 {
+    ///         batch.put_combine(0, &(pid + i as f64), i, add);
+    ///     }
+    ///     ctx.sync();
+    ///     y.local(ctx).to_vec()
+    /// })
+    /// .unwrap();
+    /// assert_eq!(got[0], [3.0, 6.0, 9.0, 12.0]);
+    /// ```
+    ///
+    /// # Panics
+    /// As [`put`](PutBatch::put); at the sync, as [`Ctx::put_combine`].
+    #[track_caller]
+    #[inline]
+    pub fn put_combine<S: ?Sized + Elems<T>>(&mut self, pid: usize, src: &S, offset: usize, op: Combiner<T>) {
+        const OP: &str = "put_combine";
+        let src = src.elems();
+        let len = src.len();
+        let Some(&(_, extent_bytes)) = self.row.get(pid) else { self.bad_pid(OP, pid, offset, len) };
+        let size = std::mem::size_of::<T>();
+        let extent = extent_bytes.checked_div(size).unwrap_or(0);
+        if offset.checked_add(len).is_none_or(|end| end > extent) && len > 0 {
+            self.bad_extent(OP, pid, offset, len, extent);
+        }
+        if len == 0 {
+            return; // D7: validated, moves nothing
+        }
+        let bytes: &[u8] = bytemuck::cast_slice(src);
+        let q = self.out.dest(pid);
+        let at = q.put_data.len();
+        append(&mut q.put_data, bytes);
+        q.push_combining_put(self.slot, offset * size, bytes.len(), at, op.tag(), size);
+        self.st.flags |= flags::WORK | flags::PUT;
+        self.st.pending.puts += 1;
+    }
+
     #[cold]
     #[track_caller]
-    fn bad_pid(&self, pid: usize, offset: usize, len: usize) -> ! {
+    fn bad_pid(&self, op: &str, pid: usize, offset: usize, len: usize) -> ! {
         panic!(
-            "process {}: put with process {pid} (registration #{}, offset {offset}, length {len}): pid {pid} is out of range (nprocs = {})",
+            "process {}: {op} with process {pid} (registration #{}, offset {offset}, length {len}): pid {pid} is out of range (nprocs = {})",
             self.me,
             self.serial,
             self.row.len()
@@ -115,9 +227,9 @@ impl<T: Value> PutBatch<'_, T> {
 
     #[cold]
     #[track_caller]
-    fn bad_extent(&self, pid: usize, offset: usize, len: usize, extent: usize) -> ! {
+    fn bad_extent(&self, op: &str, pid: usize, offset: usize, len: usize, extent: usize) -> ! {
         panic!(
-            "process {}: put with process {pid}: registration #{}: offset {offset} + length {len} is past the extent {extent} that process {pid} registered (elements of `{}`)",
+            "process {}: {op} with process {pid}: registration #{}: offset {offset} + length {len} is past the extent {extent} that process {pid} registered (elements of `{}`)",
             self.me,
             self.serial,
             std::any::type_name::<T>()

@@ -46,9 +46,21 @@ impl Ctx {
     /// superstep, or already deregistered), or if `offset + len` is past the extent that process
     /// `pid` registered.
     #[track_caller]
+    #[inline]
     pub fn put<T: Value, S: ?Sized + Elems<T>>(&self, pid: usize, src: &S, dst: impl AsRemote<T>, offset: usize) {
-        let src = src.elems();
-        let r = self.resolve("put", pid, dst.as_remote(), offset, src.len());
+        // A one-element source is read here and the out-of-line part gets a copy, so that the
+        // caller's variable stays in a register (see `Ctx::put_combine`).
+        let dst = dst.as_remote();
+        match src.elems() {
+            &[one] => self.queue_put(pid, std::slice::from_ref(&one), dst, offset),
+            many => self.queue_put(pid, many, dst, offset),
+        }
+    }
+
+    #[track_caller]
+    #[inline(never)]
+    fn queue_put<T: Value>(&self, pid: usize, src: &[T], dst: Remote<'_, T>, offset: usize) {
+        let r = self.resolve("put", pid, dst, offset, src.len());
         if r.bytes == 0 {
             return;
         }
@@ -80,16 +92,33 @@ impl Ctx {
         drop(st);
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         let out = unsafe { self.outbox() };
-        out.gets.push(GetRec {
-            pid,
-            slot: r.slot,
-            byte_offset: r.byte_offset,
-            src_addr: r.remote_addr + r.byte_offset,
-            bytes: r.bytes,
-            dst_addr,
-            staged,
-        });
-        let q = out.dest(pid); // stats: what this process asks of `pid`
+        let src_addr = r.remote_addr + r.byte_offset;
+        // A get that continues the previous one (same process and registration, the next bytes
+        // of both the source and the destination, staged alike) extends its record: the two do
+        // not overlap, so reading and writing them in order or as one moves the same bytes. A
+        // loop of one-word gets of consecutive elements (a fan-out) then costs one copy.
+        match out.gets.last_mut() {
+            Some(last)
+                if last.pid == pid
+                    && last.slot == r.slot
+                    && last.staged == staged
+                    && last.byte_offset + last.bytes == r.byte_offset
+                    && last.src_addr + last.bytes == src_addr
+                    && last.dst_addr + last.bytes == dst_addr =>
+            {
+                last.bytes += r.bytes;
+            }
+            _ => out.gets.push(GetRec {
+                pid,
+                slot: r.slot,
+                byte_offset: r.byte_offset,
+                src_addr,
+                bytes: r.bytes,
+                dst_addr,
+                staged,
+            }),
+        }
+        let q = out.dest(pid); // stats: what this process asks of `pid` (calls, not records)
         (q.gets, q.get_bytes) = (q.gets + 1, q.get_bytes + r.bytes);
     }
 }

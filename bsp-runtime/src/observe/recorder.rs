@@ -232,8 +232,14 @@ impl Ctx {
             r.data.set(Duration::ZERO);
             r.stale_times = false;
         }
+    }
+
+    /// After the barrier that starts `sync`: counts what this process queued (off the path to
+    /// the barrier, which the other processes wait on).
+    #[inline]
+    pub(crate) fn stats_outgoing(&mut self) {
         let flags = self.state.get_mut().flags;
-        if flags & flags::WORK != 0 {
+        if self.stats.on && flags & flags::WORK != 0 {
             self.count_outgoing(flags);
         }
     }

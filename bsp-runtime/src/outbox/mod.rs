@@ -339,6 +339,12 @@ impl DestQueue {
 
     /// Records a combining put with operator `op` (`drma/combine.rs`); `elem` is the element size,
     /// so that a long put is split at element boundaries.
+    ///
+    /// Like a plain put, one that continues the previous combining put (same registration and
+    /// operator, the next bytes of both the destination and the source) extends its record:
+    /// the two do not overlap, so combining them in order or as one gives the same elements. A
+    /// fan-in of one-word sums to consecutive elements then costs the receiver one call of the
+    /// operator's loop, not one per word.
     pub(crate) fn push_combining_put(
         &mut self,
         slot: u32,
@@ -349,6 +355,18 @@ impl DestQueue {
         elem: usize,
     ) {
         self.put_calls += 1;
+        if let (Some(last), Some(&last_op)) = (self.puts.last_mut(), self.combines.last()) {
+            if last.combines()
+                && last_op == op
+                && last.slot == slot
+                && matches!(last.src(), PutSrc::Buffered(a) if a + last.len() == at)
+                && last.byte_offset + last.len() == byte_offset
+                && last.len() + len <= PutRec::MAX_LEN / elem * elem
+            {
+                *last = PutRec::new(slot, last.byte_offset, last.len() + len, last.src(), true);
+                return;
+            }
+        }
         if len <= PutRec::MAX_LEN {
             self.puts.push(PutRec::new(slot, byte_offset, len, PutSrc::Buffered(at), true));
             self.combines.push(op);

@@ -55,6 +55,7 @@ impl<T> Storage<T> {
         std::mem::size_of_val(self.as_slice_unchecked())
     }
 
+    #[inline]
     fn as_slice_unchecked(&self) -> &[T] {
         // SAFETY: ptr/len come from a live Vec<T>; callers guarantee no concurrent writer
         // (the public accessors go through `&Ctx`, see the module docs).
@@ -198,7 +199,8 @@ impl<T: Value> std::fmt::Debug for Reg<T> {
 ///
 /// Communication calls accept `&Reg<T>` or `Remote<T>`. The difference matters when a get's
 /// destination is this process's own part of the registration it reads from (as in
-/// `bsp_get(3)`'s `get_array`): [`Reg::split_mut`] gives the name and the local elements at once.
+/// `bsp_get(3)`'s `get_array`), or when a name kept in a variable is used after `local_mut` on
+/// its handle: [`Reg::split_mut`] gives the name and the local elements at once.
 ///
 /// ```
 /// // forall i: xs[i] := xs[(i + 1) mod n], with xs distributed one element per process
@@ -310,6 +312,11 @@ impl<T: Value> Reg<T> {
     /// This registration's name for communication (see [`Remote`]); it borrows the handle, so
     /// it cannot outlive the registration.
     ///
+    /// Because of that borrow, a name kept in a variable cannot be used after
+    /// [`local_mut`](Reg::local_mut) on the same handle (rustc's E0502, "cannot borrow as mutable
+    /// because it is also borrowed as immutable"): take both at once with
+    /// [`split_mut`](Reg::split_mut).
+    ///
     /// ```
     /// let out = bsp_runtime::run(2, |ctx| {
     ///     let x = ctx.register([0u32]);
@@ -383,6 +390,7 @@ impl<T: Value> Reg<T> {
     /// # Panics
     /// If the registration belongs to another process or run.
     #[track_caller]
+    #[inline]
     pub fn local<'a>(&'a self, ctx: &'a Ctx) -> &'a [T] {
         self.check_owner(ctx, "local");
         self.storage.as_slice_unchecked()
@@ -390,9 +398,14 @@ impl<T: Value> Reg<T> {
 
     /// This process's registered elements, to modify.
     ///
+    /// It needs the handle alone: a name taken earlier by [`remote`](Reg::remote) and still in
+    /// use after this call is a borrow conflict (E0502). To write the local part and communicate
+    /// through the name in one superstep, take both at once with [`split_mut`](Reg::split_mut).
+    ///
     /// # Panics
     /// If the registration belongs to another process or run.
     #[track_caller]
+    #[inline]
     pub fn local_mut<'a>(&'a mut self, ctx: &'a Ctx) -> &'a mut [T] {
         self.check_owner(ctx, "local_mut");
         // SAFETY: `&mut self` is the only handle (Reg is not Clone), the borrow of `ctx` keeps
@@ -506,13 +519,25 @@ impl Ctx {
     }
 
     /// Checks that a handle for local access belongs to this process of this run.
+    ///
+    /// Inlined, with the failure out of line: local views are taken inside users' loops (a
+    /// view per row of a sparse product), where a call per view keeps the loop from overlapping
+    /// the memory accesses of consecutive iterations.
     #[track_caller]
+    #[inline]
     pub(crate) fn check_owner(&self, what: &str, run_id: u64, pid: usize, serial: u64) {
         if run_id != self.run_id() || pid != self.pid {
-            self.fail_misuse(format!(
-                "{what}: registration #{serial} belongs to process {pid} of another run or process, not to this one"
-            ));
+            self.not_owner(what, pid, serial);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn not_owner(&self, what: &str, pid: usize, serial: u64) -> ! {
+        self.fail_misuse(format!(
+            "{what}: registration #{serial} belongs to process {pid} of another run or process, not to this one"
+        ))
     }
 
     #[track_caller]

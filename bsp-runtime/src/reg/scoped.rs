@@ -113,7 +113,9 @@ impl<T: Value> Registered<'_, T> {
     }
 
     /// This registration's name for communication (see [`Remote`](crate::Remote)); it borrows
-    /// the handle, so it cannot leave the closure either.
+    /// the handle, so it cannot leave the closure either, nor be used after
+    /// [`local_mut`](Registered::local_mut) on the same handle: take both at once with
+    /// [`split_mut`](Registered::split_mut).
     ///
     /// ```
     /// let out = bsp_runtime::run(2, |ctx| {

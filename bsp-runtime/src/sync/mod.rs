@@ -55,7 +55,7 @@ impl Ctx {
     /// launcher reports the first failure) if another process failed.
     pub fn sync(&mut self) {
         self.check_live("sync");
-        self.stats_begin(); // the computation ends; count what this process queued
+        self.stats_begin(); // the computation ends
         let mine = {
             let (step, st) = (self.step, self.state.get_mut());
             let (requested, flags) = (st.tag.requested, st.flags);
@@ -67,6 +67,7 @@ impl Ctx {
             flags
         };
         let all = self.combine(flags::SYNC | mine);
+        self.stats_outgoing(); // what this process queued
         if all & flags::END != 0 {
             let status = Status { arrival: Arrival::Sync, step: self.step, pending: Pending::default() };
             let statuses = self.with_engine(|_, e| e.statuses(status));

@@ -114,6 +114,59 @@ pub fn a_combining_put_into_a_range_of_a_long_array(ctx: &mut Ctx) -> Outcome {
     expect("v", got, want)
 }
 
+/// One-word combining puts to consecutive elements (which the sender queues as one record)
+/// combine each element once; a change of operator, a gap, or a plain put between them keeps
+/// each put's own rule.
+pub fn consecutive_one_word_combining_puts_combine_each_element_once(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let add = ctx.combiner(|a: i64, b: i64| a + b);
+    let max = ctx.combiner(|a: i64, b: i64| a.max(b));
+    let x = ctx.register(vec![1i64; 12]);
+    let (from, to) = ring(pid, p);
+    let term = |q: usize, i: usize| 10 * i as i64 + q as i64;
+    let high = |q: usize, i: usize| 3 * q as i64 - 2 + i as i64;
+    for i in 0..4 {
+        ctx.put_combine(to, &term(pid, i), &x, i, add);
+    }
+    for i in 4..8 {
+        ctx.put_combine(to, &high(pid, i), &x, i, max);
+    }
+    ctx.put_combine(to, &100i64, &x, 9, add);
+    ctx.put(to, &7i64, &x, 10);
+    ctx.put_combine(to, &3i64, &x, 11, add);
+    ctx.sync();
+    let got = x.local(ctx).to_vec();
+    ctx.unregister(x);
+    let mut want: Vec<i64> = (0..4).map(|i| 1 + term(from, i)).collect();
+    want.extend((4..8).map(|i| high(from, i).max(1)));
+    want.extend([1, 101, 7, 4]);
+    expect("x", got, want)
+}
+
+/// A batch's combining puts are `put_combine`: the same sums, merged with the plain puts of the
+/// batch in issue order.
+pub fn a_batch_combines_as_put_combine_does(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let add = ctx.combiner(|a: f64, b: f64| a + b);
+    let y = ctx.register(vec![0.5f64; 6]);
+    let mut batch = ctx.put_batch(&y);
+    for i in 0..4 {
+        batch.put_combine(0, &((pid * 10 + i) as f64), i, add);
+    }
+    batch.put(0, &[-1.0f64], 4);
+    batch.put_combine(0, &[1.0f64], 4, add);
+    ctx.sync();
+    let got = y.local(ctx).to_vec();
+    ctx.unregister(y);
+    let tens = (p * (p - 1) / 2 * 10) as f64;
+    let want = if pid == 0 {
+        vec![0.5 + tens, 0.5 + tens + p as f64, 0.5 + tens + 2.0 * p as f64, 0.5 + tens + 3.0 * p as f64, 0.0, 0.5]
+    } else {
+        vec![0.5; 6]
+    };
+    expect("y", got, want)
+}
+
 /// Large transfers (past the MPI engine's point-to-point threshold) keep the rules: overlapping
 /// large puts from every process (the highest pid wins, D2), a large hpput over part of them,
 /// a large get into the registration it reads (staged, D1), and a large combining put.
@@ -171,6 +224,8 @@ checks! {
     combining_puts_combine_with_a_get_result_of_the_same_superstep,
     floating_point_sums_are_the_sequential_sum_in_pid_order,
     a_combining_put_into_a_range_of_a_long_array,
+    consecutive_one_word_combining_puts_combine_each_element_once,
+    a_batch_combines_as_put_combine_does,
     large_transfers_keep_the_order_rules,
 }
 
@@ -208,6 +263,17 @@ fn a_combining_put_past_the_extent(ctx: &mut Ctx, _: &Probe) {
     ctx.sync();
 }
 
+fn a_batch_combining_put_past_the_extent(ctx: &mut Ctx, _: &Probe) {
+    let add = ctx.combiner(|a: u16, b: u16| a.wrapping_add(b));
+    let x = ctx.register(vec![0u16; 4 + ctx.pid()]);
+    if ctx.pid() == 1 {
+        let mut batch = ctx.put_batch(&x);
+        batch.put_combine(0, &[1u16; 2], 2, add); // fits: process 0 has 4
+        batch.put_combine(0, &[1u16; 2], 3, add); // 3 + 2 > 4
+    }
+    ctx.sync();
+}
+
 cases! {
     combiners_of_different_types_on_different_processes: [2] => |f| {
         f.failed_on(0)?;
@@ -216,6 +282,10 @@ cases! {
     a_combiner_missing_on_the_receiver: [3] => |f| {
         f.failed_on(1)?;
         f.message_is("put_combine from process 2: combiner #1 does not exist on this process (1 made): every process must make the same combiners in the same order")
+    },
+    a_batch_combining_put_past_the_extent: [2] => |f| {
+        f.failed_on(1)?;
+        f.mentions(&["process 1 failed: put_combine with process 0: registration #1: offset 3 + length 2 is past the extent 4 that process 0 registered (elements of `u16`)"])
     },
     a_combining_put_past_the_extent: [2] => |f| {
         f.failed_on(0)?;

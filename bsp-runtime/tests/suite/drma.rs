@@ -4,7 +4,7 @@
 
 use bsp_runtime::Ctx;
 
-use super::check::{checks, expect, ring, Outcome, Procs, PS_MANY};
+use super::check::{checks, expect, ring, Complaints, Outcome, Procs, PS_MANY};
 
 /// Index of the first element where `got` and `want` differ, with both values.
 fn first_mismatch<T: PartialEq + Copy>(got: &[T], want: &[T]) -> Option<(usize, T, T)> {
@@ -592,6 +592,46 @@ pub fn bsp_get_example_5_allsums(ctx: &mut Ctx) -> Outcome {
     expect("prefix sum", sum, x * (x + 1) / 2)
 }
 
+/// One-element gets of consecutive elements into consecutive places (which the requester queues
+/// as one record, staged alike) read every element as it was before the superstep's puts (D1),
+/// and each counts as one get in the statistics of requester and owner.
+pub fn consecutive_one_element_gets_move_every_element(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (from, to) = ring(pid, p);
+    let value = |q: usize, i: usize| (q * 100 + i) as u32;
+    let mut x = ctx.register((0..8).map(|i| value(pid, i)).collect::<Vec<u32>>());
+    let mut buf = [0u32; 8];
+    ctx.superstep(|s| {
+        let (name, mine) = x.split_mut(s);
+        let d = s.dest(&mut buf);
+        for i in 0..4 {
+            s.get(to, name, i, d.at(i)); // consecutive: one record
+        }
+        s.get(to, name, 6, d.at(4)); // the source jumps
+        s.get(to, name, 7, d.at(5));
+        s.get(to, name, 0, d.at(7)); // the destination jumps
+        let own = s.dest(&mut mine[..2]);
+        s.get(from, name, 4, own.at(0)); // into the registration read: staged
+        s.get(from, name, 5, own.at(1));
+        s.put(to, &7u32, name, 7); // lands after every get read
+    });
+    let last = ctx.stats().last;
+    let got = (buf, x.local(ctx).to_vec());
+    ctx.unregister(x);
+    let mut want_x: Vec<u32> = (0..8).map(|i| value(pid, i)).collect();
+    want_x[..2].copy_from_slice(&[value(from, 4), value(from, 5)]);
+    want_x[7] = 7;
+    let t = |i| value(to, i);
+    let want = ([t(0), t(1), t(2), t(3), t(6), t(7), 0, t(0)], want_x);
+    let calls = if p > 1 { 9 } else { 0 };
+    let mut c = Complaints::default();
+    c.expect("(buf, x)", got, want);
+    c.expect("gets made of others", last.received.gets, calls);
+    c.expect("gets served to others", last.sent.gets, calls);
+    c.expect("local gets", last.local.gets, 9 - calls);
+    c.outcome()
+}
+
 // ---------------------------------------------------------------------------------------------
 // `put_batch`: `Ctx::put` with the checks made once (same records, same order)
 // ---------------------------------------------------------------------------------------------
@@ -662,6 +702,36 @@ pub fn put_batch_takes_any_source_and_copies_it_at_the_call(ctx: &mut Ctx) -> Ou
     v.fill(7);
     ctx.sync();
     expect("x", x.local(ctx).to_vec(), vec![1, 2, 9, 3, 4, 5, 0, 0])
+}
+
+/// `put_batch_with_local`: a redistribution inside one registration. Each process reads its
+/// local part (block distribution, 3 elements each) and puts every element to the position of
+/// the reversed vector, into the same registration; it also overwrites its local part meanwhile
+/// (the puts copied the old values at the call, and land over the new ones at the sync). Then
+/// the same on an in-place registration (`Registered`), generic over the handle.
+pub fn put_batch_with_local_redistributes_within_one_registration(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let n = 3 * p;
+    let mut x = ctx.register((3 * pid..3 * pid + 3).map(|i| i as u64).collect::<Vec<_>>());
+    let (mut batch, local) = ctx.put_batch_with_local(&mut x);
+    for (t, v) in local.iter_mut().enumerate() {
+        let j = n - 1 - (3 * pid + t);
+        batch.put(j / 3, v, j % 3);
+        *v = 999;
+    }
+    drop(batch);
+    ctx.sync();
+    let want: Vec<u64> = (0..3).map(|t| (n - 1 - (3 * pid + t)) as u64).collect();
+    let got = x.local(ctx).to_vec();
+    let mut y = [pid as u32; 2];
+    let right = ring(pid, p).1;
+    ctx.with_reg(&mut y, |ctx, mut r| {
+        let (mut batch, local) = ctx.put_batch_with_local(&mut r);
+        batch.put(right, &local[0], 1);
+        ctx.sync();
+    });
+    let left = ring(pid, p).0 as u32;
+    expect("(x, y)", (got, y), (want, [pid as u32, left]))
 }
 
 /// Buffered puts of 1 MiB (which end their sync with the outboxes released, so that the next
@@ -735,8 +805,10 @@ checks! {
     bsp_get_example_3_cyclic_shift_with_get,
     bsp_get_example_4_cyclic_shift_with_hpget,
     bsp_get_example_5_allsums,
+    consecutive_one_element_gets_move_every_element,
     put_batch_delivers_scattered_and_consecutive_puts => Procs::ALL.on(PS_MANY),
     put_batch_keeps_issue_order_with_put,
     put_batch_takes_any_source_and_copies_it_at_the_call,
+    put_batch_with_local_redistributes_within_one_registration,
     bulk_put_supersteps_alternate_with_small_ones => Procs::ALL.on(&[1, 2, 3]),
 }

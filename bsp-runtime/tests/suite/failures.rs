@@ -435,6 +435,17 @@ fn a_put_batch_past_the_extent_is_reported_with_every_value(ctx: &mut Ctx, _: &P
     ctx.sync();
 }
 
+/// The same through a batch beside the local part: the same message.
+fn a_put_batch_with_local_past_the_extent_is_reported_with_every_value(ctx: &mut Ctx, _: &Probe) {
+    let mut x = ctx.register([0u32; 2]);
+    if ctx.pid() == 1 {
+        let (mut batch, local) = ctx.put_batch_with_local(&mut x);
+        batch.put(0, &local[..1], 0);
+        batch.put(0, &local[..], 1);
+    }
+    ctx.sync();
+}
+
 /// §3.3: process 0 (extent 1) may write past its own extent into process 3's part (extent 4),
 /// up to process 3's extent and no further.
 fn the_callers_own_extent_does_not_limit_an_access(ctx: &mut Ctx, _: &Probe) {
@@ -674,6 +685,9 @@ cases! {
         f.mentions(&["process 1 failed: put with process 0: registration #1: offset 1 + length 2 is past the extent 2"])
     },
     a_put_batch_past_the_extent_is_reported_with_every_value: [2] => |f| {
+        f.mentions(&["process 1 failed: put with process 0: registration #1: offset 1 + length 2 is past the extent 2 that process 0 registered (elements of `u32`)"])
+    },
+    a_put_batch_with_local_past_the_extent_is_reported_with_every_value: [2] => |f| {
         f.mentions(&["process 1 failed: put with process 0: registration #1: offset 1 + length 2 is past the extent 2 that process 0 registered (elements of `u32`)"])
     },
     the_callers_own_extent_does_not_limit_an_access: [4] => |f| {

@@ -73,6 +73,7 @@ pub(crate) const NOT_SYNCING: &[&str] = &[
     "put",
     "put_combine",
     "put_batch",
+    "put_batch_with_local",
     "combiner",
     "set_tagsize",
     "set_tag",

@@ -26,8 +26,9 @@ use super::macro_args::{self, MacroKind};
 use super::state::{BindingId, Scopes};
 use super::syntax::{bound_names, is_compound_assign, is_process_exit, mentions, place_of, single_ident, strip_parens};
 use crate::ctxt::Ctxt;
-use crate::superstep::SuperstepInput;
-use count::{is_syncing, Count, NOT_SYNCING, NOT_SYNCING_WITH_CTX, SYNCING_WITH_CTX};
+use crate::input::SuperstepInput;
+pub(crate) use count::Count;
+use count::{is_syncing, NOT_SYNCING, NOT_SYNCING_WITH_CTX, SYNCING_WITH_CTX};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens as _;
 use std::collections::{HashMap, HashSet};
@@ -59,7 +60,7 @@ pub(crate) fn findings(body: &Block, ctx: &Ident) -> Vec<Finding> {
 }
 
 /// What is misaligned.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
     /// Two branches of an `if` or `match` (named) make different numbers of sync points.
     Branches { keyword: &'static str, first: (String, Count), second: (String, Count) },

@@ -5,7 +5,7 @@
 //! `supersteps.rs`.)
 
 use super::Walker;
-use crate::analysis::state::{join_validity, Entry, Op, Validity};
+use crate::analysis::state::{join_validity, BindingId, Entry, Op, Place, Validity};
 use crate::analysis::syntax::{local_part_of, place_of, root_ident, strip_borrows, strip_parens};
 use crate::analysis::{Access, Finding, Problem};
 use proc_macro2::Span;
@@ -151,6 +151,38 @@ impl Walker {
         }
     }
 
+    /// `x.local_mut(ctx)` (or `value_mut`) while a name taken by `let name = x.remote()` is
+    /// kept: each later use of `name` is reported (see `Op::LocalMut`).
+    fn check_names_kept_across(&mut self, call: &syn::ExprMethodCall) {
+        if !(call.method == "local_mut" || call.method == "value_mut") || call.args.len() != 1 || !self.state.reachable
+        {
+            return;
+        }
+        let Some(reg) = root_ident(&call.receiver).map(ToString::to_string) else {
+            return;
+        };
+        let mut names: Vec<BindingId> = self
+            .reg_parts
+            .iter()
+            .filter(|(_, (named, remote, _))| *remote && *named == reg)
+            .map(|(binding, _)| *binding)
+            .collect();
+        names.sort_unstable();
+        for binding in names {
+            let known = self.state.entries.iter().any(|e| e.binding == binding && e.op == Op::LocalMut);
+            if !known {
+                self.add_entry(
+                    binding,
+                    reg.clone(),
+                    Place::default(),
+                    Op::LocalMut,
+                    call.method.span(),
+                    Validity::Live,
+                );
+            }
+        }
+    }
+
     /// `ctx.allreduce(x.local(ctx), op)`: the argument borrows the context the collective
     /// needs mutably.
     fn check_local_part_given_to_collective(&mut self, call: &syn::ExprMethodCall) {
@@ -209,6 +241,7 @@ impl Walker {
         if !self.is_ctx(&call.receiver) {
             self.visit_expr(&call.receiver);
             self.walk_args(call.args.iter());
+            self.check_names_kept_across(call);
             if let Some(method) = crate::analysis::gp_sync(&call.method) {
                 // `array.build(ctx)` with a superstep's context.
                 for arg in &call.args {

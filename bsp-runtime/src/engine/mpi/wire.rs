@@ -40,6 +40,8 @@ pub(crate) struct Header {
     pub sys_msgs: u64,
     /// Put calls behind `puts` (consecutive ones may share a record): statistics.
     pub put_calls: u64,
+    /// Get calls behind `gets` (consecutive ones may share a record): statistics.
+    pub get_calls: u64,
 }
 
 /// The words of a [`Header`]: the whole block of a rank with nothing queued (neither `WORK`
@@ -230,6 +232,7 @@ pub(crate) fn write_block(
         req_parts: parts.clone().count() as u64,
         sys_msgs: dest.sys_msgs.len() as u64,
         put_calls: dest.put_calls as u64,
+        get_calls: dest.gets as u64,
     };
     send.extend_from_slice(bytemuck::cast_slice(std::slice::from_ref(&header)));
     for push in &meta.pushes {
@@ -364,7 +367,7 @@ pub(crate) fn read_block(
     for _ in 0..h.gets {
         reqs.push(GetReq { slot: r.word() as u32, byte_offset: r.usize(), len: r.usize() });
     }
-    (q.gets, q.get_bytes) = (reqs.len(), reqs.iter().map(|g| g.len).sum()); // statistics: gets served
+    (q.gets, q.get_bytes) = (h.get_calls as usize, reqs.iter().map(|g| g.len).sum()); // statistics: gets served
     let (xreqs, xdata) = (&mut got.xreqs[src], &mut got.xreq_data[src]);
     xreqs.clear();
     xdata.clear();
