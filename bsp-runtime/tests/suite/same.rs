@@ -64,7 +64,7 @@ fn a_broken_promise_inside_a_collective_superstep_fails_there(ctx: &mut Ctx, pro
 
 cases! {
     different_values_fail_at_the_next_sync: [3] => |f| {
-        f.not_an_abort()?;
+        f.failed_on(0)?;
         f.mentions(&[
             "`same`: the value promised at",
             "same.rs:",
@@ -73,11 +73,11 @@ cases! {
         ])
     },
     a_promise_on_some_processes_only_fails: [2] => |f| {
-        f.not_an_abort()?;
+        f.failed_on(0)?;
         f.mentions(&["(checked at the sync ending superstep 0): process 0 made no such promise, process 1 has 7"])
     },
     a_broken_promise_inside_a_collective_superstep_fails_there: [2] => |f| {
-        f.not_an_abort()?;
+        f.failed_on(0)?;
         f.mentions(&["process 0 has -1, process 1 has 0"])
     },
 }
