@@ -7,7 +7,7 @@
 //! | `impl Ctx` in | what it adds |
 //! |---|---|
 //! | `ctx.rs` (here) | `pid`, `nprocs`, `time`, `step`, `abort`; the outbox of the current superstep; the failure paths every primitive uses |
-//! | `reg/` | `register`, `unregister`, `push_reg`, `pop_reg`, `with_reg`, `with_regs`, `locals`, and each process's registration table |
+//! | `reg/` | `register`, `unregister` (and their `_each` forms), `with_reg`, `with_regs`, `locals`, and each process's registration table |
 //! | `drma/` | `put`, `put_batch`, `combiner`, `put_combine`; `get`, `hpget`, `hpput` and `dest` are on [`Superstep`](crate::Superstep) |
 //! | `bsmp.rs` | `send`, `set_tagsize`, `qsize`, `get_tag`, `move_message`, `hpmove` |
 //! | `superstep.rs` | `superstep`: the scope in which borrows last until the sync |

@@ -19,8 +19,9 @@
 //! [`Ctx::with_reg`] and [`Ctx::with_regs`] register memory the caller owns for the length of a
 //! closure ([`Registered`], [`RegData`], [`RegSet`]). [`Remote`] and [`AsRemote`] name a
 //! registration for remote access, [`RegHandle`] is what a `Reg` and a `Registered` share.
-//! [`Ctx::push_reg`] and [`Ctx::pop_reg`] are the BSPlib calls. The traits [`RegValues`],
-//! [`Registration`] and [`Unregistration`] say what may be registered in one call.
+//! The traits [`RegValues`], [`Registration`] and [`Unregistration`] say what may be registered
+//! in one call. (BSPlib's `push_reg` and `pop_reg` exist only to say, in a compile error, that
+//! `register` and `unregister` replace them, syncs included.)
 //!
 //! **DRMA.** [`Ctx::put`] copies at the call; [`Superstep::get`], [`Superstep::hpget`] and
 //! [`Superstep::hpput`] borrow until the sync. [`Superstep::dest`] lends one buffer to many gets

@@ -110,7 +110,9 @@ impl Ctx {
                     None => format!("process {q} made no such promise"),
                 })
                 .collect();
-            self.fail_collective(format!(
+            // Process 0 alone knows: a failure of this process, which stops the others (on MPI
+            // by `MPI_Abort`; a collective failure would wait for ranks that found nothing).
+            self.fail_misuse(format!(
                 "`same`: the value promised at {} is not the same on every process (checked at the sync ending superstep {step}): {}",
                 first.place,
                 values.join(", ")

@@ -12,6 +12,7 @@
 //! | `registration.rs`, `scoped.rs` | registration of any width, `RegHandle`; scoped registration of the caller's memory (D21) |
 //! | `collectives.rs`, `teams.rs` | collectives (D19), teams and grids |
 //! | `gp.rs` | global pointer arrays (§7, D17) |
+//! | `same.rs` | `ctx.same`: promises kept, and broken ones found at the next sync |
 //! | `stats.rs`, `stress.rs`, `robustness.rs` | the statistics' counts; long mixed runs; defects found by Miri and fault injection |
 //! | `failures.rs` | failures: every process stops promptly with the first failure |
 //! | `property.rs` | random programs against the reference model (`model/`) |
@@ -40,6 +41,7 @@ mod model;
 mod property;
 mod registration;
 mod robustness;
+mod same;
 mod scoped;
 mod spmd;
 mod stats;
@@ -53,7 +55,6 @@ mod threads {
     mod failures;
     mod model;
     mod run;
-    mod same;
     mod stats;
     mod stress;
 }

@@ -51,6 +51,7 @@ mod model;
 mod property;
 mod registration;
 mod robustness;
+mod same;
 mod scoped;
 mod spmd;
 mod stats;
@@ -81,6 +82,7 @@ pub const CHECKS: &[&[Check]] = &[
     stats::CHECKS,
     stress::CHECKS,
     robustness::CHECKS,
+    same::CHECKS,
 ];
 
 /// Every failure case of the suite.
@@ -93,6 +95,7 @@ pub const CASES: &[&[Case]] = &[
     dest::CASES,
     scoped::CASES,
     robustness::CASES,
+    same::CASES,
 ];
 
 /// Every check, flattened.
