@@ -375,6 +375,7 @@ impl<T: Value> Reg<T> {
     }
 
     #[track_caller]
+    #[inline]
     fn check_owner(&self, ctx: &Ctx, what: &str) {
         ctx.check_owner(what, self.run_id, self.pid, self.serial);
     }
