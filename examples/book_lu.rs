@@ -119,7 +119,7 @@ pub fn lu(ctx: &mut Ctx, grid: &Grid, a: Vec<f64>, n: usize) -> (Vec<f64>, Vec<u
     let mut pivots = Vec::with_capacity(n);
     let (mut part, mut multipliers) = (Vec::with_capacity(cols.max(rows) + 3), Vec::with_capacity(rows));
     for k in 0..n {
-        let (ks, kt) = (k % m, k % nn); // P(ks, kt) holds a_kk
+        let (ks, kt, kc) = (k % m, k % nn, k / nn); // P(ks, kt) holds a_kk, in its local column kc
         let (row0, col0) = (first_from(k, m, s), first_from(k, nn, t)); // the own i ≥ k, j ≥ k
         let below = first_from(k + 1, m, s); // the own rows i > k
 
@@ -127,7 +127,7 @@ pub fn lu(ctx: &mut Ctx, grid: &Grid, a: Vec<f64>, n: usize) -> (Vec<f64>, Vec<u
         let mut mine = Search::none();
         if t == kt {
             for (l, row) in a.local(ctx).chunks_exact(width).enumerate().skip(row0) {
-                mine = Search::combine(mine, Search::of(l * m + s, row[k / nn], k));
+                mine = Search::combine(mine, Search::of(l * m + s, row[kc], k));
             }
         }
         let found = grid.col().allreduce_one(ctx, mine, Search::combine);
@@ -137,7 +137,7 @@ pub fn lu(ctx: &mut Ctx, grid: &Grid, a: Vec<f64>, n: usize) -> (Vec<f64>, Vec<u
         part.clear();
         if t == kt {
             part.extend([found.candidate.index() as f64, found.value, found.diagonal]);
-            part.extend(a.local(ctx).chunks_exact(width).skip(below).map(|row| row[k / nn]));
+            part.extend(a.local(ctx).chunks_exact(width).skip(below).map(|row| row[kc]));
         }
         let column = grid.row().broadcast(ctx, kt, &part);
         let (r, pivot, diagonal) = (column[0] as usize, column[1], column[2]);
@@ -178,7 +178,7 @@ pub fn lu(ctx: &mut Ctx, grid: &Grid, a: Vec<f64>, n: usize) -> (Vec<f64>, Vec<u
         let u = &pivot_row[from - col0..];
         for (row, &l) in local.chunks_exact_mut(width).skip(below).zip(&multipliers) {
             if t == kt {
-                row[k / nn] = l;
+                row[kc] = l;
             }
             for (x, &y) in row[from..].iter_mut().zip(u) {
                 *x -= l * y;

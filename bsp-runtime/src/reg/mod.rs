@@ -55,6 +55,14 @@ impl<T> Storage<T> {
         std::mem::size_of_val(self.as_slice_unchecked())
     }
 
+    /// The vector itself, without a copy (what `unregister` gives back).
+    fn into_vec(self) -> Vec<T> {
+        let parts = std::mem::ManuallyDrop::new(self);
+        // SAFETY: ptr/len/cap are the parts of the Vec<T> taken apart in `new`; `parts` is never
+        // dropped, so the vector is put back together exactly once, here instead of in `drop`.
+        unsafe { Vec::from_raw_parts(parts.ptr.as_ptr(), parts.len, parts.cap) }
+    }
+
     #[inline]
     fn as_slice_unchecked(&self) -> &[T] {
         // SAFETY: ptr/len come from a live Vec<T>; callers guarantee no concurrent writer
@@ -381,6 +389,7 @@ impl<T: Value> Reg<T> {
     }
 
     #[track_caller]
+    #[inline]
     fn check_owner(&self, ctx: &Ctx, what: &str) {
         ctx.check_owner(what, self.run_id, self.pid, self.serial);
     }
@@ -445,7 +454,7 @@ impl<T: Value> Reg<T> {
         self.check_owner(ctx, "unregister");
         let serial = self.serial;
         match Arc::try_unwrap(self.storage) {
-            Ok(storage) => storage.as_slice_unchecked().to_vec(),
+            Ok(storage) => storage.into_vec(),
             Err(_) => ctx.fail_misuse(format!(
                 "unregister: internal error: registration #{serial} is still referenced after the sync of its pop"
             )),
