@@ -149,7 +149,11 @@ impl Probe {
         // Relaxed: read only after the run has joined every process.
         self.hits.fetch_add(1, Ordering::Relaxed);
         if self.print {
-            println!("{}{what}", Probe::LINE);
+            // One `write` for the whole line (see `mpi::line`): ranks share `mpirun`'s stdout.
+            let text = format!("{}{what}\n", Probe::LINE);
+            let mut out = std::io::stdout().lock();
+            let _ = std::io::Write::write_all(&mut out, text.as_bytes());
+            let _ = std::io::Write::flush(&mut out);
         }
     }
 

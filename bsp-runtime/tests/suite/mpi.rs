@@ -149,15 +149,13 @@ fn run_checks() -> ExitCode {
             } else {
                 report::SKIPPED.to_string()
             };
-            let mut out = std::io::stdout().lock();
             // A failed write only loses a report line, which the launcher counts as a failure.
-            let _ = writeln!(out, "{}{} rank {pid}: {status}", report::CHECK, check.name);
-            let _ = out.flush();
+            line(&format!("{}{} rank {pid}: {status}\n", report::CHECK, check.name));
         }
         // Every rank reached the end of the checks with the others (only process 0 goes on after
         // the run, so this is said inside it).
         ctx.sync();
-        println!("{}{pid}", report::DONE);
+        line(&format!("{}{pid}\n", report::DONE));
     });
     match result {
         Ok(_) => ExitCode::SUCCESS,
@@ -166,6 +164,23 @@ fn run_checks() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `println!` as one `write` ([`line`]): for lines that ranks print at the same time.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::line(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// Writes `text` (whole lines) to stdout in one `write`: `println!` writes a line's text and its
+/// newline in two, and `mpirun`, which merges the ranks' output, may put another rank's line
+/// between them.
+pub fn line(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
 }
 
 /// The text of a panic payload.

@@ -240,42 +240,42 @@ pub fn run_case(name: &str) -> ExitCode {
         }
         "fewer-processes" => {
             let results = Launch::new().run(|ctx| {
-                println!("in the run: pid {} of {}", ctx.pid(), ctx.nprocs());
+                crate::say!("in the run: pid {} of {}", ctx.pid(), ctx.nprocs());
                 (ctx.pid(), ctx.nprocs())
             });
-            println!("rank {}: {results:?}", world_rank());
+            crate::say!("rank {}: {results:?}", world_rank());
             exit_on_error(results);
         }
         "explicit-count-over-the-environment" => {
             let results = Launch::new().procs(2).run(|ctx| {
-                println!("in the run: pid {} of {}", ctx.pid(), ctx.nprocs());
+                crate::say!("in the run: pid {} of {}", ctx.pid(), ctx.nprocs());
                 (ctx.pid(), ctx.nprocs())
             });
-            println!("rank {}: {results:?}", world_rank());
+            crate::say!("rank {}: {results:?}", world_rank());
             exit_on_error(results);
         }
         "explicit-count-above-the-ranks" => {
-            exit_on_error(bsp_runtime::run(3, |ctx| println!("in the run: pid {}", ctx.pid())));
+            exit_on_error(bsp_runtime::run(3, |ctx| crate::say!("in the run: pid {}", ctx.pid())));
         }
         "code-after-the-run" => {
-            println!("rank {}: before", world_rank());
+            crate::say!("rank {}: before", world_rank());
             let results = Launch::new().run(|ctx| {
                 ctx.sync();
                 ctx.pid()
             });
-            println!("rank {}: after {results:?}", world_rank());
+            crate::say!("rank {}: after {results:?}", world_rank());
         }
         "second-run" => {
             let first = Launch::new().run(|ctx| ctx.pid());
             let second = Launch::new().run(|ctx| ctx.pid()).map_err(|e| e.to_string());
-            println!("rank {}: first {first:?}, second {second:?}", world_rank());
+            crate::say!("rank {}: first {first:?}, second {second:?}", world_rank());
         }
         "nprocs-is-the-rank-count" | "nprocs-with-a-default" => {
             let launch = if name == "nprocs-with-a-default" { Launch::new().default_procs(4) } else { Launch::new() };
             let nprocs = launch.nprocs().map_err(|e| e.to_string());
-            println!("rank {}: nprocs {nprocs:?}", world_rank());
+            crate::say!("rank {}: nprocs {nprocs:?}", world_rank());
             let run = launch.run(|ctx| ctx.nprocs()).map_err(|e| e.to_string());
-            println!("rank {}: run {run:?}", world_rank());
+            crate::say!("rank {}: run {run:?}", world_rank());
         }
         "zero-processes" => {
             let ran = std::sync::atomic::AtomicUsize::new(0);
@@ -284,20 +284,20 @@ pub fn run_case(name: &str) -> ExitCode {
                 ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             })
             .map_err(|e| e.to_string());
-            println!("rank {}: {result:?}, f ran {} times", world_rank(), ran.into_inner());
+            crate::say!("rank {}: {result:?}, f ran {} times", world_rank(), ran.into_inner());
         }
         "hybrid-layout" => {
             let results = Launch::new().run(|ctx| {
-                println!("in the run: pid {} of {} on rank {}", ctx.pid(), ctx.nprocs(), world_rank());
+                crate::say!("in the run: pid {} of {} on rank {}", ctx.pid(), ctx.nprocs(), world_rank());
                 ctx.sync();
                 ctx.pid()
             });
-            println!("rank {}: {results:?}", world_rank());
+            crate::say!("rank {}: {results:?}", world_rank());
             exit_on_error(results);
         }
         "hybrid-explicit-threads" => {
             let results = Launch::new().threads_per_rank(2).run(|ctx| ctx.nprocs());
-            println!("rank {}: {results:?}", world_rank());
+            crate::say!("rank {}: {results:?}", world_rank());
             exit_on_error(results);
         }
         "hybrid-zero-threads" | "hybrid-count-mismatch" => {
