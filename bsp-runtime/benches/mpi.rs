@@ -30,11 +30,11 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use bsp_runtime::{Ctx, Launch};
+use mpi::Count;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use mpi::Count;
 
 /// Words in 8 MiB.
 const LARGE: usize = (8 << 20) / 8;
@@ -73,11 +73,7 @@ const NAMES: [&str; 15] = [
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }
 
 fn seconds(start: Instant, ops: usize) -> f64 {
@@ -100,8 +96,23 @@ fn measure(ctx: &mut Ctx) -> Option<Vec<f64>> {
     assert!(p >= 2, "the MPI benchmark needs at least 2 ranks (mpirun -n 2)");
     let (left, right) = ((pid + p - 1) % p, (pid + 1) % p);
     let mut t: Vec<Vec<f64>> = vec![Vec::new(); NAMES.len()];
-    let [sync, barrier, allreduce, put, hpput, get, hpget, sendrecv, memcpy, hrel, hrel_calls, alltoallv, hrel_batch, hrel_batch_calls, alltoall] =
-        std::array::from_fn(|i| i);
+    let [
+        sync,
+        barrier,
+        allreduce,
+        put,
+        hpput,
+        get,
+        hpget,
+        sendrecv,
+        memcpy,
+        hrel,
+        hrel_calls,
+        alltoallv,
+        hrel_batch,
+        hrel_batch_calls,
+        alltoall,
+    ] = std::array::from_fn(|i| i);
 
     // Empty syncs against MPI_Barrier, a one-word MPI_Allreduce and a two-word MPI_Alltoall.
     let mut or = 0u64;
@@ -343,11 +354,7 @@ fn one_run() -> Result<Vec<f64>, String> {
     let line = out.lines().find_map(|l| l.strip_prefix(TAG)).ok_or("rank 0 printed no figures")?;
     let figures: Vec<f64> =
         line.split_whitespace().filter_map(|kv| kv.split_once('=')).filter_map(|(_, v)| v.parse().ok()).collect();
-    if figures.len() == NAMES.len() {
-        Ok(figures)
-    } else {
-        Err(format!("cannot read the figures in {line:?}"))
-    }
+    if figures.len() == NAMES.len() { Ok(figures) } else { Err(format!("cannot read the figures in {line:?}")) }
 }
 
 fn load() -> String {

@@ -15,7 +15,7 @@
 
 use std::cell::Cell;
 
-use crate::outbox::{flags, MsgRec};
+use crate::outbox::{MsgRec, flags};
 use crate::{Ctx, Value};
 
 /// Tag-size state of one process: (A, B, C) of docs/semantics.md §4.1.

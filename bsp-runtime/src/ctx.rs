@@ -43,11 +43,11 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::Error;
 use crate::bsmp::{Recv, TagState};
 use crate::engine::{AnyEngine, Endpoint, Fate, Outboxes, ReadResults};
 use crate::outbox::{Outbox, Pending};
 use crate::reg::Table;
-use crate::Error;
 
 /// The payload of a silent unwind: this process stops because the run already failed (the
 /// failure is recorded elsewhere), so nothing more is printed.

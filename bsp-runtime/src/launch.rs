@@ -10,7 +10,7 @@
 //! communication call. The launcher joins every process and returns the first failure.
 
 use std::any::Any;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::ctx::Stop;
 use crate::engine::Want;
@@ -84,10 +84,10 @@ impl Launch {
     ///
     /// ```
     /// use bsp_runtime::Launch;
-    /// std::env::set_var("BSP_NPROCS", "5");
+    /// // SAFETY: nothing else runs yet in this program (no other thread reads the environment).
+    /// unsafe { std::env::set_var("BSP_NPROCS", "5") };
     /// assert_eq!(Launch::new().procs(2).run(|ctx| ctx.nprocs()).unwrap(), [2, 2]);
     /// assert_eq!(Launch::new().default_procs(2).nprocs().unwrap(), 5);
-    /// # std::env::remove_var("BSP_NPROCS");
     /// ```
     pub fn procs(mut self, p: usize) -> Self {
         self.procs = Some(p);
@@ -142,7 +142,8 @@ impl Launch {
     /// the `mpi` feature): `procs` or `BSP_NPROCS` if given, else the number of ranks.
     ///
     /// ```
-    /// # std::env::remove_var("BSP_NPROCS");
+    /// # // SAFETY: nothing else runs yet in this program.
+    /// # unsafe { std::env::remove_var("BSP_NPROCS") };
     /// use bsp_runtime::Launch;
     /// assert_eq!(Launch::new().procs(3).nprocs().unwrap(), 3);
     /// assert!(Launch::new().procs(0).nprocs().is_err());

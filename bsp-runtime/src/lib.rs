@@ -164,9 +164,9 @@ pub use drma::combine::Combiner;
 pub use drma::dest::{Dest, DestPart, GetDest};
 pub use env::{NPROCS_VAR, THREADS_VAR};
 pub use error::{Error, ErrorKind};
-pub use ext::collective::{self, ops, Grid, Team};
+pub use ext::collective::{self, Grid, Team, ops};
 pub use ext::gp;
-pub use launch::{exit_on_error, run, Launch};
+pub use launch::{Launch, exit_on_error, run};
 pub use observe::stats;
 pub use reg::handle::RegHandle;
 pub use reg::locals::{LocalPart, LocalParts};
@@ -207,5 +207,5 @@ pub use bytemuck;
 /// Items the macros of `bsp-macros` expand to. Not a public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::{exit_on_error, Ctx, Error, Launch, Superstep};
+    pub use crate::{Ctx, Error, Launch, Superstep, exit_on_error};
 }

@@ -10,7 +10,7 @@
 
 use std::marker::PhantomData;
 use std::ops::Deref;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use crate::Ctx;
 

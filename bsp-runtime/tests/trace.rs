@@ -140,7 +140,7 @@ impl Parser<'_> {
                             self.at += 2;
                         }
                         Some(&c) if c < 0x20 => {
-                            return Err(format!("control character in a string at byte {}", self.at))
+                            return Err(format!("control character in a string at byte {}", self.at));
                         }
                         Some(_) => {
                             let rest = std::str::from_utf8(&self.s[self.at..]).map_err(|e| e.to_string())?;

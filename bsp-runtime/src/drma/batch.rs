@@ -18,7 +18,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::ctx::State;
-use crate::outbox::{append, flags, Outbox, BULK_BYTES};
+use crate::outbox::{BULK_BYTES, Outbox, append, flags};
 use crate::{AsRemote, Combiner, Ctx, Elems, RegHandle, Value};
 
 /// Buffered puts into one registration, from [`Ctx::put_batch`].

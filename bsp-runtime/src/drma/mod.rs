@@ -17,7 +17,7 @@ pub(crate) mod batch;
 pub(crate) mod combine;
 pub(crate) mod dest;
 
-use crate::outbox::{flags, GetRec, PutSrc};
+use crate::outbox::{GetRec, PutSrc, flags};
 use crate::reg::Remote;
 use crate::{AsRemote, Ctx, Elems, GetDest, Superstep, Value};
 

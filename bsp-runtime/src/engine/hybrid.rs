@@ -48,20 +48,20 @@ use std::cell::UnsafeCell;
 use std::sync::Arc;
 
 use crossbeam_utils::sync::Parker;
+use mpi::Count;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
-use mpi::Count;
 
 use super::mpi::sparse::log2_ceil;
-use super::mpi::wire::{self, put_bytes, Reader, Received};
+use super::mpi::wire::{self, Reader, Received, put_bytes};
 use super::mpi::{count, displacements, local_ranks, ranks_from_env, report_once, with_world};
-use super::threads::{get_in_place, placement, serve_in_place, Group};
+use super::threads::{Group, get_in_place, placement, serve_in_place};
 use super::{AnyEngine, Endpoint, Engine, Fate, Peers, Poisoned, ReadResults, RegRow, Status, Want};
-use crate::outbox::{flags, Arrival, DestQueue, Meta, Outbox, Pending};
-use crate::reg::Table;
 use crate::Error;
+use crate::outbox::{Arrival, DestQueue, Meta, Outbox, Pending, flags};
+use crate::reg::Table;
 
 use crate::env::THREADS_VAR;
 

@@ -91,9 +91,9 @@ pub(crate) mod threads;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::Error;
 use crate::outbox::{Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::reg::Table;
-use crate::Error;
 
 /// What an engine does for one process (module docs: the contract).
 pub(crate) trait Engine {

@@ -23,8 +23,8 @@ pub mod gp;
 use std::any::Any;
 use std::sync::Arc;
 
-use crate::outbox::{flags, ExtRec, ReqPart};
 use crate::Ctx;
+use crate::outbox::{ExtRec, ReqPart, flags};
 
 /// An object that other processes can address at the sync.
 pub(crate) trait ExtTarget: Any + Send + Sync {

@@ -5,10 +5,10 @@
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
+use crate::Ctx;
 use crate::observe::stats::{Stats, StatsMode, StepStats, Totals, Traffic};
 use crate::observe::trace::Phase;
 use crate::outbox::flags;
-use crate::Ctx;
 
 /// The per-process recorder, a field of `Ctx`. The clock state is in `Cell`s because barriers
 /// are entered through `&Ctx`.
@@ -441,9 +441,5 @@ impl Recorder {
 /// when some process has one) are read from the records.
 #[inline]
 fn put_bytes(q: &crate::outbox::DestQueue, hpput: bool) -> usize {
-    if hpput {
-        q.puts.iter().map(|p| p.len()).sum()
-    } else {
-        q.put_data.len()
-    }
+    if hpput { q.puts.iter().map(|p| p.len()).sum() } else { q.put_data.len() }
 }

@@ -7,8 +7,8 @@
 //! BSMP messages (ascending source pid, then send order), and readable in the next superstep with
 //! [`Ctx::sys_messages`]. Unread ones are discarded at the following sync, as in BSMP.
 
-use crate::outbox::{flags, MsgRec};
 use crate::Ctx;
+use crate::outbox::{MsgRec, flags};
 
 /// One received message: its source and its place in [`SysRecv::data`].
 #[derive(Clone, Copy, Debug)]

@@ -169,11 +169,7 @@ impl PutRec {
 
     #[inline]
     pub(crate) fn src(&self) -> PutSrc {
-        if self.len_kind & Self::DIRECT != 0 {
-            PutSrc::Direct(self.src)
-        } else {
-            PutSrc::Buffered(self.src)
-        }
+        if self.len_kind & Self::DIRECT != 0 { PutSrc::Direct(self.src) } else { PutSrc::Buffered(self.src) }
     }
 
     /// Whether the put combines with the destination instead of overwriting it.
@@ -355,17 +351,16 @@ impl DestQueue {
         elem: usize,
     ) {
         self.put_calls += 1;
-        if let (Some(last), Some(&last_op)) = (self.puts.last_mut(), self.combines.last()) {
-            if last.combines()
-                && last_op == op
-                && last.slot == slot
-                && matches!(last.src(), PutSrc::Buffered(a) if a + last.len() == at)
-                && last.byte_offset + last.len() == byte_offset
-                && last.len() + len <= PutRec::MAX_LEN / elem * elem
-            {
-                *last = PutRec::new(slot, last.byte_offset, last.len() + len, last.src(), true);
-                return;
-            }
+        if let (Some(last), Some(&last_op)) = (self.puts.last_mut(), self.combines.last())
+            && last.combines()
+            && last_op == op
+            && last.slot == slot
+            && matches!(last.src(), PutSrc::Buffered(a) if a + last.len() == at)
+            && last.byte_offset + last.len() == byte_offset
+            && last.len() + len <= PutRec::MAX_LEN / elem * elem
+        {
+            *last = PutRec::new(slot, last.byte_offset, last.len() + len, last.src(), true);
+            return;
         }
         if len <= PutRec::MAX_LEN {
             self.puts.push(PutRec::new(slot, byte_offset, len, PutSrc::Buffered(at), true));

@@ -21,7 +21,7 @@
 //!   process's registered memory only inside a sync that it takes part in), and the run fails.
 
 use std::marker::PhantomData;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::ptr::NonNull;
 use std::sync::Arc;
 

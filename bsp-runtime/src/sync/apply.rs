@@ -3,11 +3,11 @@
 //! then issue order, D2), extension records, the receive queues of the next superstep, and the
 //! registration changes.
 
+use crate::Ctx;
 use crate::engine::Peers;
 use crate::observe::stats::Traffic;
-use crate::outbox::{flags, PutSrc, LANDED};
+use crate::outbox::{LANDED, PutSrc, flags};
 use crate::reg::RegState;
-use crate::Ctx;
 
 impl Ctx {
     /// Writes the get results that were staged because they land in this process's registered

@@ -34,11 +34,11 @@
 mod apply;
 mod verdict;
 
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
-use crate::engine::{AnyEngine, Engine, Poisoned, Status};
-use crate::outbox::{flags, Arrival, Pending};
 use crate::Ctx;
+use crate::engine::{AnyEngine, Engine, Poisoned, Status};
+use crate::outbox::{Arrival, Pending, flags};
 
 impl Ctx {
     /// Ends the superstep (`bsp_sync`): waits for every process, then completes all

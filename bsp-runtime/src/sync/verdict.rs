@@ -2,8 +2,8 @@
 //! (registrations pushed and popped, tag sizes requested) from the same data, so all reach the
 //! same verdict and a mismatch fails the run identically on every process, naming the superstep.
 
-use crate::engine::Peers;
 use crate::Ctx;
+use crate::engine::Peers;
 
 impl Ctx {
     /// Compares the collective bookkeeping of every process; every process reaches the same

@@ -5,7 +5,7 @@
 
 use bsp_runtime::{Ctx, Value};
 
-use super::check::{checks, expect, ring, Outcome, Procs, PS_MANY};
+use super::check::{Outcome, PS_MANY, Procs, checks, expect, ring};
 
 /// D8, §4.1: `set_tagsize` returns the size in force (B of the (A, B, C) model); the last request
 /// of a superstep is the one that takes effect.

@@ -302,20 +302,12 @@ pub(crate) use is_several;
 
 /// `Ok` if `got == want`, else a message naming `what` and both values.
 pub fn expect<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> Outcome {
-    if got == want {
-        Ok(())
-    } else {
-        Err(format!("{what}: got {got:?}, expected {want:?}"))
-    }
+    if got == want { Ok(()) } else { Err(format!("{what}: got {got:?}, expected {want:?}")) }
 }
 
 /// `Ok` if `ok`, else `what`.
 pub fn ensure(ok: bool, what: impl FnOnce() -> String) -> Outcome {
-    if ok {
-        Ok(())
-    } else {
-        Err(what())
-    }
+    if ok { Ok(()) } else { Err(what()) }
 }
 
 /// The left and right neighbours of `pid` on a ring of `p` processes.

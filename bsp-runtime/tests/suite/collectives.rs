@@ -7,9 +7,9 @@
 use std::fmt::Debug;
 
 use bsp_runtime::collective::Parts;
-use bsp_runtime::{ops, Ctx};
+use bsp_runtime::{Ctx, ops};
 
-use super::check::{cases, checks, Outcome, Probe, Procs};
+use super::check::{Outcome, Probe, Procs, cases, checks};
 
 /// Every count from 1 to 8 on threads (and every rank count on MPI).
 const ONE_TO_EIGHT: Procs = Procs::ALL.on(&[1, 2, 3, 4, 5, 6, 7, 8]);

@@ -6,7 +6,7 @@
 
 use bsp_runtime::Ctx;
 
-use super::check::{cases, checks, expect, ring, Outcome, Probe};
+use super::check::{Outcome, Probe, cases, checks, expect, ring};
 
 /// Every process adds `pid + 1` into one element of every process.
 pub fn fan_in_sums_into_one_element_of_every_process(ctx: &mut Ctx) -> Outcome {

@@ -5,7 +5,7 @@
 
 use bsp_runtime::{Ctx, Dest, Reg, Superstep};
 
-use super::check::{cases, checks, expect, ring, Complaints, Outcome, Probe};
+use super::check::{Complaints, Outcome, Probe, cases, checks, expect, ring};
 
 /// Element `i` of process `q`'s registration in these checks.
 fn value(q: usize, i: usize) -> u64 {

@@ -4,7 +4,7 @@
 
 use bsp_runtime::Ctx;
 
-use super::check::{checks, expect, ring, Complaints, Outcome, Procs, PS_MANY};
+use super::check::{Complaints, Outcome, PS_MANY, Procs, checks, expect, ring};
 
 /// Index of the first element where `got` and `want` differ, with both values.
 fn first_mismatch<T: PartialEq + Copy>(got: &[T], want: &[T]) -> Option<(usize, T, T)> {
@@ -341,11 +341,7 @@ pub fn engine_messages_follow_the_ranks_a_process_talks_to(ctx: &mut Ctx) -> Out
         if !on_mpi {
             m == 0
         } else if let Some(t) = threads {
-            if pid % t == 0 && p > t {
-                m >= 1
-            } else {
-                m == 0
-            }
+            if pid % t == 0 && p > t { m >= 1 } else { m == 0 }
         } else if sparse {
             m >= talks_to && m <= talks_to + 2 * log2
         } else {
@@ -441,11 +437,11 @@ pub fn hpput_from_an_hpmove_payload_behaves_like_put(ctx: &mut Ctx) -> Outcome {
     }
     let mut relayed = 0;
     ctx.superstep(|s| {
-        if s.pid() == relay {
-            if let Some((_, payload)) = s.hpmove::<(), u64>() {
-                relayed = payload.len();
-                s.hpput(receiver, payload, &x, 0);
-            }
+        if s.pid() == relay
+            && let Some((_, payload)) = s.hpmove::<(), u64>()
+        {
+            relayed = payload.len();
+            s.hpput(receiver, payload, &x, 0);
         }
     });
     let wrong = x.local(ctx).iter().filter(|&&v| v != 1).count();

@@ -5,12 +5,12 @@
 //! lists them with their process counts (threads: `failures.rs`; MPI: one job per case and
 //! count, `mpi.rs`).
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Duration;
 
 use bsp_runtime::{Ctx, Reg};
 
-use super::check::{cases, ensure, expect, ring, Failure, Outcome, Probe};
+use super::check::{Failure, Outcome, Probe, cases, ensure, expect, ring};
 
 /// Long enough for the other processes to be waiting in their sync.
 const SETTLE: Duration = Duration::from_millis(100);
@@ -81,11 +81,7 @@ fn when_several_processes_abort_one_abort_is_reported_whole(ctx: &mut Ctx, _: &P
 
 /// The process that aborts in [`abort_stops_every_process_and_is_reported_as_an_abort`].
 fn abort_culprit(p: usize) -> usize {
-    if p == 3 {
-        1
-    } else {
-        p - 1
-    }
+    if p == 3 { 1 } else { p - 1 }
 }
 
 /// §2.7, D14: `abort` stops every process; the error is an abort with the pid and message.

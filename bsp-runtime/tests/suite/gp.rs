@@ -3,10 +3,10 @@
 //! ordering within a superstep; every error message; and a model check of random supersteps.
 //! `gp.rs` runs them on threads, `mpi.rs` on MPI ranks.
 
-use bsp_runtime::gp::{subscripts, GpArray, GpBuf};
 use bsp_runtime::Ctx;
+use bsp_runtime::gp::{GpArray, GpBuf, subscripts};
 
-use super::check::{all_gather, cases, checks, ensure, expect, Complaints, Outcome, Probe, Procs};
+use super::check::{Complaints, Outcome, Probe, Procs, all_gather, cases, checks, ensure, expect};
 
 // ---------------------------------------------------------------------------------------------
 // Test data: a deterministic content for every subscript

@@ -31,12 +31,12 @@
 //! machine are added when unset (see `launcher::defaults`).
 
 use std::io::Write as _;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
 
-use bsp_runtime::{exit_on_error, Launch};
+use bsp_runtime::{Launch, exit_on_error};
 
-use check::{reset, Case, Check, Probe};
+use check::{Case, Check, Probe, reset};
 
 mod check;
 

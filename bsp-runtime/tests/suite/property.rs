@@ -1,5 +1,5 @@
 //! The model-based property test as an engine-neutral check, inside one run: every process
-//! generates the same random programs from the same seeds (`model/gen.rs`, on as many processes
+//! generates the same random programs from the same seeds (`model/generator.rs`, on as many processes
 //! as the run has), runs its own part of each on the runtime (`model/interp.rs`), computes the
 //! whole reference model sequentially (`model/reference.rs`) and compares its own log with the
 //! model's log for its pid. Programs run one after the other; between two of them `reset` brings
@@ -7,7 +7,7 @@
 //!
 //! There is no shrinking here (proptest's runner cannot drive an SPMD run; `threads/model.rs` runs
 //! proptest with shrinking on threads); a failure prints the seed, and
-//! `gen::generate(seed, p, steps)` rebuilds the program for `threads/model.rs` or a debugger, where
+//! `generator::generate(seed, p, steps)` rebuilds the program for `threads/model.rs` or a debugger, where
 //! `interp::run` runs it on threads.
 //!
 //! `BSP_MODEL_CASES` sets the number of programs per run (64 by default), `BSP_MODEL_SEED` the
@@ -15,9 +15,9 @@
 
 use bsp_runtime::Ctx;
 
-use super::check::{checks, reset, Outcome};
+use super::check::{Outcome, checks, reset};
 use crate::model::program::Event;
-use crate::model::{gen, interp, reference};
+use crate::model::{generator, interp, reference};
 
 /// Random programs per rank count (`BSP_MODEL_CASES`).
 const CASES: u64 = 64;
@@ -67,7 +67,7 @@ pub fn random_programs_match_the_model(ctx: &mut Ctx) -> Outcome {
     for i in 0..cases {
         let seed = seed(base, p, i);
         let steps = 1 + (i as usize % MAX_STEPS);
-        let prog = gen::generate(seed, p, steps);
+        let prog = generator::generate(seed, p, steps);
         let got = interp::process(&prog, ctx);
         reset(ctx);
         let want = reference::run(&prog).swap_remove(pid);
@@ -80,7 +80,7 @@ pub fn random_programs_match_the_model(ctx: &mut Ctx) -> Outcome {
     };
     Err(format!(
         "{} of {cases} random programs differ from the model on process {pid}; the first is \
-         `gen::generate({seed:#x}, {p}, {steps})`, at {diff}\n{prog}",
+         `generator::generate({seed:#x}, {p}, {steps})`, at {diff}\n{prog}",
         failed.len()
     ))
 }

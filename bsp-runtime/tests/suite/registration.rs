@@ -5,7 +5,7 @@
 
 use bsp_runtime::{Ctx, RegHandle};
 
-use super::check::{checks, ring, Complaints, Outcome};
+use super::check::{Complaints, Outcome, checks, ring};
 
 /// Puts this process's first element into element `pid` of its right neighbour's registration,
 /// through any handle.

@@ -1,12 +1,12 @@
 //! Robustness as engine-neutral checks: defects found by Miri, adversarial programs and fault
 //! injection, each with the program that showed it.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use bsp_runtime::gp::GpArray;
 use bsp_runtime::{Ctx, Remote};
 
-use super::check::{cases, checks, ring, Complaints, Outcome, Probe};
+use super::check::{Complaints, Outcome, Probe, cases, checks, ring};
 
 // ---------------------------------------------------------------------------------------------
 // 1. GP size queries into registered memory (Stacked Borrows)

@@ -4,8 +4,8 @@
 //! `#[test]`s that `checks!` and `cases!` generate call them). The MPI binary (`mpi.rs`) has
 //! its own launcher, with a time limit per job.
 
+use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use bsp_runtime::{Ctx, Error};
@@ -97,14 +97,6 @@ pub fn assert_mentions(err: &Error, parts: &[&str]) {
     if let Err(why) = Failure::parse(0, &err.to_string()).mentions(parts) {
         panic!("{why}");
     }
-}
-
-/// Held by the tests that change the process's environment (`BSP_NPROCS`), so that two of them
-/// never run at once in this binary.
-pub fn environment() -> MutexGuard<'static, ()> {
-    static ENV: Mutex<()> = Mutex::new(());
-    // A test that failed while holding it leaves nothing to repair: each sets what it needs.
-    ENV.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Runs a check of the suite (`suite/check.rs`) at each of its process counts on threads and

@@ -2,9 +2,9 @@
 //! the same superstep), broken ones fail the run at the next sync with the place and every
 //! process's value. The checks run in debug builds only, as the tests are built.
 
-use bsp_runtime::{ops, Ctx};
+use bsp_runtime::{Ctx, ops};
 
-use super::check::{cases, checks, Complaints, Outcome, Probe};
+use super::check::{Complaints, Outcome, Probe, cases, checks};
 
 /// Promises of a count, a float and a pair, beside messages and a collective whose promises
 /// travel on the channel the collective reads after its sync.

@@ -3,11 +3,11 @@
 //! every access form, and the failures it must report. MPI sends the pushed address as 0 and
 //! resolves a scoped registration by its slot, so these run there too.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use bsp_runtime::{ops, Ctx};
+use bsp_runtime::{Ctx, ops};
 
-use super::check::{cases, checks, ring, Complaints, Outcome, Probe, Procs};
+use super::check::{Complaints, Outcome, Probe, Procs, cases, checks, ring};
 
 /// A library routine with a plain `&mut [f64]` argument: registers it, receives the left
 /// neighbour's first element into element 0, adds it to the other elements, and returns the

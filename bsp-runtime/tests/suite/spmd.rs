@@ -2,11 +2,11 @@
 //! counts, `step`, `time`, `superstep`, long runs of mixed supersteps, nested runs, and panics
 //! that the program catches.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use bsp_runtime::Ctx;
 
-use super::check::{checks, ensure, expect, ring, Outcome, Procs};
+use super::check::{Outcome, Procs, checks, ensure, expect, ring};
 
 // ---------------------------------------------------------------------------------------------
 // §2 SPMD framework, D13

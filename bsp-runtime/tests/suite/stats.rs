@@ -2,10 +2,10 @@
 //! checks: exact operation counts, bytes and h of this process, on every engine. Supersteps
 //! are counted from the check's start (on MPI every check runs inside one long run).
 
-use bsp_runtime::stats::{StepStats, Traffic};
 use bsp_runtime::Ctx;
+use bsp_runtime::stats::{StepStats, Traffic};
 
-use super::check::{checks, ring, Complaints, Outcome};
+use super::check::{Complaints, Outcome, checks, ring};
 
 /// Puts of `q + 1` words from every process to every other process `q`, and 3 words to itself.
 pub fn puts_are_counted_by_sender_and_receiver(ctx: &mut Ctx) -> Outcome {

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use bsp_runtime::Ctx;
 
-use super::check::{checks, ensure, expect, Outcome, Procs};
+use super::check::{Outcome, Procs, checks, ensure, expect};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {

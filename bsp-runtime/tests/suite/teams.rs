@@ -8,7 +8,7 @@ use bsp_runtime::collective::Parts;
 use bsp_runtime::ops::{self, Loc};
 use bsp_runtime::{Ctx, Grid, Team};
 
-use super::check::{cases, checks, Complaints, Failure, Outcome, Probe, Procs};
+use super::check::{Complaints, Failure, Outcome, Probe, Procs, cases, checks};
 
 /// An order-sensitive operator: the result shows the order of combination.
 fn mix(a: u64, b: u64) -> u64 {

@@ -35,29 +35,29 @@
 //! mismatches are found by every rank; rank 0 prints the error before any rank returns it
 //! (`report_once`), and each returns it quieted.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use mpi::Count;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
-use mpi::Count;
 
 use std::cell::UnsafeCell;
 
 use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, Status, Want};
-use crate::outbox::{flags, Arrival, Outbox, Pending, PutSrc, LANDED};
-use crate::reg::Table;
 use crate::Error;
-use direct::{is_large, swap_words, Transfers, BLOCK_TAG, GET_TAG, PUT_TAG};
-use wire::{put_bytes, LargeIn, Reader, Received, HEADER_WORDS};
+use crate::outbox::{Arrival, LANDED, Outbox, Pending, PutSrc, flags};
+use crate::reg::Table;
+use direct::{BLOCK_TAG, GET_TAG, PUT_TAG, Transfers, is_large, swap_words};
+use wire::{HEADER_WORDS, LargeIn, Reader, Received, put_bytes};
 
 pub(crate) mod direct;
 pub(crate) mod sparse;
 pub(crate) mod wire;
 
-use sparse::{log2_ceil, Block, Landing};
+use sparse::{Block, Landing, log2_ceil};
 
 /// Whether this OS process was started by `mpirun` (read before MPI is initialised, which
 /// sets some of these variables itself).

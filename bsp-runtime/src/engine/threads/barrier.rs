@@ -77,8 +77,8 @@ use std::hint::spin_loop;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crossbeam_utils::sync::{Parker, Unparker};
 use crossbeam_utils::CachePadded;
+use crossbeam_utils::sync::{Parker, Unparker};
 
 use crate::engine::Poisoned;
 
@@ -197,7 +197,7 @@ impl Barrier {
         let (algo, patience) = match strategy {
             Strategy::Dissemination => {
                 let rounds = (usize::BITS - (n - 1).leading_zeros()) as usize; // ceil(log2 n)
-                                                                               // Slot of parity `q` first awaits epoch `q`; it starts with the tag of `q - 2`.
+                // Slot of parity `q` first awaits epoch `q`; it starts with the tag of `q - 2`.
                 let slots = (0..n * rounds * 2).map(|i| padded(tag((i as u64 % 2).wrapping_sub(2)))).collect();
                 (Algo::Dissemination { rounds, slots }, PATIENT)
             }
@@ -432,11 +432,7 @@ mod tests {
 
     /// Mostly zero: the empty-sync case, with an occasional single flag.
     fn sparse(r: u64, q: usize) -> u64 {
-        if (r as usize + q) % 5 == 0 {
-            1 << (r % 3)
-        } else {
-            0
-        }
+        if (r as usize + q) % 5 == 0 { 1 << (r % 3) } else { 0 }
     }
 
     #[test]

@@ -21,14 +21,14 @@ use std::cell::UnsafeCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crossbeam_utils::sync::Parker;
 use crossbeam_utils::CachePadded;
+use crossbeam_utils::sync::Parker;
 
 use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, RegRow, Status, Want};
+use crate::Error;
 use crate::ext::ExtTarget;
 use crate::outbox::{DestQueue, GetRec, Meta, Outbox, ReqPart, Senders};
 use crate::reg::Table;
-use crate::Error;
 use barrier::Barrier;
 
 /// Outboxes of one process, by superstep parity.

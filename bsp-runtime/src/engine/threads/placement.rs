@@ -18,7 +18,7 @@ mod linux {
     #[derive(Clone, Copy)]
     pub(super) struct CpuSet([u64; 16]);
 
-    extern "C" {
+    unsafe extern "C" {
         fn sched_getaffinity(pid: i32, size: usize, mask: *mut CpuSet) -> i32;
         fn sched_setaffinity(pid: i32, size: usize, mask: *const CpuSet) -> i32;
     }

@@ -1,8 +1,8 @@
 //! How each collective moves its data, on any group of processes (every process, or a team):
 //! the one or two supersteps of messages that `Ctx`'s and `Team`'s collectives make.
 
-use super::wire::{extend_from_bytes, vec_from_bytes, Group, Kind};
 use super::CollectiveData;
+use super::wire::{Group, Kind, extend_from_bytes, vec_from_bytes};
 use crate::{Ctx, Value};
 
 /// Where `n` elements split into `p` near-equal blocks put block `q`: `q·n/p .. (q+1)·n/p`.
@@ -29,11 +29,7 @@ impl Ctx {
         }
         self.sync();
         let parts = self.coll_parts(&call);
-        if me == root {
-            data.to_vec()
-        } else {
-            vec_from_bytes(parts[root].payload, parts[root].count)
-        }
+        if me == root { data.to_vec() } else { vec_from_bytes(parts[root].payload, parts[root].count) }
     }
 
     #[track_caller]
@@ -182,11 +178,7 @@ impl Ctx {
         }
         self.sync();
         let got = self.coll_parts(&call);
-        if me == root {
-            parts[me].as_ref().to_vec()
-        } else {
-            vec_from_bytes(got[root].payload, got[root].count)
-        }
+        if me == root { parts[me].as_ref().to_vec() } else { vec_from_bytes(got[root].payload, got[root].count) }
     }
 
     #[track_caller]

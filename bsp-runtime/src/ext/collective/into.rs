@@ -10,8 +10,8 @@
 
 use std::ops::Index;
 
-use super::wire::{extend_from_bytes, Call, Group, Kind, Part};
 use super::CollectiveData;
+use super::wire::{Call, Group, Kind, Part, extend_from_bytes};
 use crate::{Ctx, Value};
 
 /// What a gathering collective received, one part per process, stored contiguously in pid

@@ -47,11 +47,7 @@ pub fn product<T: Mul<Output = T>>(a: T, b: T) -> T {
 /// assert_eq!(bsp_runtime::ops::min(1.0, f64::NAN), 1.0);
 /// ```
 pub fn min<T: PartialOrd>(a: T, b: T) -> T {
-    if b < a {
-        b
-    } else {
-        a
-    }
+    if b < a { b } else { a }
 }
 
 /// The larger of `a` and `b`; `a` when they are equal or unordered (as [`min`]).
@@ -60,11 +56,7 @@ pub fn min<T: PartialOrd>(a: T, b: T) -> T {
 /// assert_eq!(bsp_runtime::ops::max(2, -7), 2);
 /// ```
 pub fn max<T: PartialOrd>(a: T, b: T) -> T {
-    if b > a {
-        b
-    } else {
-        a
-    }
+    if b > a { b } else { a }
 }
 
 /// A value and where it is (an index, such as a global row number), for [`max_loc`] and
@@ -144,11 +136,7 @@ impl<T: Copy + PartialEq> PartialEq for Loc<T> {
 /// ```
 pub fn max_loc<T: PartialOrd + Copy>(a: Loc<T>, b: Loc<T>) -> Loc<T> {
     let (x, y) = (a.value(), b.value());
-    if y > x || (y == x && b.index() < a.index()) {
-        b
-    } else {
-        a
-    }
+    if y > x || (y == x && b.index() < a.index()) { b } else { a }
 }
 
 /// The smaller value with its index; of equal values, the one with the smaller index (as
@@ -160,9 +148,5 @@ pub fn max_loc<T: PartialOrd + Copy>(a: Loc<T>, b: Loc<T>) -> Loc<T> {
 /// ```
 pub fn min_loc<T: PartialOrd + Copy>(a: Loc<T>, b: Loc<T>) -> Loc<T> {
     let (x, y) = (a.value(), b.value());
-    if y < x || (y == x && b.index() < a.index()) {
-        b
-    } else {
-        a
-    }
+    if y < x || (y == x && b.index() < a.index()) { b } else { a }
 }

@@ -140,11 +140,7 @@ impl<'a> Group<'a> {
 
     /// What the members are called in messages.
     pub(super) fn who(&self) -> &'static str {
-        if self.team.is_some() {
-            "member of the team"
-        } else {
-            "process"
-        }
+        if self.team.is_some() { "member of the team" } else { "process" }
     }
 }
 
@@ -252,11 +248,7 @@ impl Call<'_> {
 
 /// The bytes of `xs` (none for a zero-sized `T`).
 fn bytes_of<T: Value>(xs: &[T]) -> &[u8] {
-    if size_of::<T>() == 0 {
-        &[]
-    } else {
-        bytemuck::cast_slice(xs)
-    }
+    if size_of::<T>() == 0 { &[] } else { bytemuck::cast_slice(xs) }
 }
 
 /// Appends the `count` elements in `bytes` (at any alignment) to `out`.
@@ -321,11 +313,7 @@ impl Ctx {
         data: impl CollectiveData<T> + 'a,
         needed: bool,
     ) -> Cow<'a, [T]> {
-        if needed {
-            data.read(self, call.op)
-        } else {
-            Cow::Borrowed(&[])
-        }
+        if needed { data.read(self, call.op) } else { Cow::Borrowed(&[]) }
     }
 
     /// Fails the call unless `n` is one part per member (`alltoallv`).
@@ -451,11 +439,7 @@ impl Ctx {
             group.who(),
             if group.team.is_some() { "member" } else { "process" },
         );
-        if group.team.is_none() {
-            self.fail_collective(msg)
-        } else {
-            self.fail_misuse(msg)
-        }
+        if group.team.is_none() { self.fail_collective(msg) } else { self.fail_misuse(msg) }
     }
 
     /// Folds the data of ranks `0..=last` (this process's from `mine`, the others' from

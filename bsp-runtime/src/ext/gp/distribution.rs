@@ -152,17 +152,17 @@ impl Distribution {
     fn regular_impl(dims: &[usize], nprocs: usize, chunk: Option<&[i64]>) -> Result<Distribution, String> {
         check_dims(dims)?;
         check_nprocs(nprocs)?;
-        if let Some(chunk) = chunk {
-            if chunk.len() != dims.len() {
-                return Err(format!(
-                    "`chunk` has {} values {:?} but the array has {} dimensions {:?}: give one \
+        if let Some(chunk) = chunk
+            && chunk.len() != dims.len()
+        {
+            return Err(format!(
+                "`chunk` has {} values {:?} but the array has {} dimensions {:?}: give one \
                      chunk value per axis (0 or less for no constraint)",
-                    chunk.len(),
-                    chunk,
-                    dims.len(),
-                    dims
-                ));
-            }
+                chunk.len(),
+                chunk,
+                dims.len(),
+                dims
+            ));
         }
 
         let ndim = dims.len();
@@ -976,10 +976,12 @@ mod tests {
             assert!(err.contains(needle), "{err:?} should mention {needle:?}");
             assert_eq!(err.chars().next(), err.chars().next().map(|c| c.to_ascii_lowercase()));
         }
-        assert!(Distribution::regular(&[usize::MAX, 2], 1, None)
-            .unwrap_err()
-            .to_string()
-            .contains("more elements than fit"));
+        assert!(
+            Distribution::regular(&[usize::MAX, 2], 1, None)
+                .unwrap_err()
+                .to_string()
+                .contains("more elements than fit")
+        );
         assert!(Distribution::regular(&[2; 7], 3, None).is_ok());
     }
 

@@ -101,4 +101,4 @@ mod shared;
 pub use array::{GpArray, GpBuilder};
 pub use buf::GpBuf;
 pub use distribution::{Distribution, DistributionError, MAX_NDIM};
-pub use patch::{subscripts, Subscripts};
+pub use patch::{Subscripts, subscripts};

@@ -23,11 +23,11 @@
 
 use std::marker::PhantomData;
 
+use super::GpArray;
 use super::buf::GpBuf;
 use super::patch;
 use super::record::{Batch, Op};
 use super::request::{self, Elements};
-use super::GpArray;
 use crate::{Ctx, Superstep, Value};
 
 /// Where the result of a GP read lands: the closed set of destinations the public reads take.

@@ -18,7 +18,7 @@
 
 use std::ops::Range;
 
-use super::record::{read_word, WORD};
+use super::record::{WORD, read_word};
 use crate::Value;
 
 /// The parts of a read: for each owner asked, the bytes of its request.

@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime};
 
-use crate::observe::stats::{Machine, StepStats};
 use crate::Ctx;
+use crate::observe::stats::{Machine, StepStats};
 use part::{read_part, write_part};
 use render::Run;
 

@@ -403,7 +403,7 @@ impl Run {
                     *col = (*col).max(rows[k].h_max);
                 }
             }
-            for (c, &h) in cols.iter().enumerate().filter(|(_, &h)| h > 0) {
+            for (c, &h) in cols.iter().enumerate().filter(|&(_, &h)| h > 0) {
                 let bar = ((h as f64 / h_top as f64) * chart_h as f64).max(1.0);
                 let _ = writeln!(
                     o,

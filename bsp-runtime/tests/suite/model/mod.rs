@@ -2,7 +2,7 @@
 //! every engine, `threads/model.rs` with shrinking on threads):
 //!
 //! - `program.rs`: a program as data, and the events a process observes;
-//! - `gen.rs`: random valid programs (collectives matching, transfers in extent, borrows
+//! - `generator.rs`: random valid programs (collectives matching, transfers in extent, borrows
 //!   respected, unbuffered transfers only where BSPlib defines them);
 //! - `reference.rs`: the reference model, with the rules it implements;
 //! - `interp.rs`: each process interpreting its part on the runtime;
@@ -11,7 +11,7 @@
 //! The proptest strategy that shrinks a failing program and the counts of what the generator
 //! produces are threads-only, beside the test that uses them (`threads/model/`).
 
-pub mod gen;
+pub mod generator;
 pub mod interp;
 pub mod program;
 pub mod reference;

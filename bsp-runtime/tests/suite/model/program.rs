@@ -1,6 +1,6 @@
 //! A random BSP program as plain data: what every process does in every superstep.
 //!
-//! The whole program is generated before it runs (`gen.rs`), because collective calls
+//! The whole program is generated before it runs (`generator.rs`), because collective calls
 //! (`register`, `unregister`, `set_tagsize`, the syncs themselves) must match across processes.
 //! The runtime interpreter (`interp.rs`) and the sequential reference (`reference.rs`) both read
 //! it and each produce one [`Event`] log per process; the test compares the logs.
@@ -13,7 +13,7 @@ pub type RegId = usize;
 /// `Debug` prints the same readable listing as `Display` (proptest shows failing inputs with it).
 #[derive(Clone)]
 pub struct Program {
-    /// Where it came from: `gen::generate(seed, p, steps)` rebuilds it (before shrinking).
+    /// Where it came from: `generator::generate(seed, p, steps)` rebuilds it (before shrinking).
     pub seed: u64,
     pub p: usize,
     pub regs: Vec<RegInfo>,

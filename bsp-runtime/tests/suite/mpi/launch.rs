@@ -10,9 +10,9 @@
 
 use std::process::ExitCode;
 
-use bsp_runtime::{exit_on_error, Launch};
+use bsp_runtime::{Launch, exit_on_error};
 
-use super::launcher::{fails_promptly, mentions_once, succeeds, Job};
+use super::launcher::{Job, fails_promptly, mentions_once, succeeds};
 
 /// What a judge found: `Err` says what is wrong.
 pub type Outcome = Result<(), String>;
@@ -91,7 +91,12 @@ pub const CASES: &[Case] = &[
         summary: "a second `Launch::run` under mpirun (on process 0, the only rank that goes on) is refused with a launch error, not a hang",
         judge: |job| {
             succeeds(job)?;
-            has_lines(job, &["rank 0: first Ok([0]), second Err(\"MPI can be started only once per program, and an earlier SPMD run already used it\")"])?;
+            has_lines(
+                job,
+                &[
+                    "rank 0: first Ok([0]), second Err(\"MPI can be started only once per program, and an earlier SPMD run already used it\")",
+                ],
+            )?;
             lacks_rank_lines(job, 1..2)
         },
     },
@@ -200,11 +205,7 @@ pub const CASES: &[Case] = &[
 /// Fails unless exactly `n` lines of stdout start with `prefix`.
 fn expect_count(job: &Job, prefix: &str, n: usize) -> Outcome {
     let got = job.stdout.lines().filter(|l| l.starts_with(prefix)).count();
-    if got == n {
-        Ok(())
-    } else {
-        Err(format!("{got} lines start with {prefix:?}, expected {n}"))
-    }
+    if got == n { Ok(()) } else { Err(format!("{got} lines start with {prefix:?}, expected {n}")) }
 }
 
 /// Fails if a rank in `ranks` printed a line: they leave after the run (D22).

@@ -254,11 +254,7 @@ fn rank_counts() -> Vec<usize> {
         .filter_map(|s| s.parse().ok())
         .filter(|&n| n > 0)
         .collect();
-    if parsed.is_empty() {
-        vec![1, 2, 4]
-    } else {
-        parsed
-    }
+    if parsed.is_empty() { vec![1, 2, 4] } else { parsed }
 }
 
 /// The exchanges the checks run on besides each count's default (`BSP_MPI_EXCHANGE`): the
@@ -367,11 +363,7 @@ pub fn fails_promptly(job: &Job) -> Result<(), String> {
 
 /// `Ok` if the job succeeded.
 pub fn succeeds(job: &Job) -> Result<(), String> {
-    if job.succeeded() {
-        Ok(())
-    } else {
-        Err(format!("the job should succeed; it {}", job.ending()))
-    }
+    if job.succeeded() { Ok(()) } else { Err(format!("the job should succeed; it {}", job.ending())) }
 }
 
 /// `Ok` if stderr mentions `text` exactly once.
@@ -456,21 +448,23 @@ pub fn main() -> ExitCode {
     let verdicts = std::sync::Mutex::new(vec![None; jobs.len()]);
     std::thread::scope(|scope| {
         for _ in 0..parallel_jobs() {
-            scope.spawn(|| loop {
-                // Relaxed: only a unique index is needed; the results go through the mutex.
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&(case, p, threads)) = jobs.get(i) else { break };
-                let t = threads.map(|t| t.to_string());
-                let mut env = vec![("RUST_BACKTRACE", "0")];
-                env.extend(t.as_deref().map(|t| ("BSP_THREADS", t)));
-                let ranks = p / threads.unwrap_or(1);
-                let verdict = match mpirun_per_rank(ranks, &["--case", case.name], &env, limit()) {
-                    Err(e) => Err(e),
-                    Ok(job) => judge_case(case, p, &job).map_err(|why| {
-                        format!("{why}\n  stdout:\n{}  stderr:\n{}", indent(&job.stdout), job.stderr_tail(40))
-                    }),
-                };
-                verdicts.lock().expect("no job thread panics holding the lock")[i] = Some(verdict);
+            scope.spawn(|| {
+                loop {
+                    // Relaxed: only a unique index is needed; the results go through the mutex.
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&(case, p, threads)) = jobs.get(i) else { break };
+                    let t = threads.map(|t| t.to_string());
+                    let mut env = vec![("RUST_BACKTRACE", "0")];
+                    env.extend(t.as_deref().map(|t| ("BSP_THREADS", t)));
+                    let ranks = p / threads.unwrap_or(1);
+                    let verdict = match mpirun_per_rank(ranks, &["--case", case.name], &env, limit()) {
+                        Err(e) => Err(e),
+                        Ok(job) => judge_case(case, p, &job).map_err(|why| {
+                            format!("{why}\n  stdout:\n{}  stderr:\n{}", indent(&job.stdout), job.stderr_tail(40))
+                        }),
+                    };
+                    verdicts.lock().expect("no job thread panics holding the lock")[i] = Some(verdict);
+                }
             });
         }
     });
@@ -527,11 +521,7 @@ pub fn main() -> ExitCode {
         tally.skipped, tally.known
     );
     println!("{} passed, {} failed", tally.passed, tally.failed);
-    if tally.failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    if tally.failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
 fn indent(text: &str) -> String {

@@ -5,8 +5,8 @@
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 
-use crate::runner::{assert_mentions, environment, run_err, run_ok, within};
-use bsp_runtime::{Error, Launch, Reg, Remote, NPROCS_VAR};
+use crate::runner::{assert_mentions, run_err, run_ok, within};
+use bsp_runtime::{Error, Reg, Remote};
 
 /// Asserts that the run failed on process `pid` with a misuse (not an abort).
 #[track_caller]
@@ -76,32 +76,4 @@ fn a_remote_name_of_another_process_is_reported_at_the_call() {
     });
     assert_misuse_on(&err, 1);
     assert_mentions(&err, &["put", "registration #1", "belongs to process 0"]);
-}
-
-/// `BSP_NPROCS` that is 0 or not a number, and `run(0, ..)`, are launch errors without a pid.
-/// It changes the environment, so it holds the lock of the tests that do.
-#[test]
-fn a_bad_process_count_is_a_launch_error() {
-    let _environment = environment();
-    within("launch errors", || {
-        for bad in ["0", "abc", "-3", "", "2.5"] {
-            std::env::set_var(NPROCS_VAR, bad);
-            let err = Launch::new().run(|ctx| ctx.pid()).unwrap_err();
-            assert_eq!(err.pid(), None);
-            assert!(!err.is_abort());
-            assert!(err.to_string().contains("BSP_NPROCS") || bad == "0", "{bad:?}: {err}");
-            if bad == "0" {
-                assert_mentions(&err, &["0 processes"]);
-            } else {
-                assert_mentions(&err, &[&format!("{bad:?}"), "positive integer"]);
-            }
-            assert_eq!(Launch::new().default_procs(2).nprocs().unwrap_err(), err);
-            // an explicit count does not look at the variable
-            assert_eq!(Launch::new().procs(2).run(|ctx| ctx.nprocs()).unwrap(), [2, 2]);
-        }
-        std::env::remove_var(NPROCS_VAR);
-        let err = bsp_runtime::run(0, |ctx| ctx.pid()).unwrap_err();
-        assert_eq!(err.pid(), None);
-        assert_eq!(err.to_string(), "cannot run an SPMD program on 0 processes");
-    });
 }

@@ -7,7 +7,7 @@
 //! `PROPTEST_CASES` sets the number of programs (256 by default); `BSP_MODEL_MAX_P` and
 //! `BSP_MODEL_MAX_STEPS` the largest programs (8 processes, 6 supersteps). A failure prints the
 //! smallest failing program found, the first differing observation, and the seed that regenerates
-//! the unshrunk program (`gen::generate(seed, p, steps)`).
+//! the unshrunk program (`generator::generate(seed, p, steps)`).
 //!
 //! The same property also runs as a check of the suite's table (`property.rs`: seeded programs
 //! inside one run, without shrinking), on threads at every p of the suite and in `mpi.rs` on
@@ -21,7 +21,7 @@ use std::time::Duration;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
 use crate::model::program::{self, Event, Program};
-use crate::model::{gen, interp, reference};
+use crate::model::{generator, interp, reference};
 use crate::runner::try_within;
 use coverage::Coverage;
 use shrink::Programs;
@@ -147,7 +147,7 @@ fn generator_covers_the_semantics() {
     let mut cov = Coverage::default();
     for seed in 0..600u64 {
         let p = 1 + (seed % 8) as usize;
-        let prog = gen::generate(seed, p, 1 + (seed % 6) as usize);
+        let prog = generator::generate(seed, p, 1 + (seed % 6) as usize);
         let logs = reference::run(&prog);
         assert_eq!(logs.len(), p);
         cov.count(&prog);

@@ -3,8 +3,7 @@
 //! count from the call, `BSP_NPROCS` or the default.
 
 use crate::check::PS;
-use crate::runner::{environment, run_ok, within};
-use bsp_runtime::{Launch, NPROCS_VAR};
+use crate::runner::{run_ok, within};
 
 /// §2.4, §2.5: `nprocs` is the number actually running, pids are `0..p`; results come back
 /// indexed by pid.
@@ -54,28 +53,5 @@ fn runs_may_follow_each_other() {
                 assert!(got.iter().all(|&g| g == (1, round, 2)), "round {round}, p {p}: {got:?}");
             }
         }
-    });
-}
-
-/// §2.1 (number of processes): the call wins over `BSP_NPROCS`, which wins over the default;
-/// with neither, the number of cores. It changes the environment, so it holds the lock of the
-/// tests that do.
-#[test]
-fn launch_takes_the_process_count_from_the_call_then_bsp_nprocs_then_the_default() {
-    let _environment = environment();
-    within("launch", || {
-        let nprocs = |l: Launch| l.run(|ctx| ctx.nprocs()).unwrap();
-        std::env::set_var(NPROCS_VAR, "3");
-        assert_eq!(nprocs(Launch::new()), [3, 3, 3]);
-        assert_eq!(nprocs(Launch::new().default_procs(5)), [3, 3, 3]);
-        assert_eq!(nprocs(Launch::new().procs(2)), [2, 2]);
-        assert_eq!(nprocs(Launch::new().procs(2).default_procs(5)), [2, 2]);
-        assert_eq!(bsp_runtime::run(2, |ctx| ctx.nprocs()).unwrap(), [2, 2]);
-        assert_eq!(Launch::new().nprocs().unwrap(), 3);
-        std::env::remove_var(NPROCS_VAR);
-        assert_eq!(nprocs(Launch::new().default_procs(5)), [5; 5]);
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        assert_eq!(Launch::new().nprocs().unwrap(), cores);
-        assert_eq!(nprocs(Launch::new()).len(), cores);
     });
 }

@@ -1,6 +1,6 @@
 //! The proptest strategy: random programs, shrunk by dropping supersteps and operations.
 //!
-//! A program is generated whole from a seed (`gen.rs`), so proptest's own shrinking of numbers
+//! A program is generated whole from a seed (`generator.rs`), so proptest's own shrinking of numbers
 //! would only jump between unrelated programs. Instead the value tree removes parts of the failing
 //! program that can go without breaking its validity: trailing supersteps first (the shortest
 //! failing prefix), then single local writes and communication operations, then what only
@@ -10,7 +10,7 @@ use proptest::prelude::Rng;
 use proptest::strategy::{NewTree, Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 
-use crate::model::gen;
+use crate::model::generator;
 use crate::model::program::{Dst, Op, ProcStep, Program, Role, Src};
 
 /// Random programs on 1..=`max_p` processes with 1..=`max_steps` supersteps.
@@ -29,7 +29,7 @@ impl Strategy for Programs {
         let seed = rng.next_u64();
         let p = 1 + (rng.next_u64() % self.max_p as u64) as usize;
         let steps = 1 + (rng.next_u64() % self.max_steps as u64) as usize;
-        Ok(ProgramTree::new(gen::generate(seed, p, steps)))
+        Ok(ProgramTree::new(generator::generate(seed, p, steps)))
     }
 }
 
@@ -163,7 +163,7 @@ impl ValueTree for ProgramTree {
 
 /// The items whose `dropped` flag is false.
 fn keep<T>(items: Vec<T>, dropped: &[bool]) -> Vec<T> {
-    items.into_iter().zip(dropped).filter(|(_, &d)| !d).map(|(x, _)| x).collect()
+    items.into_iter().zip(dropped).filter(|&(_, &d)| !d).map(|(x, _)| x).collect()
 }
 
 /// Removes what a process step does not need to stay valid: `set_tagsize` calls but the last

@@ -509,7 +509,7 @@ pub fn make_hp_defined(step: &mut Step) {
                 Op::HpPut { pid, dst, src } => {
                     let d = (*pid, dst.reg, dst.off, dst.len);
                     let others: Vec<Area> =
-                        put_dsts.iter().zip(&put_issuer).filter(|(_, &who)| who != (me, i)).map(|(&a, _)| a).collect();
+                        put_dsts.iter().zip(&put_issuer).filter(|&(_, &who)| who != (me, i)).map(|(&a, _)| a).collect();
                     let bad_src = matches!(src, Src::Reg(s) if overlaps(&put_dsts, (me, s.reg, s.off, s.len)));
                     if overlaps(&others, d)
                         || overlaps(&get_srcs, d)

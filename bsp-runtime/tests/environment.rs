@@ -1,0 +1,70 @@
+//! The rules that read the process count from the environment (`BSP_NPROCS`), in a binary of
+//! their own without a test harness: setting an environment variable is sound only while no
+//! other thread may read the environment, and every launch reads it. Here `main` runs the
+//! checks one after the other on its own thread, and each sets the variable only between runs,
+//! when every thread of the previous run has been joined.
+
+use bsp_runtime::{Launch, NPROCS_VAR};
+
+fn main() {
+    launch_takes_the_process_count_from_the_call_then_bsp_nprocs_then_the_default();
+    a_bad_process_count_is_a_launch_error();
+    println!("environment: 2 checks passed");
+}
+
+/// Sets `BSP_NPROCS` to `value` (or removes it).
+fn set_nprocs(value: Option<&str>) {
+    // SAFETY: this program has one thread between runs (no test harness, and every run has
+    // joined its threads before returning), so nothing reads the environment meanwhile.
+    unsafe {
+        match value {
+            Some(v) => std::env::set_var(NPROCS_VAR, v),
+            None => std::env::remove_var(NPROCS_VAR),
+        }
+    }
+}
+
+/// §2.1 (number of processes): the call wins over `BSP_NPROCS`, which wins over the default;
+/// with neither, the number of cores.
+fn launch_takes_the_process_count_from_the_call_then_bsp_nprocs_then_the_default() {
+    let nprocs = |l: Launch| l.run(|ctx| ctx.nprocs()).unwrap();
+    set_nprocs(Some("3"));
+    assert_eq!(nprocs(Launch::new()), [3, 3, 3]);
+    assert_eq!(nprocs(Launch::new().default_procs(5)), [3, 3, 3]);
+    assert_eq!(nprocs(Launch::new().procs(2)), [2, 2]);
+    assert_eq!(nprocs(Launch::new().procs(2).default_procs(5)), [2, 2]);
+    assert_eq!(bsp_runtime::run(2, |ctx| ctx.nprocs()).unwrap(), [2, 2]);
+    assert_eq!(Launch::new().nprocs().unwrap(), 3);
+    set_nprocs(None);
+    assert_eq!(nprocs(Launch::new().default_procs(5)), [5; 5]);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(Launch::new().nprocs().unwrap(), cores);
+    assert_eq!(nprocs(Launch::new()).len(), cores);
+}
+
+/// `BSP_NPROCS` that is 0 or not a number, and `run(0, ..)`, are launch errors without a pid.
+fn a_bad_process_count_is_a_launch_error() {
+    for bad in ["0", "abc", "-3", "", "2.5"] {
+        set_nprocs(Some(bad));
+        let err = Launch::new().run(|ctx| ctx.pid()).unwrap_err();
+        assert_eq!(err.pid(), None);
+        assert!(!err.is_abort());
+        let text = err.to_string();
+        assert!(text.contains("BSP_NPROCS") || bad == "0", "{bad:?}: {err}");
+        let parts = if bad == "0" {
+            vec!["0 processes".to_string()]
+        } else {
+            vec![format!("{bad:?}"), "positive integer".to_string()]
+        };
+        for part in &parts {
+            assert!(text.contains(part.as_str()), "the error should mention {part:?}, but it is:\n  {text}");
+        }
+        assert_eq!(Launch::new().default_procs(2).nprocs().unwrap_err(), err);
+        // an explicit count does not look at the variable
+        assert_eq!(Launch::new().procs(2).run(|ctx| ctx.nprocs()).unwrap(), [2, 2]);
+    }
+    set_nprocs(None);
+    let err = bsp_runtime::run(0, |ctx| ctx.pid()).unwrap_err();
+    assert_eq!(err.pid(), None);
+    assert_eq!(err.to_string(), "cannot run an SPMD program on 0 processes");
+}
