@@ -18,7 +18,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::ctx::State;
-use crate::outbox::{BULK_BYTES, Outbox, append, flags};
+use crate::outbox::{BULK_BYTES, Outbox, flags};
 use crate::{AsRemote, Combiner, Ctx, Elems, RegHandle, Value};
 
 /// Buffered puts into one registration, from [`Ctx::put_batch`].
@@ -148,20 +148,12 @@ impl<T: Value> PutBatch<'_, T> {
     #[track_caller]
     #[inline]
     pub fn put<S: ?Sized + Elems<T>>(&mut self, pid: usize, src: &S, offset: usize) {
-        const OP: &str = "put";
         let src = src.elems();
-        let len = src.len();
-        let Some(&(_, extent_bytes)) = self.row.get(pid) else { self.bad_pid(OP, pid, offset, len) };
-        let size = std::mem::size_of::<T>();
-        let extent = extent_bytes.checked_div(size).unwrap_or(0);
-        if offset.checked_add(len).is_none_or(|end| end > extent) && len > 0 {
-            self.bad_extent(OP, pid, offset, len, extent);
-        }
-        if len == 0 {
+        if !self.check("put", pid, offset, src.len()) {
             return; // D7: validated, moves nothing
         }
         let bytes: &[u8] = bytemuck::cast_slice(src);
-        self.out.dest(pid).push_buffered(self.slot, offset * size, bytes);
+        self.out.dest(pid).push_buffered(self.slot, offset * std::mem::size_of::<T>(), bytes);
         let bulk = if bytes.len() >= BULK_BYTES { flags::BULK } else { 0 };
         self.st.flags |= flags::WORK | flags::PUT | bulk;
         self.st.pending.puts += 1;
@@ -193,25 +185,29 @@ impl<T: Value> PutBatch<'_, T> {
     #[track_caller]
     #[inline]
     pub fn put_combine<S: ?Sized + Elems<T>>(&mut self, pid: usize, src: &S, offset: usize, op: Combiner<T>) {
-        const OP: &str = "put_combine";
         let src = src.elems();
-        let len = src.len();
-        let Some(&(_, extent_bytes)) = self.row.get(pid) else { self.bad_pid(OP, pid, offset, len) };
-        let size = std::mem::size_of::<T>();
-        let extent = extent_bytes.checked_div(size).unwrap_or(0);
-        if offset.checked_add(len).is_none_or(|end| end > extent) && len > 0 {
-            self.bad_extent(OP, pid, offset, len, extent);
-        }
-        if len == 0 {
+        if !self.check("put_combine", pid, offset, src.len()) {
             return; // D7: validated, moves nothing
         }
         let bytes: &[u8] = bytemuck::cast_slice(src);
-        let q = self.out.dest(pid);
-        let at = q.put_data.len();
-        append(&mut q.put_data, bytes);
-        q.push_combining_put(self.slot, offset * size, bytes.len(), at, op.tag(), size);
+        let size = std::mem::size_of::<T>();
+        self.out.dest(pid).push_combining_bytes(self.slot, offset * size, bytes, op.tag(), size);
         self.st.flags |= flags::WORK | flags::PUT;
         self.st.pending.puts += 1;
+    }
+
+    /// The checks of a put of `len` elements at `offset` on `pid` that depend on the put (the
+    /// pid and the extent; the batch made the others once): panics as [`Ctx::put`] does, and
+    /// returns whether there is anything to move.
+    #[track_caller]
+    #[inline]
+    fn check(&self, op: &str, pid: usize, offset: usize, len: usize) -> bool {
+        let Some(&(_, extent_bytes)) = self.row.get(pid) else { self.bad_pid(op, pid, offset, len) };
+        let extent = extent_bytes.checked_div(std::mem::size_of::<T>()).unwrap_or(0);
+        if offset.checked_add(len).is_none_or(|end| end > extent) && len > 0 {
+            self.bad_extent(op, pid, offset, len, extent);
+        }
+        len > 0
     }
 
     #[cold]

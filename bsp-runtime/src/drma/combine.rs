@@ -65,16 +65,12 @@ impl Op {
     }
 }
 
-/// The word a combining put carries: operator number and element size, checked by the receiver.
-fn tag(id: u32, elem_size: usize) -> u64 {
-    u64::from(id) | (elem_size as u64) << 32
-}
-
 impl<T: Value> Combiner<T> {
-    /// The word its combining puts carry.
+    /// The word its combining puts carry: operator number and element size, checked by the
+    /// receiver.
     #[inline]
     pub(crate) fn tag(self) -> u64 {
-        tag(self.id, std::mem::size_of::<T>())
+        u64::from(self.id) | (std::mem::size_of::<T>() as u64) << 32
     }
 }
 
@@ -161,15 +157,11 @@ impl Ctx {
         }
         let bytes: &[u8] = bytemuck::cast_slice(src);
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
-        let q = unsafe { self.outbox() }.dest(pid);
-        let at = q.put_data.len();
-        q.put_data.extend_from_slice(bytes);
-        q.push_combining_put(
+        unsafe { self.outbox() }.dest(pid).push_combining_bytes(
             r.slot,
             r.byte_offset,
-            bytes.len(),
-            at,
-            tag(op.id, std::mem::size_of::<T>()),
+            bytes,
+            op.tag(),
             std::mem::size_of::<T>(),
         );
         let mut st = self.state.borrow_mut();

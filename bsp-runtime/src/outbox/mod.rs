@@ -370,6 +370,16 @@ impl DestQueue {
         }
     }
 
+    /// Queues a combining put of `bytes` (copied here) with operator `op` to `byte_offset` in
+    /// registration `slot`: [`push_combining_put`](DestQueue::push_combining_put) with the bytes
+    /// appended, as [`push_buffered`](DestQueue::push_buffered) is for a plain put.
+    #[inline]
+    pub(crate) fn push_combining_bytes(&mut self, slot: u32, byte_offset: usize, bytes: &[u8], op: u64, elem: usize) {
+        let at = self.put_data.len();
+        append(&mut self.put_data, bytes);
+        self.push_combining_put(slot, byte_offset, bytes.len(), at, op, elem);
+    }
+
     /// Records a put exactly as given, never merged with the previous one (for an engine that
     /// rebuilds a sender's records, which were merged at the sender already, and refers to them
     /// by index). `len` must be at most [`PutRec::MAX_LEN`].
