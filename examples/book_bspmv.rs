@@ -80,8 +80,8 @@ struct Distribution {
 
 impl Distribution {
     fn new(p: usize) -> Distribution {
-        let m = (1..=p).filter(|m| p % m == 0 && m * m <= p).max().unwrap_or(1);
-        Distribution { m, nn: p / m }
+        let nn = (1..=p).filter(|d| p % d == 0 && d * d <= p).max().unwrap_or(1);
+        Distribution { m: p / nn, nn }
     }
     fn nonzero(&self, i: usize, j: usize) -> usize {
         i % self.m + (j % self.nn) * self.m
@@ -102,12 +102,11 @@ pub struct Local {
     starts: Vec<usize>,
     columns: Vec<u32>,
     values: Vec<f64>,
-    /// For the first `own_rows.len()` rows: the local index of their u_i.
-    own_rows: Vec<usize>,
+    /// The number of rows with an own u_i: row r < `own_rows` writes local u component r (the
+    /// own u components no local row writes come after them, and are set to 0).
+    own_rows: usize,
     /// For the other rows: the owner of their u_i and its local index there.
     fan_in: Vec<(usize, usize)>,
-    /// Own u components that no local row writes (set to 0 before the fan-in).
-    untouched: Vec<usize>,
     /// The fan-out: (owner of v_j, its local index there, position after the own v part).
     fan_out: Vec<(usize, usize, usize)>,
     /// The number of own v components: the fan-out buffer starts with them.
@@ -123,8 +122,13 @@ fn init(ctx: &mut Ctx, n: usize, mine: Distribution) -> (Local, Vec<usize>, Vec<
         .flat_map(|i| row(n, i).map(move |(j, a)| (i, j, a)))
         .filter(|&(i, j, _)| mine.nonzero(i, j) == me)
         .collect();
+    let mut rows: Vec<usize> = nonzeros.iter().map(|e| e.0).collect();
+    rows.dedup(); // ascending already
     let own_v: Vec<usize> = (0..n).filter(|&j| mine.v(j) == me).collect();
-    let own_u: Vec<usize> = (0..n).filter(|&i| mine.u(i) == me).collect();
+    // The own u_i with a local row first, so that those rows write the start of u in order.
+    let (mut own_u, without): (Vec<usize>, Vec<usize>) =
+        (0..n).filter(|&i| mine.u(i) == me).partition(|i| rows.binary_search(i).is_ok());
+    own_u.extend(without);
 
     // The directory: entry j of v (and i of u) on process j / b, as pid << 32 | local index.
     let b = n.div_ceil(p).max(1);
@@ -137,10 +141,8 @@ fn init(ctx: &mut Ctx, n: usize, mine: Distribution) -> (Local, Vec<usize>, Vec<
     }
     ctx.sync();
     let mut columns: Vec<usize> = nonzeros.iter().map(|e| e.1).collect();
-    let mut rows: Vec<usize> = nonzeros.iter().map(|e| e.0).collect();
     columns.sort_unstable();
     columns.dedup();
-    rows.dedup(); // ascending already
     let (mut col_at, mut row_at) = (vec![0u64; columns.len()], vec![0u64; rows.len()]);
     ctx.superstep(|s| {
         let (c, r) = (s.dest(&mut col_at), s.dest(&mut row_at));
@@ -173,13 +175,11 @@ fn init(ctx: &mut Ctx, n: usize, mine: Distribution) -> (Local, Vec<usize>, Vec<
         starts: vec![0],
         columns: Vec::with_capacity(nonzeros.len()),
         values: Vec::with_capacity(nonzeros.len()),
-        own_rows: Vec::new(),
+        own_rows: 0,
         fan_in: Vec::new(),
-        untouched: Vec::new(),
         fan_out,
         own_v: own_v.len(),
     };
-    let mut written = vec![false; own_u.len()];
     for k in order {
         let i = rows[k];
         let first = nonzeros.partition_point(|e| e.0 < i);
@@ -190,47 +190,40 @@ fn init(ctx: &mut Ctx, n: usize, mine: Distribution) -> (Local, Vec<usize>, Vec<
         local.starts.push(local.values.len());
         match owner[k] {
             (q, l) if q == me => {
-                local.own_rows.push(l);
-                written[l] = true;
+                debug_assert_eq!(l, local.own_rows, "own rows write u in order");
+                local.own_rows += 1;
             }
             other => local.fan_in.push(other),
         }
     }
-    local.untouched = (0..own_u.len()).filter(|&l| !written[l]).collect();
     (local, own_v, own_u)
 }
 
-/// The partial sums `Σ a_ij x_j` of the local rows `rows`, in order: one pass over their
-/// nonzeros, as slices.
-fn row_sums<'a>(a: &'a Local, x: &'a [f64], rows: std::ops::Range<usize>) -> impl Iterator<Item = f64> + 'a {
-    a.starts[rows.start..=rows.end].windows(2).map(move |r| {
-        let (values, columns) = (&a.values[r[0]..r[1]], &a.columns[r[0]..r[1]]);
-        values.iter().zip(columns).map(|(&a, &c)| a * x[c as usize]).sum()
-    })
+/// The partial sums `Σ a_ij x_j` of the local rows `rows` into `out`, in order: one pass over
+/// their nonzeros, as slices (the matrix's slices taken once, so that the loop keeps them in
+/// registers).
+fn row_sums(a: &Local, x: &[f64], rows: std::ops::Range<usize>, out: &mut [f64]) {
+    let (starts, values, columns) = (&a.starts[rows.start..=rows.end], &a.values[..], &a.columns[..]);
+    for (sum, r) in out.iter_mut().zip(starts.windows(2)) {
+        *sum = values[r[0]..r[1]].iter().zip(&columns[r[0]..r[1]]).map(|(&a, &c)| a * x[c as usize]).sum();
+    }
 }
 
 /// `u = A·v`: `xv` holds the own part of v followed by room for the fan-out, `u` the own part of
 /// u; `sums` is scratch space. Collective; 2 syncs.
-fn product(ctx: &mut Ctx, a: &Local, xv: &mut Reg<f64>, u: &mut Reg<f64>, add: Combiner<f64>, sums: &mut Vec<f64>) {
-    // Superstep 0: the fan-out, one get per needed component of another process.
+fn product(ctx: &mut Ctx, a: &Local, xv: &mut Reg<f64>, u: &mut Reg<f64>, add: Combiner<f64>, sums: &mut [f64]) {
+    // Superstep 0: the fan-out, one get per needed component of another process, into the
+    // buffer after the own part of v.
     ctx.superstep(|s| {
         let (name, local) = xv.split_mut(s);
-        let buffer = s.dest(&mut local[a.own_v..]);
-        for &(q, from, to) in &a.fan_out {
-            s.get(q, name, from, buffer.at(to));
-        }
+        s.get_batch(name, &mut local[a.own_v..]).get_each(a.fan_out.iter().copied());
     });
     // Superstep 1: the local multiply; the sums of own u_i are written in place.
-    let (x, own) = (xv.local(ctx), a.own_rows.len());
-    sums.clear();
-    sums.extend(row_sums(a, x, own..own + a.fan_in.len()));
-    let target = u.local_mut(ctx);
-    for &l in &a.untouched {
-        target[l] = 0.0;
-    }
-    for (&l, sum) in a.own_rows.iter().zip(row_sums(a, x, 0..own)) {
-        target[l] = sum;
-    }
+    let (x, own) = (xv.local(ctx), a.own_rows);
+    row_sums(a, x, own..own + a.fan_in.len(), sums);
+    let (written, untouched) = u.local_mut(ctx).split_at_mut(own);
+    row_sums(a, x, 0..own, written);
+    untouched.fill(0.0);
     // Superstep 2: the fan-in, one combining put per row of another process's u_i; superstep 3,
     // the sums, happens at the sync.
     let mut batch = ctx.put_batch(&*u);
@@ -257,7 +250,7 @@ fn program(ctx: &mut Ctx) {
     buffer.resize(a.own_v + a.fan_out.len(), 0.0);
     let (mut xv, mut u) = ctx.register((buffer, vec![0.0; own_u.len()]));
 
-    let mut sums = Vec::with_capacity(a.fan_in.len());
+    let mut sums = vec![0.0; a.fan_in.len()];
     let start = ctx.time();
     for _ in 0..PRODUCTS {
         product(ctx, &a, &mut xv, &mut u, add, &mut sums);

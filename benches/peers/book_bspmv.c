@@ -9,7 +9,7 @@
  *
  * P processes (default: $BSP_NPROCS, else bsp_nprocs()); n the order of the matrix (default
  * 1000). Row i has a_ii = 8 and OFF_DIAGONAL more nonzeros in pseudo-random columns, v_j =
- * 1 + j mod 5. On an M x N grid (the most square, M <= N, pid s + t*M): a_ij on
+ * 1 + j mod 5. On an M x N grid (the most square, M >= N, pid s + t*M): a_ij on
  * P(i mod M, j mod N), v_j on P((j div N) mod M, j mod N), u_i on P(i mod M, (i div M) mod N).
  *
  * init (untimed, as in Rust): the owners of v_j and u_i put "pid << 32 | local index" into a
@@ -18,7 +18,8 @@
  * registration of v and u, which Rust does in a sync of its own). The fan-out buffer follows
  * the own part of v; the fan-out and the rows of other processes' u_i are ordered by owner and
  * local index there, and the nonzeros are stored as compressed rows (uint32_t columns into
- * that buffer), own rows first.
+ * that buffer), own rows first. The own u_i with a local row come first in u, in the order of
+ * those rows, so that own row r writes u[r].
  *
  * A product has the book's four supersteps and 2 syncs, as in Rust:
  *   0. fan-out: one 8-byte bsp_get per needed component of another process;
@@ -111,10 +112,9 @@ typedef struct {
     size_t *starts; /* row r: starts[r]..starts[r + 1] of columns and values */
     uint32_t *columns;
     double *values;
-    size_t nrows, own, nfan_in, nfan_out, nuntouched, own_v;
-    size_t *own_rows;   /* rows 0..own: the local index of their u_i */
+    size_t nrows, own, nfan_in, nfan_out, own_v, own_u;
+    /* rows 0..own write u[0..own]; u[own..own_u] is written by no local row */
     place_t *fan_in;    /* rows own..nrows: where their u_i is */
-    size_t *untouched;  /* own u components no local row writes */
     place_t *fan_out;   /* k: get v from there into buffer position own_v + k */
 } local_t;
 
@@ -149,13 +149,24 @@ static local_t init(size_t n, size_t **own_v, size_t *nv, size_t **own_u, size_t
             nz_i[nz] = i, nz_j[nz] = j, nz_a[nz] = entry_value(i, e), nz++;
         }
     }
+    size_t *columns = alloc(nz * sizeof(size_t)), *rows = alloc(nz * sizeof(size_t)), nc = 0, nr = 0;
+    memcpy(columns, nz_j, nz * sizeof(size_t));
+    qsort(columns, nz, sizeof(size_t), cmp_size);
+    for (size_t q = 0; q < nz; q++) {
+        if (nc == 0 || columns[nc - 1] != columns[q])
+            columns[nc++] = columns[q];
+        if (nr == 0 || rows[nr - 1] != nz_i[q])
+            rows[nr++] = nz_i[q];
+    }
     size_t *ov = alloc(n * sizeof(size_t)), *ou = alloc(n * sizeof(size_t)), cv = 0, cu = 0;
     for (size_t j = 0; j < n; j++)
         if (owner_v(j) == me)
             ov[cv++] = j;
-    for (size_t i = 0; i < n; i++)
-        if (owner_u(i) == me)
-            ou[cu++] = i;
+    /* The own u_i with a local row first, so that those rows write the start of u in order. */
+    for (int with_row = 1; with_row >= 0; with_row--)
+        for (size_t i = 0; i < n; i++)
+            if (owner_u(i) == me && (bsearch(&i, rows, nr, sizeof(size_t), cmp_size) != NULL) == with_row)
+                ou[cu++] = i;
 
     /* The directory: entry j of v (and i of u) on process j / b. */
     size_t b = (n + p - 1) / p;
@@ -173,15 +184,6 @@ static local_t init(size_t n, size_t **own_v, size_t *nv, size_t **own_u, size_t
         bsp_put(ou[l] / b, &e, dir, (b + ou[l] % b) * sizeof(uint64_t), sizeof(uint64_t));
     }
     bsp_sync();
-    size_t *columns = alloc(nz * sizeof(size_t)), *rows = alloc(nz * sizeof(size_t)), nc = 0, nr = 0;
-    memcpy(columns, nz_j, nz * sizeof(size_t));
-    qsort(columns, nz, sizeof(size_t), cmp_size);
-    for (size_t q = 0; q < nz; q++) {
-        if (nc == 0 || columns[nc - 1] != columns[q])
-            columns[nc++] = columns[q];
-        if (nr == 0 || rows[nr - 1] != nz_i[q])
-            rows[nr++] = nz_i[q];
-    }
     uint64_t *col_at = alloc(nc * sizeof(uint64_t)), *row_at = alloc(nr * sizeof(uint64_t));
     for (size_t k = 0; k < nc; k++)
         bsp_get(columns[k] / b, dir, (columns[k] % b) * sizeof(uint64_t), col_at + k, sizeof(uint64_t));
@@ -219,11 +221,8 @@ static local_t init(size_t n, size_t **own_v, size_t *nv, size_t **own_u, size_t
     a.starts = alloc((nr + 1) * sizeof(size_t));
     a.columns = alloc(nz * sizeof(uint32_t));
     a.values = alloc(nz * sizeof(double));
-    a.own_rows = alloc(nr * sizeof(size_t));
     a.fan_in = alloc(nr * sizeof(place_t));
-    a.nrows = nr;
-    char *written = alloc(cu);
-    memset(written, 0, cu);
+    a.nrows = nr, a.own_u = cu;
     size_t filled = 0;
     a.starts[0] = 0;
     for (size_t r = 0; r < nr; r++) {
@@ -241,19 +240,13 @@ static local_t init(size_t n, size_t **own_v, size_t *nv, size_t **own_u, size_t
             a.values[filled++] = nz_a[q];
         }
         a.starts[r + 1] = filled;
-        if (owner[k].pid == me) {
-            a.own_rows[a.own++] = owner[k].index;
-            written[owner[k].index] = 1;
-        } else {
+        if (owner[k].pid == me) /* owner[k].index == a.own: own rows write u in order */
+            a.own++;
+        else
             a.fan_in[a.nfan_in++] = owner[k];
-        }
     }
-    a.untouched = alloc(cu * sizeof(size_t));
-    for (size_t l = 0; l < cu; l++)
-        if (!written[l])
-            a.untouched[a.nuntouched++] = l;
     free(nz_i), free(nz_j), free(nz_a), free(dir), free(columns), free(rows), free(col_at), free(row_at);
-    free(places), free(remote), free(position), free(owner), free(order), free(written);
+    free(places), free(remote), free(position), free(owner), free(order);
     *own_v = ov, *nv = cv, *own_u = ou, *nu = cu;
     return a;
 }
@@ -274,10 +267,10 @@ static void product(const local_t *a, double *xv, double *u) {
                 sizeof(double));
     bsp_sync();
     /* Superstep 1: the local multiply, own u_i in place; superstep 2: the fan-in. */
-    for (size_t k = 0; k < a->nuntouched; k++)
-        u[a->untouched[k]] = 0.0;
     for (size_t r = 0; r < a->own; r++)
-        u[a->own_rows[r]] = row_sum(a, xv, r);
+        u[r] = row_sum(a, xv, r);
+    for (size_t l = a->own; l < a->own_u; l++)
+        u[l] = 0.0;
     for (size_t k = 0; k < a->nfan_in; k++) {
         contribution_t c = {a->fan_in[k].index, row_sum(a, xv, a->own + k)};
         bsp_send((bsp_pid_t)a->fan_in[k].pid, NULL, &c, sizeof c);
@@ -305,11 +298,11 @@ static void print_number(double x) {
 static void spmd(void) {
     bsp_begin(g_procs ? (bsp_pid_t)g_procs : bsp_nprocs());
     size_t n = g_n, p = bsp_nprocs(), me = bsp_pid();
-    g_m = 1;
+    g_nn = 1;
     for (size_t q = 1; q * q <= p; q++)
         if (p % q == 0)
-            g_m = q;
-    g_nn = p / g_m;
+            g_nn = q;
+    g_m = p / g_nn;
     bsp_size_t tagsize = 0;
     bsp_set_tagsize(&tagsize);
     size_t *own_v, *own_u, nv, nu;
@@ -370,7 +363,7 @@ static void spmd(void) {
     bsp_pop_reg(xv);
     bsp_sync();
     free(all), free(xv), free(u), free(own_v), free(own_u);
-    free(a.starts), free(a.columns), free(a.values), free(a.own_rows), free(a.fan_in), free(a.untouched);
+    free(a.starts), free(a.columns), free(a.values), free(a.fan_in);
     free(a.fan_out);
     bsp_end();
 }

@@ -26,8 +26,9 @@
 //! **DRMA.** [`Ctx::put`] copies at the call; [`Superstep::get`], [`Superstep::hpget`] and
 //! [`Superstep::hpput`] borrow until the sync. [`Superstep::dest`] lends one buffer to many gets
 //! ([`Dest`], [`DestPart`], [`GetDest`]). [`Ctx::put_batch`] ([`PutBatch`]) checks many puts into
-//! one registration once; [`Ctx::combiner`] and [`Ctx::put_combine`] ([`Combiner`]) make puts
-//! that combine instead of overwriting.
+//! one registration once, [`Superstep::get_batch`] ([`GetBatch`]) many one-element gets from
+//! one; [`Ctx::combiner`] and [`Ctx::put_combine`] ([`Combiner`]) make puts that combine instead
+//! of overwriting.
 //!
 //! **BSMP.** [`Ctx::set_tagsize`], [`Ctx::send`], [`Ctx::qsize`], [`Ctx::get_tag`],
 //! [`Ctx::move_message`] and [`Ctx::hpmove`]: tagged messages, received in the next superstep.
@@ -162,6 +163,7 @@ pub use ctx::Ctx;
 pub use drma::batch::PutBatch;
 pub use drma::combine::Combiner;
 pub use drma::dest::{Dest, DestPart, GetDest};
+pub use drma::get_batch::GetBatch;
 pub use env::{NPROCS_VAR, THREADS_VAR};
 pub use error::{Error, ErrorKind};
 pub use ext::collective::{self, Grid, Team, ops};

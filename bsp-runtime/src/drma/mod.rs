@@ -16,6 +16,7 @@
 pub(crate) mod batch;
 pub(crate) mod combine;
 pub(crate) mod dest;
+pub(crate) mod get_batch;
 
 use crate::outbox::{GetRec, PutSrc, flags};
 use crate::reg::Remote;
@@ -85,41 +86,51 @@ impl Ctx {
             return;
         }
         let dst_addr = dst as usize;
-        let mut st = self.state.borrow_mut();
-        let staged = st.table.overlaps_local(dst_addr, r.bytes);
-        st.flags |= flags::GET | flags::WORK;
-        st.pending.gets += 1;
-        drop(st);
+        let staged = self.state.borrow().table.overlaps_local(dst_addr, r.bytes);
+        self.push_get(pid, r.slot, r.byte_offset, r.remote_addr + r.byte_offset, r.bytes, dst_addr, staged, 1);
+    }
+
+    /// Appends `calls` checked gets that read `bytes` consecutive bytes in all (from `src_addr`,
+    /// at `byte_offset` of registration `slot` on `pid`, into `dst_addr`) to the outbox: the
+    /// record of `get`, and of a run of the get batch's.
+    #[allow(clippy::too_many_arguments, reason = "the fields of the record")]
+    #[inline]
+    pub(crate) fn push_get(
+        &self,
+        pid: usize,
+        slot: u32,
+        byte_offset: usize,
+        src_addr: usize,
+        bytes: usize,
+        dst_addr: usize,
+        staged: bool,
+        calls: usize,
+    ) {
+        {
+            let mut st = self.state.borrow_mut();
+            st.flags |= flags::GET | flags::WORK;
+            st.pending.gets += calls;
+        }
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         let out = unsafe { self.outbox() };
-        let src_addr = r.remote_addr + r.byte_offset;
         // A get that continues the previous one (same process and registration, the next bytes
         // of both the source and the destination, staged alike) extends its record: the two do
         // not overlap, so reading and writing them in order or as one moves the same bytes. A
         // loop of one-word gets of consecutive elements (a fan-out) then costs one copy.
-        match out.gets.last_mut() {
-            Some(last)
-                if last.pid == pid
-                    && last.slot == r.slot
-                    && last.staged == staged
-                    && last.byte_offset + last.bytes == r.byte_offset
-                    && last.src_addr + last.bytes == src_addr
-                    && last.dst_addr + last.bytes == dst_addr =>
-            {
-                last.bytes += r.bytes;
-            }
-            _ => out.gets.push(GetRec {
-                pid,
-                slot: r.slot,
-                byte_offset: r.byte_offset,
-                src_addr,
-                bytes: r.bytes,
-                dst_addr,
-                staged,
-            }),
+        if let Some(last) = out.gets.last_mut()
+            && last.pid == pid
+            && last.slot == slot
+            && last.staged == staged
+            && last.byte_offset + last.bytes == byte_offset
+            && last.src_addr + last.bytes == src_addr
+            && last.dst_addr + last.bytes == dst_addr
+        {
+            last.bytes += bytes;
+        } else {
+            out.gets.push(GetRec { pid, slot, byte_offset, src_addr, bytes, dst_addr, staged });
         }
         let q = out.dest(pid); // stats: what this process asks of `pid` (calls, not records)
-        (q.gets, q.get_bytes) = (q.gets + 1, q.get_bytes + r.bytes);
+        (q.gets, q.get_bytes) = (q.gets + calls, q.get_bytes + bytes);
     }
 }
 

@@ -154,6 +154,11 @@ impl Table {
         len > 0
             && self.entries.iter().flatten().any(|e| addr < e.local_addr + e.local_bytes && e.local_addr < addr + len)
     }
+
+    /// Whether `[addr, addr + len)` lies within the memory of one registration of this process.
+    pub(crate) fn within_local(&self, addr: usize, len: usize) -> bool {
+        self.entries.iter().flatten().any(|e| e.local_addr <= addr && addr + len <= e.local_addr + e.local_bytes)
+    }
 }
 
 /// A typed registered variable: a slice of `T` that other processes can put into and get from.

@@ -700,6 +700,81 @@ pub fn put_batch_takes_any_source_and_copies_it_at_the_call(ctx: &mut Ctx) -> Ou
     expect("x", x.local(ctx).to_vec(), vec![1, 2, 9, 3, 4, 5, 0, 0])
 }
 
+// ---------------------------------------------------------------------------------------------
+// `get_batch`: one-element gets with the checks made once (same records, same order)
+// ---------------------------------------------------------------------------------------------
+
+/// A batch's gets read what `get`'s read: every element of every process, in an order that
+/// changes process at every get (no two continue each other), once through `get` and once
+/// through `get_each`, beside the same gets through `Superstep::get`; a put into the
+/// registration in the same superstep lands after every get read (D1); each batch get counts as
+/// one get in the statistics.
+pub fn get_batch_reads_what_get_reads(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let value = |q: usize, i: usize| (q * 100 + i) as u64;
+    let x = ctx.register((0..8).map(|i| value(pid, i)).collect::<Vec<u64>>());
+    // Get k reads element k / p of process (pid + k) % p into place 8p - 1 - k.
+    let gets: Vec<(usize, usize, usize)> = (0..8 * p).map(|k| ((pid + k) % p, k / p, 8 * p - 1 - k)).collect();
+    let (mut one, mut each, mut plain) = (vec![0u64; 8 * p], vec![0u64; 8 * p], vec![0u64; 8 * p]);
+    ctx.superstep(|s| {
+        let mut batch = s.get_batch(&x, &mut one);
+        for &(q, offset, at) in &gets {
+            batch.get(q, offset, at);
+        }
+        s.get_batch(&x, &mut each).get_each(gets.iter().copied());
+        let d = s.dest(&mut plain);
+        for &(q, offset, at) in &gets {
+            s.get(q, &x, offset, d.at(at));
+        }
+        s.put(pid, &999u64, &x, 0); // lands after the gets read
+    });
+    let last = ctx.stats().last;
+    let mine = x.local(ctx).to_vec();
+    ctx.unregister(x);
+    let want: Vec<u64> = (0..8 * p).rev().map(|k| value((pid + k) % p, k / p)).collect();
+    let others = 3 * 8 * (p - 1);
+    let mut c = Complaints::default();
+    c.expect("get_batch.get", one, want.clone());
+    c.expect("get_batch.get_each", each, want.clone());
+    c.expect("Superstep::get", plain, want);
+    c.expect("x[0] after the put", mine[0], 999);
+    c.expect("gets made of others", last.received.gets, others);
+    c.expect("local gets", last.local.gets, 3 * 8 * p - others);
+    c.outcome()
+}
+
+/// `get_each` gathers gets that continue each other into runs and queues them in issue order
+/// with the superstep's other gets: a later `get` into the same place wins, an earlier one
+/// loses; runs break where the process, the source or the place jumps; a batch into the
+/// registration it reads (staged) sees the values from before the superstep; an empty
+/// `get_each` queues nothing.
+pub fn get_batch_runs_keep_issue_order(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (from, to) = ring(pid, p);
+    let value = |q: usize, i: usize| (q * 100 + i) as u32;
+    let mut x = ctx.register((0..8).map(|i| value(pid, i)).collect::<Vec<u32>>());
+    let mut buf = [0u32; 10];
+    ctx.superstep(|s| {
+        let (name, mine) = x.split_mut(s);
+        let d = s.dest(&mut buf);
+        s.get(from, name, 7, d.at(0)); // overwritten by the batch
+        let mut batch = s.get_batch(name, d);
+        batch.get_each((0..4).map(|i| (to, i, i))); // one run: places 0..4
+        batch.get_each([(to, 6, 4), (to, 7, 5), (from, 0, 6), (to, 0, 8)]); // the source, the process, the place jump
+        batch.get_each(std::iter::empty());
+        s.get(from, name, 5, d.at(8)); // wins over the batch's get into place 8
+        let mut own = s.get_batch(name, &mut mine[4..]); // into the registration read: staged
+        own.get_each([(to, 4, 0), (to, 5, 1), (from, 6, 2)]); // elements the owners overwrite so
+    });
+    let got = (buf, x.local(ctx).to_vec());
+    ctx.unregister(x);
+    let (t, f) = (|i| value(to, i), |i| value(from, i));
+    let mut want_x: Vec<u32> = (0..8).map(|i| value(pid, i)).collect();
+    want_x[4..7].copy_from_slice(&[t(4), t(5), f(6)]);
+    let want = ([t(0), t(1), t(2), t(3), t(6), t(7), f(0), 0, f(5), 0], want_x);
+    expect("(buf, x)", got, want)
+}
+
 /// `put_batch_with_local`: a redistribution inside one registration. Each process reads its
 /// local part (block distribution, 3 elements each) and puts every element to the position of
 /// the reversed vector, into the same registration; it also overwrites its local part meanwhile
@@ -806,5 +881,7 @@ checks! {
     put_batch_keeps_issue_order_with_put,
     put_batch_takes_any_source_and_copies_it_at_the_call,
     put_batch_with_local_redistributes_within_one_registration,
+    get_batch_reads_what_get_reads => Procs::ALL.on(PS_MANY),
+    get_batch_runs_keep_issue_order,
     bulk_put_supersteps_alternate_with_small_ones => Procs::ALL.on(&[1, 2, 3]),
 }

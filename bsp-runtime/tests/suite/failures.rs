@@ -340,6 +340,24 @@ fn a_pid_out_of_range_in_a_put_batch(ctx: &mut Ctx, _: &Probe) {
     });
 }
 
+fn a_pid_out_of_range_in_a_get_batch(ctx: &mut Ctx, _: &Probe) {
+    with_pid_7(ctx, |ctx, x| {
+        let mut v = [0u32; 2];
+        ctx.superstep(|s| {
+            let mut batch = s.get_batch(x, &mut v);
+            batch.get(0, 0, 0);
+            batch.get(7, 0, 1);
+        });
+    });
+}
+
+fn a_pid_out_of_range_in_get_each(ctx: &mut Ctx, _: &Probe) {
+    with_pid_7(ctx, |ctx, x| {
+        let mut v = [0u32; 2];
+        ctx.superstep(|s| s.get_batch(x, &mut v).get_each([(0, 0, 0), (7, 0, 1)]));
+    });
+}
+
 fn a_pid_out_of_range_in_get(ctx: &mut Ctx, _: &Probe) {
     with_pid_7(ctx, |ctx, x| {
         let mut v = 0;
@@ -427,6 +445,30 @@ fn a_put_batch_past_the_extent_is_reported_with_every_value(ctx: &mut Ctx, _: &P
         let mut batch = ctx.put_batch(&x);
         batch.put(0, &[1u32], 0);
         batch.put(0, &[1u32, 2], 1);
+    }
+    ctx.sync();
+}
+
+/// A get batch past the extent: the message of `get`.
+fn a_get_batch_past_the_extent_is_reported_with_every_value(ctx: &mut Ctx, _: &Probe) {
+    let x = ctx.register([0u32; 2]);
+    if ctx.pid() == 1 {
+        let mut v = [0u32; 3];
+        ctx.superstep(|s| s.get_batch(&x, &mut v).get_each([(0, 0, 0), (0, 1, 1), (0, 2, 2)]));
+    }
+    ctx.sync();
+}
+
+/// A get batch into a place past the end of its buffer.
+fn a_get_batch_past_its_buffer_is_reported_with_the_index_and_length(ctx: &mut Ctx, _: &Probe) {
+    let x = ctx.register([0u32; 4]);
+    if ctx.pid() == 1 {
+        let mut v = [0u32; 3];
+        ctx.superstep(|s| {
+            let mut batch = s.get_batch(&x, &mut v);
+            batch.get(0, 0, 2);
+            batch.get(0, 1, 3);
+        });
     }
     ctx.sync();
 }
@@ -668,6 +710,12 @@ cases! {
     a_pid_out_of_range_in_a_put_batch: [2] => |f| {
         f.mentions(&["process 1 failed: put with process 7 (registration #1, offset 0, length 1): pid 7 is out of range (nprocs = 2)"])
     },
+    a_pid_out_of_range_in_a_get_batch: [2] => |f| {
+        f.mentions(&["process 1 failed: get with process 7 (registration #1, offset 0, length 1): pid 7 is out of range (nprocs = 2)"])
+    },
+    a_pid_out_of_range_in_get_each: [2] => |f| {
+        f.mentions(&["process 1 failed: get with process 7 (registration #1, offset 0, length 1): pid 7 is out of range (nprocs = 2)"])
+    },
     a_pid_out_of_range_in_get: [2] => |f| pid_out_of_range(f, "get"),
     a_pid_out_of_range_in_hpput: [2] => |f| pid_out_of_range(f, "hpput"),
     a_pid_out_of_range_in_hpget: [2] => |f| pid_out_of_range(f, "hpget"),
@@ -682,6 +730,12 @@ cases! {
     },
     a_put_batch_past_the_extent_is_reported_with_every_value: [2] => |f| {
         f.mentions(&["process 1 failed: put with process 0: registration #1: offset 1 + length 2 is past the extent 2 that process 0 registered (elements of `u32`)"])
+    },
+    a_get_batch_past_the_extent_is_reported_with_every_value: [2] => |f| {
+        f.mentions(&["process 1 failed: get with process 0: registration #1: offset 2 + length 1 is past the extent 2 that process 0 registered (elements of `u32`)"])
+    },
+    a_get_batch_past_its_buffer_is_reported_with_the_index_and_length: [2] => |f| {
+        f.mentions(&["process 1 failed: get_batch: destination index 3 is out of range for a buffer of length 3"])
     },
     a_put_batch_with_local_past_the_extent_is_reported_with_every_value: [2] => |f| {
         f.mentions(&["process 1 failed: put with process 0: registration #1: offset 1 + length 2 is past the extent 2 that process 0 registered (elements of `u32`)"])
