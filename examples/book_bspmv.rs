@@ -107,8 +107,9 @@ pub struct Local {
     own_rows: usize,
     /// For the other rows: the owner of their u_i and its local index there.
     fan_in: Vec<(usize, usize)>,
-    /// The fan-out: (owner of v_j, its local index there, position after the own v part).
-    fan_out: Vec<(usize, usize, usize)>,
+    /// The fan-out: (owner of v_j, its local index there); entry k goes to position k after the
+    /// own v part.
+    fan_out: Vec<(u32, u32)>,
     /// The number of own v components: the fan-out buffer starts with them.
     own_v: usize,
 }
@@ -164,7 +165,7 @@ fn init(ctx: &mut Ctx, n: usize, mine: Distribution) -> (Local, Vec<usize>, Vec<
     let mut fan_out = Vec::with_capacity(remote.len());
     for (to, &k) in remote.iter().enumerate() {
         position[k] = (own_v.len() + to) as u32;
-        fan_out.push((places[k].0, places[k].1, to));
+        fan_out.push((places[k].0 as u32, places[k].1 as u32));
     }
 
     // Rows with an own u_i first, then the others, each by owner and index there.
@@ -216,7 +217,8 @@ fn product(ctx: &mut Ctx, a: &Local, xv: &mut Reg<f64>, u: &mut Reg<f64>, add: C
     // buffer after the own part of v.
     ctx.superstep(|s| {
         let (name, local) = xv.split_mut(s);
-        s.get_batch(name, &mut local[a.own_v..]).get_each(a.fan_out.iter().copied());
+        s.get_batch(name, &mut local[a.own_v..])
+            .get_each(a.fan_out.iter().enumerate().map(|(to, &(q, from))| (q as usize, from as usize, to)));
     });
     // Superstep 1: the local multiply; the sums of own u_i are written in place.
     let (x, own) = (xv.local(ctx), a.own_rows);

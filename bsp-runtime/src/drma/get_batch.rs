@@ -147,12 +147,27 @@ impl<T: Value> GetBatch<'_, T> {
             }
         }
         let mut g = Gathering { batch: self, run: None };
+        // Where the buffer is staged as a whole, a get that continues the run needs only the
+        // checks of its offset (against the extent of the run's process) and its place.
+        let (uniform, len, size) = (self.staged.is_some(), self.len, std::mem::size_of::<T>());
         for (pid, offset, at) in gets {
+            if uniform
+                && let Some(run) = &mut g.run
+                && pid == run.pid
+                && offset == run.next_offset
+                && at == run.next_at
+                && offset < run.extent
+                && at < len
+            {
+                (run.bytes, run.calls, run.next_offset, run.next_at) =
+                    (run.bytes + size, run.calls + 1, offset + 1, at + 1);
+                continue;
+            }
             let Some(next) = g.batch.check(pid, offset, at) else { continue };
             match &mut g.run {
                 Some(run) if run.continued_by(&next) => {
-                    run.bytes += next.bytes;
-                    run.calls += 1;
+                    (run.bytes, run.calls, run.next_offset, run.next_at) =
+                        (run.bytes + next.bytes, run.calls + 1, next.next_offset, next.next_at);
                 }
                 run => {
                     if let Some(done) = run.replace(next) {
@@ -187,13 +202,24 @@ impl<T: Value> GetBatch<'_, T> {
             None => self.ctx.state.borrow().table.overlaps_local(dst_addr, size),
         };
         let byte_offset = offset * size;
-        Some(Run { pid, byte_offset, src_addr: addr + byte_offset, dst_addr, bytes: size, staged, calls: 1 })
+        Some(Run {
+            pid,
+            byte_offset,
+            src_addr: addr + byte_offset,
+            dst_addr,
+            bytes: size,
+            staged,
+            calls: 1,
+            next_offset: offset + 1,
+            next_at: at + 1,
+            extent,
+        })
     }
 
     /// Queues `run` in the outbox, as `get` queues a get.
     #[inline]
     fn queue(&self, run: Run) {
-        let Run { pid, byte_offset, src_addr, dst_addr, bytes, staged, calls } = run;
+        let Run { pid, byte_offset, src_addr, dst_addr, bytes, staged, calls, .. } = run;
         self.ctx.push_get(pid, self.slot, byte_offset, src_addr, bytes, dst_addr, staged, calls);
     }
 
@@ -238,6 +264,11 @@ struct Run {
     bytes: usize,
     staged: bool,
     calls: usize,
+    /// The source element and the place that a get continuing the run reads and writes (in
+    /// elements), and the extent of `pid`'s registration (in elements).
+    next_offset: usize,
+    next_at: usize,
+    extent: usize,
 }
 
 impl Run {
