@@ -4,15 +4,16 @@
 //! has no fan-in.
 //!
 //! Each nonzero a_ij, each v_j and each u_i has an owner, given by a distribution that the
-//! algorithm only asks "is it mine?". Here the matrix is distributed Cartesian on an M × N grid
-//! (a_ij on `P(i mod M, j mod N)`, `pid = s + t·M`), v_j on a process of processor column
-//! `j mod N` and u_i on one of processor row `i mod M`, but any other would do. A product has
-//! the book's four supersteps, 2 syncs:
+//! algorithm only asks "is it mine?". Here the matrix is distributed Cartesian on an M × N grid,
+//! the most square with M ≥ N (a_ij on `P(i mod M, j mod N)`, `pid = s + t·M`; by rows at
+//! p = 2), v_j on a process of processor column `j mod N` and u_i on one of processor row
+//! `i mod M`, but any other would do. A product has the book's four supersteps, 2 syncs:
 //!
 //! 0. **fan-out**: every process gets each v_j its nonzeros need from the owner of v_j, one
-//!    single-element `get` per component (the own ones are read in place);
+//!    single-element get per component (the own ones are read in place), all through one get
+//!    batch (`get_batch`, `get_each`: the checks that do not depend on the get made once);
 //! 1. **local multiply**: a partial sum `Σ a_ij v_j` for each local row i, one pass over
-//!    slices of the local nonzeros;
+//!    slices of the local nonzeros, written straight into u for the rows of own u_i;
 //! 2. **fan-in**: the partial sum goes to the owner of u_i with a combining put (`put_combine`
 //!    with `+`, through a put batch), one per row;
 //! 3. **sum up**: the combining puts add up at the sync, so this superstep is empty.
@@ -26,7 +27,9 @@
 //! pid and local index into a directory entry on process `j / ⌈n/p⌉`; then each process gets the
 //! entries of its columns and rows (2 syncs, single-element puts and gets). It lays out the
 //! fan-out buffer after the own part of v, so that the local multiply reads one array, and
-//! renumbers the columns of its nonzeros into that buffer (compressed sparse rows, `u32`).
+//! renumbers the columns of its nonzeros into that buffer (compressed sparse rows, `u32`). The
+//! own u_i that some local row writes come first in u, in the order of those rows, so that the
+//! multiply writes them in order, with no list of indices.
 //!
 //! A is pseudo-random (a hash of the position, the same for every p): row i has a_ii = 8 and
 //! `OFF_DIAGONAL` more nonzeros in pseudo-random columns, small integers, and v_j = 1 + j mod 5,
