@@ -19,8 +19,9 @@ use crate::{AsRemote, Ctx, GetDest, Superstep, Value};
 /// One-element gets from one registration into one buffer, from [`Superstep::get_batch`].
 ///
 /// Each [`get`](GetBatch::get) is [`Superstep::get`] of one element without the checks the
-/// batch made once: a few nanoseconds, against a few tens, which is what a fan-out (get these
-/// n single elements from wherever they live) spends its time on.
+/// batch made once; [`get_each`](GetBatch::get_each) also gathers gets that continue each other
+/// into one record inside its loop. A fan-out (get these n single elements from wherever they
+/// live) spends its time on exactly these calls.
 pub struct GetBatch<'s, T: Value> {
     ctx: &'s Ctx,
     /// Every process's (address, extent in bytes) of the registration.
