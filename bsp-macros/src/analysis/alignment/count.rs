@@ -91,6 +91,7 @@ pub(crate) const NOT_SYNCING: &[&str] = &[
     "hpget",
     "hpput",
     "dest",
+    "get_batch",
     "locals",
     "stats",
     "set_stats",
