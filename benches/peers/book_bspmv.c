@@ -28,8 +28,9 @@
  *      a combining put (put_combine with +), which standard BSPlib does not have; here it is
  *      one bsp_send per row (payload: the local index there and the sum), as the book does;
  *   3. sum up: after the sync, each process adds the messages into its u (Rust: at the sync).
- * Rust's runtime merges consecutive one-element gets and consecutive combining puts into runs;
- * MulticoreBSP sends each request by itself.
+ * Rust makes the fan-out's gets through one get batch (get_batch, get_each), and its runtime
+ * merges consecutive one-element gets and consecutive combining puts into runs; MulticoreBSP
+ * serves each request by itself.
  *
  * All sums are of small integers, so exact in any order: after PRODUCTS products each process
  * compares its u_i with the row sums of A; process 0 collects the counts and sums, aborts on
