@@ -185,7 +185,7 @@ fn report(findings: Vec<Finding>, ctx: &str, cx: &mut Ctxt) {
 /// The error at the use: what was found, when the value is available, what to do.
 pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
     let Finding { name, op, .. } = finding;
-    if finding.op == Op::Dest {
+    if matches!(finding.op, Op::Dest | Op::GetBatch) {
         if let Some(text) = dest_message(finding, ctx) {
             return text;
         }
@@ -359,6 +359,8 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
 /// a `get`'s.
 fn dest_message(finding: &Finding, ctx: &str) -> Option<String> {
     let name = &finding.name;
+    // `dest` and `get_batch` lend the buffer to the gets made through what they return.
+    let lender = finding.op.name();
     let help = format!(
         "= help: use `{name}` after the end of the `superstep!` block (or `{ctx}.sync()`), when \
          the gets have written it"
@@ -370,18 +372,25 @@ fn dest_message(finding: &Finding, ctx: &str) -> Option<String> {
                 Access::Write => ("written", "would be overwritten by the gets at the sync"),
             };
             format!(
-                "`{name}` is {verb} while `dest` lends it to the gets of the superstep\n\
+                "`{name}` is {verb} while `{lender}` lends it to the gets of the superstep\n\
                  = note: `{name}` receives the fetched values at the sync that ends the superstep, \
                  and stays lent until then; using it here {what}\n{help}"
             )
         }
-        Problem::DestinationAgain { again, .. } => format!(
-            "`{name}` is given to a `{again}` while `dest` lends it to the gets of the superstep\n\
-             = note: `dest` lends `{name}` until the sync; every get into it goes through the \
-             `Dest` it returned\n\
-             = help: get into a part of the `Dest`: `d.at(i)`, `d.range(a..b)`",
-            again = again.name(),
-        ),
+        Problem::DestinationAgain { again, .. } => {
+            let (through, fix) = if finding.op == Op::GetBatch {
+                ("`GetBatch`", "get into it through the batch: `batch.get(pid, offset, i)`")
+            } else {
+                ("`Dest`", "get into a part of the `Dest`: `d.at(i)`, `d.range(a..b)`")
+            };
+            format!(
+                "`{name}` is given to a `{again}` while `{lender}` lends it to the gets of the superstep\n\
+                 = note: `{lender}` lends `{name}` until the sync; every get into it goes through the \
+                 {through} it returned\n\
+                 = help: {fix}",
+                again = again.name(),
+            )
+        }
         _ => return None,
     })
 }
@@ -391,8 +400,8 @@ pub(crate) fn note(finding: &Finding) -> String {
     let Finding { name, op, .. } = finding;
     let op = op.name();
     match finding.problem {
-        Problem::PendingDestination(_) | Problem::DestinationAgain { .. } if finding.op == Op::Dest => {
-            format!("note: `dest` lends `{name}` here")
+        Problem::PendingDestination(_) | Problem::DestinationAgain { .. } if matches!(finding.op, Op::Dest | Op::GetBatch) => {
+            format!("note: `{op}` lends `{name}` here")
         }
         Problem::PendingDestination(_) | Problem::DestinationAgain { .. } | Problem::ModifiedSource => {
             format!("note: the `{op}` that makes `{name}` pending is here")

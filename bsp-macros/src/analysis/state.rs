@@ -100,6 +100,8 @@ pub(crate) enum Op {
     HpGet,
     /// `s.dest(&mut buf)`: `buf` is lent to the gets of the superstep.
     Dest,
+    /// `s.get_batch(&x, &mut buf)`: `buf` is lent to the batch's gets until the sync.
+    GetBatch,
     HpPut,
     HpMove,
     /// `reg.local_mut(..)` (or `value_mut`) called while a name taken earlier by
@@ -116,6 +118,7 @@ impl Op {
             Op::Get => "get",
             Op::HpGet => "hpget",
             Op::Dest => "dest",
+            Op::GetBatch => "get_batch",
             Op::HpPut => "hpput",
             Op::HpMove => "hpmove",
             Op::LocalMut => "local_mut",

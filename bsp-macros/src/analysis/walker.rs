@@ -195,7 +195,7 @@ impl Walker {
         for entry in entries {
             let overlaps = entry.place.overlaps(place);
             let problem = match (entry.op, entry.validity) {
-                (Op::Get | Op::HpGet | Op::Dest, _) if overlaps => match destination {
+                (Op::Get | Op::HpGet | Op::Dest | Op::GetBatch, _) if overlaps => match destination {
                     Some(again) => {
                         let element = entry.place.0.iter().chain(&place.0).any(|p| p == "[]");
                         Problem::DestinationAgain { again, element }

@@ -2,7 +2,7 @@
 //! and the cases that must compile (no finding).
 
 use crate::analysis::Access::{Read, Write};
-use crate::analysis::Op::{Dest, Get, HpGet, HpMove, HpPut, LocalMut, Superstep};
+use crate::analysis::Op::{Dest, Get, GetBatch, HpGet, HpMove, HpPut, LocalMut, Superstep};
 use crate::analysis::Problem::*;
 use crate::analysis::Walker;
 use syn::{parse_quote, Ident};
@@ -283,6 +283,29 @@ fn a_buffer_lent_by_dest() {
     } => [
         (PendingDestination(Read), Dest, "row"),
         (DestinationAgain { again: Get, element: true }, Dest, "col"),
+    ]);
+}
+
+#[test]
+fn a_buffer_lent_to_a_get_batch() {
+    assert_findings!({
+        superstep!(ctx, {
+            let mut b = ctx.get_batch(&x, &mut fan);
+            b.get(1, 0, 0);
+            let first = fan[0];
+        });
+        superstep!(ctx, {
+            let mut b = ctx.get_batch(&x, &mut col);
+            ctx.get(1, &x, 0, &mut col[1]);
+        });
+        superstep!(ctx, {
+            let mut b = ctx.get_batch(&x, &mut fine);
+            b.get(1, 0, 0);
+        });
+        let after = fine[0];
+    } => [
+        (PendingDestination(Read), GetBatch, "fan"),
+        (DestinationAgain { again: Get, element: true }, GetBatch, "col"),
     ]);
 }
 

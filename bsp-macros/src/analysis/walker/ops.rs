@@ -324,6 +324,19 @@ impl Walker {
                 self.check_lifetime(buf, Op::Dest, call.method.span());
                 self.make_pending(buf, Op::Dest, call.method.span());
             }
+            ("get_batch", [src, buf]) => {
+                // `s.get_batch(&x, &mut buf)`: `buf` is the destination of the batch's gets
+                // until the sync.
+                self.walk_args([*src].into_iter());
+                match strip_parens(buf) {
+                    Expr::Reference(reference) if reference.mutability.is_some() => {
+                        self.walk_place(&reference.expr, Access::Write, Some(Op::GetBatch));
+                    }
+                    _ => self.visit_expr(buf),
+                }
+                self.check_lifetime(buf, Op::GetBatch, call.method.span());
+                self.make_pending(buf, Op::GetBatch, call.method.span());
+            }
             ("hpput", [pid, src, dst, offset]) => {
                 self.walk_args([*pid, *src, *dst, *offset].into_iter());
                 self.check_lifetime(src, Op::HpPut, call.method.span());
