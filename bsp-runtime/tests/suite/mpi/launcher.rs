@@ -96,10 +96,11 @@ pub fn mpirun_per_rank(ranks: usize, args: &[&str], env: &[(&str, &str)], limit:
     let dir = std::env::temp_dir().join(format!("bsp-mpi-test-{}-{n}", std::process::id()));
     let mut job = start_job(ranks, args, env, limit, Some(&dir));
     if let Ok(job) = &mut job {
-        // Open MPI writes `<dir>/1/rank.<r>/{stdout,stderr}` (a rank that printed nothing may
-        // have no file).
+        // Open MPI writes `<dir>/1/rank.<r>/{stdout,stderr}`, with `r` zero-padded to the width
+        // of the highest rank (`rank.07` of 12); a rank that printed nothing may have no file.
+        let width = (ranks.max(1) - 1).to_string().len();
         let read = |r: usize, name: &str| {
-            std::fs::read_to_string(dir.join("1").join(format!("rank.{r}")).join(name)).unwrap_or_default()
+            std::fs::read_to_string(dir.join("1").join(format!("rank.{r:0width$}")).join(name)).unwrap_or_default()
         };
         job.ranks = (0..ranks).map(|r| (read(r, "stdout"), read(r, "stderr"))).collect();
     }
@@ -294,7 +295,9 @@ fn checks_job(ranks: usize, setting: Setting, tally: &mut Tally) -> Result<(), S
     };
     let owned = setting.env(&threads.to_string());
     let env: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let job = mpirun(ranks, &[], &env, limit())?;
+    // Each rank's report lines are read from its own output: mpirun's merged stdout may cut one
+    // rank's line by another's when the machine is busy.
+    let job = mpirun_per_rank(ranks, &[], &env, limit())?;
     let label = match setting {
         Setting::Exchange(e) => format!("mpirun -n {ranks}, BSP_MPI_EXCHANGE={e}"),
         Setting::Threads(t) => format!("mpirun -n {ranks}, BSP_THREADS={t}"),
@@ -302,7 +305,7 @@ fn checks_job(ranks: usize, setting: Setting, tally: &mut Tally) -> Result<(), S
     };
     // The processes of the run (and so the reports expected of each check).
     let ranks = ranks * threads;
-    let reports = parse(&job.stdout);
+    let reports = parse(&job.ranks.iter().map(|(out, _)| out.as_str()).collect::<Vec<_>>().join("\n"));
     let (before_passed, before_failed, before_skipped) = (tally.passed, tally.failed, tally.skipped);
     let mut silent = Vec::new();
     for check in checks() {
