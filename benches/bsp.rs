@@ -27,7 +27,9 @@
 //! - `teams`: a broadcast of 1 and of 1000 words on a processor row of a 2×2 grid (p = 4, the two
 //!   rows broadcasting in the same sync), against a broadcast of as many words on a run of 2
 //!   processes, a broadcast on all 4, and an empty sync at p = 4. On a machine with fewer than 4
-//!   cores the p = 4 figures include the cost of sharing the cores.
+//!   cores the p = 4 figures include the cost of sharing the cores, so two figures at p = 2
+//!   follow: a row broadcast on a 1×2 grid (a team of both processes) against the broadcast on
+//!   2 processes, and on a 2×1 grid (two teams of one, which send nothing) against an empty sync.
 //!
 //! This is a plain `harness = false` binary rather than a Criterion benchmark: every figure here
 //! is a ratio to a baseline timed inside the same multi-threaded run, which Criterion's
@@ -446,9 +448,11 @@ fn bench_bsmp(o: Opts) {
 
 /// Seconds per broadcast of `words` words on `p` processes, timed on process 0 after a warm-up:
 /// on a processor row of a `2 × p/2` grid if `row`, else on every process.
-fn time_broadcast(p: usize, row: bool, words: usize, iters: usize) -> f64 {
+/// µs per broadcast of `words` words on every process, or (`grid = Some((m, n))`) on the
+/// processor rows of an `m × n` grid, every row broadcasting in the same sync.
+fn time_broadcast(p: usize, grid: Option<(usize, usize)>, words: usize, iters: usize) -> f64 {
     let r = bsp::run(p, |ctx| {
-        let grid = row.then(|| bsp::Grid::new(ctx, 2, p / 2));
+        let grid = grid.map(|(m, n)| bsp::Grid::new(ctx, m, n));
         let data = vec![ctx.pid() as u64; words];
         let once = |ctx: &mut Ctx| match &grid {
             Some(g) => black_box(g.row().broadcast(ctx, 0, &data)),
@@ -467,21 +471,34 @@ fn time_broadcast(p: usize, row: bool, words: usize, iters: usize) -> f64 {
 }
 
 fn bench_teams(o: Opts) {
-    header("Team collectives: a broadcast on a processor row of a 2×2 grid (µs per broadcast)", "bsp / baseline");
+    header("Team collectives: a broadcast on a processor row of a grid (µs per broadcast)", "bsp / baseline");
     let iters = (20_000 / o.scale).max(10);
     for words in [1, 1000] {
-        let (mut team, mut two, mut all, mut empty) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut t: [Vec<f64>; 7] = Default::default();
         for _ in 0..o.runs {
-            team.push(time_broadcast(4, true, words, iters) * 1e6);
-            two.push(time_broadcast(2, false, words, iters) * 1e6);
-            all.push(time_broadcast(4, false, words, iters) * 1e6);
-            empty.push(time_empty_sync(4, iters) * 1e6);
+            t[0].push(time_broadcast(4, Some((2, 2)), words, iters) * 1e6);
+            t[1].push(time_broadcast(2, None, words, iters) * 1e6);
+            t[2].push(time_broadcast(4, None, words, iters) * 1e6);
+            t[3].push(time_empty_sync(4, iters) * 1e6);
+            t[4].push(time_broadcast(2, Some((1, 2)), words, iters) * 1e6);
+            t[5].push(time_broadcast(2, Some((2, 1)), words, iters) * 1e6);
+            t[6].push(time_empty_sync(2, iters) * 1e6);
         }
-        let team = median(team);
+        let [team, two, all, empty4, row2, row1, empty2] = t.map(median);
         let what = format!("row broadcast of {words} words, 2×2 grid");
-        row(&what, 4, team, "µs", &format!("broadcast of {words} words on 2 processes (p = 2)"), median(two));
-        row(&what, 4, team, "µs", &format!("broadcast of {words} words on all 4 processes"), median(all));
-        row(&what, 4, team, "µs", "empty sync, p = 4", median(empty));
+        let on_two = format!("broadcast of {words} words on 2 processes (p = 2)");
+        row(&what, 4, team, "µs", &on_two, two);
+        row(&what, 4, team, "µs", &format!("broadcast of {words} words on all 4 processes"), all);
+        row(&what, 4, team, "µs", "empty sync, p = 4", empty4);
+        row(&format!("row broadcast of {words} words, 1×2 grid (a team of 2)"), 2, row2, "µs", &on_two, two);
+        row(
+            &format!("row broadcast of {words} words, 2×1 grid (teams of one)"),
+            2,
+            row1,
+            "µs",
+            "empty sync, p = 2",
+            empty2,
+        );
     }
 }
 

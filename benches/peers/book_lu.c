@@ -178,15 +178,30 @@ static void lu(double *a, size_t *pivots, size_t n, size_t m, size_t nn, size_t 
             bsp_put(PID(ks, t), a + lr * cols, a, lk * cols * sizeof(double), cols * sizeof(double));
         bsp_sync();
 
-        /* The multipliers into column k, and the rank-1 update of the own i > k, j > k. */
-        size_t from = first_from(k + 1, nn, t);
-        const double *u = pivot_row + (from - col0);
-        for (size_t l = below; l < rows; l++) {
-            double *row = a + l * cols, x = multipliers[l - below];
-            if (t == kt)
-                row[kc] = x;
-            for (size_t j = from; j < cols; j++)
-                row[j] -= x * u[j - from];
+        /* The multipliers into column k, and the rank-1 update of the own i > k, j > k: four
+         * rows at a time (each u_j loaded once for the four), then the last ones alone. */
+        size_t from = first_from(k + 1, nn, t), w = cols - from, l = below;
+        const double *restrict u = pivot_row + (from - col0);
+        if (t == kt)
+            for (size_t q = below; q < rows; q++)
+                a[q * cols + kc] = multipliers[q - below];
+        for (; l + 4 <= rows; l += 4) {
+            double *restrict r0 = a + l * cols + from, *restrict r1 = r0 + cols;
+            double *restrict r2 = r1 + cols, *restrict r3 = r2 + cols;
+            const double *x = multipliers + (l - below);
+            double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+            for (size_t j = 0; j < w; j++) {
+                double y = u[j];
+                r0[j] -= x0 * y;
+                r1[j] -= x1 * y;
+                r2[j] -= x2 * y;
+                r3[j] -= x3 * y;
+            }
+        }
+        for (; l < rows; l++) {
+            double *restrict row = a + l * cols + from, x = multipliers[l - below];
+            for (size_t j = 0; j < w; j++)
+                row[j] -= x * u[j];
         }
     }
 #undef PID

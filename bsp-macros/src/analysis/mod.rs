@@ -400,7 +400,9 @@ pub(crate) fn note(finding: &Finding) -> String {
     let Finding { name, op, .. } = finding;
     let op = op.name();
     match finding.problem {
-        Problem::PendingDestination(_) | Problem::DestinationAgain { .. } if matches!(finding.op, Op::Dest | Op::GetBatch) => {
+        Problem::PendingDestination(_) | Problem::DestinationAgain { .. }
+            if matches!(finding.op, Op::Dest | Op::GetBatch) =>
+        {
             format!("note: `{op}` lends `{name}` here")
         }
         Problem::PendingDestination(_) | Problem::DestinationAgain { .. } | Problem::ModifiedSource => {

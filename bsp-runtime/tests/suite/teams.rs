@@ -6,6 +6,7 @@
 
 use bsp_runtime::collective::Parts;
 use bsp_runtime::ops::{self, Loc};
+use bsp_runtime::stats::{StatsMode, StepStats};
 use bsp_runtime::{Ctx, Grid, Team};
 
 use super::check::{Complaints, Failure, Outcome, Probe, Procs, cases, checks};
@@ -228,6 +229,48 @@ pub fn team_traffic_is_counted(ctx: &mut Ctx) -> Outcome {
     c.outcome()
 }
 
+/// A collective on a team of one sends nothing: when every team has one member (the columns of
+/// a 1×p grid), its sync is an empty one, as cheap as a plain `sync` — no data phase, no
+/// traffic, no more engine messages — and each process gets what the collective gives a team
+/// of one.
+pub fn teams_of_one_cost_an_empty_sync(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    ctx.set_stats(StatsMode::Timed);
+    let column = Grid::new(ctx, 1, p).col().clone();
+    ctx.sync();
+    let empty = ctx.stats().last;
+    let mut c = Complaints::default();
+    let mut like_an_empty_sync = |what: &str, last: StepStats| {
+        let bytes = last.sent.bytes() + last.received.bytes() + last.local.bytes();
+        c.expect(
+            format!("{what}: (data phase, bytes moved, engine messages), as in an empty sync"),
+            (last.data, bytes, last.engine_messages),
+            (empty.data, 0, empty.engine_messages),
+        );
+    };
+    let before = ctx.step();
+    let best = column.allreduce_one(ctx, Loc::new(-(pid as f64), pid as u64), ops::max_loc);
+    like_an_empty_sync("allreduce_one", ctx.stats().last);
+    let got = column.broadcast(ctx, 0, &[pid as u32; 3]);
+    like_an_empty_sync("broadcast", ctx.stats().last);
+    let scanned = column.scan(ctx, &[pid as u64, 1], ops::sum);
+    like_an_empty_sync("scan", ctx.stats().last);
+    let gathered = column.gather(ctx, 0, &vec![pid as u8; pid]);
+    like_an_empty_sync("gather", ctx.stats().last);
+    let exchanged = column.alltoallv(ctx, &[vec![pid as u16; 2]]);
+    like_an_empty_sync("alltoallv", ctx.stats().last);
+    let syncs = ctx.step() - before;
+    ctx.set_stats(StatsMode::from_env());
+    c.expect("data of an empty sync", empty.data, std::time::Duration::ZERO);
+    c.expect("syncs", syncs, 5);
+    c.expect("allreduce_one", (best.value(), best.index()), (-(pid as f64), pid as u64));
+    c.expect("broadcast", got, vec![pid as u32; 3]);
+    c.expect("scan", scanned, vec![pid as u64, 1]);
+    c.expect("gather", gathered, Some(vec![vec![pid as u8; pid]]));
+    c.expect("alltoallv", exchanged, vec![vec![pid as u16; 2]]);
+    c.outcome()
+}
+
 checks! {
     grids_of_every_shape => Procs::ALL.on(&[1, 2, 3, 4, 6, 8]),
     every_collective_on_teams => Procs::ALL.on(&[1, 2, 3, 4, 5, 8]),
@@ -235,6 +278,7 @@ checks! {
     ranks_follow_the_list,
     teams_do_different_collectives_in_one_sync,
     team_traffic_is_counted,
+    teams_of_one_cost_an_empty_sync,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -314,6 +358,15 @@ fn members_disagree_on_the_team(ctx: &mut Ctx, probe: &Probe) {
     team.allreduce_one(ctx, 1u64, ops::sum);
     ctx.sync();
     probe.reached("past an allreduce on teams that disagree");
+}
+
+/// Process 0 makes the team [0] of itself alone, but process 1 makes [0, 1]: the team of one
+/// sends nothing, yet both see the disagreement.
+fn a_team_of_one_that_another_process_joins(ctx: &mut Ctx, probe: &Probe) {
+    let team = if ctx.pid() == 0 { Team::new(ctx, [0]) } else { Team::new(ctx, [0, 1]) };
+    team.allreduce_one(ctx, 1u8, ops::sum);
+    ctx.sync();
+    probe.reached("past an allreduce on a team of one that another process joins");
 }
 
 /// Process 0 of a 2×2 grid calls a row collective, the others a collective on every process.
@@ -400,6 +453,13 @@ cases! {
         team_mismatch(&[1, 3], "process 1 called `allreduce` on `u64` in the team [1, 3], process 3 called no collective, process 0, not a member, called `allreduce` on `u64` in the team [0, 1] with this process"),
         // Process 3: 1 (not a member) sent it its call.
         team_mismatch(&[2, 3], "process 2 called `allreduce` on `u64` in the team [2, 3], process 3 called `allreduce` on `u64` in the team [2, 3], process 1, not a member, called `allreduce` on `u64` in the team [1, 3] with this process"),
+    ]),
+    #[several]
+    a_team_of_one_that_another_process_joins: [2] => |f| one_of(f, &[
+        // Process 0: process 1, not a member, sent it its call.
+        team_mismatch(&[0], "process 0 called `allreduce` on `u8` in the team [0], process 1, not a member, called `allreduce` on `u8` in the team [0, 1] with this process"),
+        // Process 1: its member 0 sent it nothing.
+        team_mismatch(&[0, 1], "process 0 called no collective, process 1 called `allreduce` on `u8` in the team [0, 1]"),
     ]),
     #[several]
     team_collective_beside_a_collective_on_all: [4] => |f| one_of(f, &[

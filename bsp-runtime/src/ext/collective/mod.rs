@@ -47,14 +47,15 @@
 //! These are the figures that [`Ctx::stats`] counts for a collective's superstep
 //! ([`Traffic::collectives`](crate::stats::Traffic::collectives) and `collective_bytes`, sent
 //! and received, in h), and so does the trace with its predictions: an `allreduce` of 1000
-//! words at p = 4 is h = 3000 words. Besides its data, each process sends every process a
+//! words at p = 4 is h = 3000 words. Besides its data, each process sends every other process a
 //! header of about 60 bytes (which collective, root, element type, length, and the team's
 //! members), so that every process can check that all called the same collective with
 //! compatible arguments; like a put's offset, it is not counted.
 //!
 //! On a [`Team`] of `size` members, read `size` for `p` and ranks for pids: a team collective
 //! costs what the same collective costs on `size` processes, and the teams of one sync run side
-//! by side (the superstep's h is the largest over all teams).
+//! by side (the superstep's h is the largest over all teams). A team of one sends nothing: its
+//! collective costs a plain `sync` (on a 1×N grid, every column collective is an empty sync).
 //!
 //! # Errors
 //! - Misuse seen at the call panics in that process, naming it: a root out of range, `scatter` or

@@ -2,13 +2,16 @@
 //! every member, and the checks that all members made the same call.
 //!
 //! Every collective, on every process or on a [`Team`], is one or two supersteps in which each
-//! member sends each member (itself included) one message on the runtime's channel
-//! (`outbox/channel.rs`): a [`Header`] (which collective, root, length, element type, and the team's
-//! members), then its payload for that member. After the sync each member reads one message
-//! from every member and checks that they agree; the payloads are what the collective moves,
-//! and the only bytes the statistics count ([`payload_len`]).
+//! member sends each other member one message on the runtime's channel (`outbox/channel.rs`): a
+//! [`Header`] (which collective, root, length, element type, and the team's members), then its
+//! payload for that member. After the sync each member reads one message from every other
+//! member, sets its own call beside them, and checks that they agree; the payloads are what the
+//! collective moves, and the only bytes the statistics count ([`payload_len`]). A member sends
+//! itself nothing: its own call is at hand, so a team of one sends no message at all, and its
+//! collective costs what an empty sync costs.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::mem::size_of;
 
 use super::{CollectiveData, Team};
@@ -162,6 +165,17 @@ struct Header {
     team_len: u64,
 }
 
+/// Whether a message of the runtime's channel is a collective's (the channel also carries
+/// others, such as the promises of `Ctx::same` in debug builds).
+fn is_collective(msg: &[u8]) -> bool {
+    msg.get(..size_of::<u64>()).is_some_and(|kind| Kind::from_code(bytemuck::pod_read_unaligned(kind)).is_some())
+}
+
+/// The collectives' messages that arrived at the last sync, as (source pid, bytes).
+fn collective_messages(ctx: &Ctx) -> impl Iterator<Item = (usize, &[u8])> + '_ {
+    ctx.sys_messages().filter(|&(_, msg)| is_collective(msg))
+}
+
 /// The bytes of payload in a message of the runtime's channel: what a collective moves, as the
 /// statistics count it (the header and the rest are not counted); 0 for a message that is not
 /// a collective's.
@@ -176,7 +190,9 @@ pub(crate) struct Part<'a> {
     pub(super) len: usize,
     pub(super) count: usize,
     elem_size: usize,
-    type_name: &'a str,
+    /// The element type's name, as bytes: compared with this process's, and read as text only
+    /// to describe a mismatch.
+    type_name: &'a [u8],
     /// The sender's team (`u32` pids), empty for every process.
     team: &'a [u8],
     pub(super) payload: &'a [u8],
@@ -187,7 +203,7 @@ impl<'a> Part<'a> {
         let head: Header = bytemuck::pod_read_unaligned(bytes.get(..size_of::<Header>())?);
         let rest = &bytes[size_of::<Header>()..];
         let name_len = usize::try_from(head.name_len).ok()?;
-        let type_name = std::str::from_utf8(rest.get(..name_len)?).ok()?;
+        let type_name = rest.get(..name_len)?;
         let rest = &rest[name_len..];
         let team_bytes = usize::try_from(head.team_len).ok()?.checked_mul(4)?;
         let team = rest.get(..team_bytes)?;
@@ -218,7 +234,7 @@ impl<'a> Part<'a> {
                 self.team.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
             format!(" in the team {pids:?}")
         };
-        format!("`{}`{root} on `{}`{team}", self.kind.name(), self.type_name)
+        format!("`{}`{root} on `{}`{team}", self.kind.name(), String::from_utf8_lossy(self.type_name))
     }
 }
 
@@ -234,14 +250,31 @@ pub(crate) struct Call<'g> {
     step: usize,
     /// The processes it spans.
     pub(super) group: Group<'g>,
+    /// This process's length argument, as [`coll_send`](Ctx::coll_send) would have sent it to
+    /// itself (it sends itself nothing).
+    len: Cell<usize>,
 }
 
-impl Call<'_> {
+impl<'g> Call<'g> {
+    /// This process's call as the others see it (with no payload: a member sends itself none).
+    fn own_part(&self) -> Part<'g> {
+        Part {
+            kind: self.kind,
+            root: self.root,
+            len: self.len.get(),
+            count: 0,
+            elem_size: self.elem_size,
+            type_name: self.type_name.as_bytes(),
+            team: self.group.wire(),
+            payload: &[],
+        }
+    }
+
     fn matches(&self, part: &Part<'_>) -> bool {
         part.kind == self.kind
             && part.root == self.root
             && part.elem_size == self.elem_size
-            && part.type_name == self.type_name
+            && part.type_name == self.type_name.as_bytes()
             && part.team == self.group.wire()
     }
 }
@@ -302,6 +335,7 @@ impl Ctx {
             type_name: std::any::type_name::<T>(),
             step: self.step,
             group,
+            len: Cell::new(0),
         }
     }
 
@@ -330,9 +364,15 @@ impl Ctx {
     }
 
     /// Sends the member of rank `to` this process's header (with length argument `len`) and
-    /// `payload`.
+    /// `payload`; for itself (`to` is its own rank) only notes `len`, and `payload` must be
+    /// empty.
     #[track_caller]
     pub(super) fn coll_send<T: Value>(&self, call: &Call<'_>, to: usize, len: usize, payload: &[T]) {
+        if to == call.group.me {
+            debug_assert!(payload.is_empty(), "a member sends itself no payload");
+            call.len.set(len);
+            return;
+        }
         let team = call.group.wire();
         let head = Header {
             kind: call.kind.code(),
@@ -379,18 +419,22 @@ impl Ctx {
     /// every process (each received the same headers); otherwise as a panic of the processes
     /// that see it, which stops the others (a process that called plain `sync` checks nothing,
     /// and on MPI a failure only some processes see must not wait for the others).
-    pub(super) fn coll_parts(&self, call: &Call<'_>) -> Vec<Part<'_>> {
+    pub(super) fn coll_parts<'a>(&'a self, call: &Call<'a>) -> Vec<Part<'a>> {
         let group = call.group;
-        let mut parts: Vec<Option<Part<'_>>> = (0..group.size).map(|_| None).collect();
+        let mut parts: Vec<Option<Part<'a>>> = (0..group.size).map(|_| None).collect();
+        parts[group.me] = Some(call.own_part());
         let mut strangers = Vec::new();
-        for (src, bytes) in self.sys_messages() {
+        for (src, bytes) in collective_messages(self) {
             match group.rank_of(src) {
                 Some(rank) => parts[rank] = Part::parse(bytes),
                 None => strangers.push((src, Part::parse(bytes))),
             }
         }
-        if strangers.is_empty() && parts.iter().all(|part| part.as_ref().is_some_and(|part| call.matches(part))) {
-            return parts.into_iter().flatten().collect();
+        let agree = |(rank, part): (usize, &Option<Part<'_>>)| {
+            part.as_ref().is_some_and(|part| rank == group.me || call.matches(part))
+        };
+        if strangers.is_empty() && parts.iter().enumerate().all(agree) {
+            return parts.into_iter().map(|part| part.expect("every member's part is here")).collect();
         }
         let called = |part: &Option<Part<'_>>| match part {
             Some(part) => format!("called {}", part.describe()),
