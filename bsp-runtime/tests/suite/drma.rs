@@ -505,6 +505,47 @@ pub fn transfers_of_8_mib_arrive_intact(ctx: &mut Ctx) -> Outcome {
     expect("transfers that differ", errors, vec![])
 }
 
+/// Supersteps of h scattered one-word puts, then h scattered one-word gets, for h such that the
+/// blocks between two MPI ranks are of every kind the engine sends: carried by the sync's first
+/// message, cut into pieces under the eager limit (the puts at h = 155 to 677, the replies at
+/// h = 677 and 1500), and whole. Every word is checked.
+pub fn scattered_words_arrive_intact_at_every_block_size(ctx: &mut Ctx) -> Outcome {
+    const HS: [usize; 7] = [1, 155, 160, 300, 677, 678, 1500];
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let word = |from: usize, h: usize, i: usize| ((from as u64) << 48) | ((h as u64) << 24) | i as u64;
+    // Every other element, so that each put (and get) is a record of its own.
+    let x = ctx.register(vec![0u64; 2 * HS[HS.len() - 1]]);
+    let mut errors = Vec::new();
+    for h in HS {
+        for i in 0..h {
+            ctx.put(right, &word(pid, h, i), &x, 2 * i);
+        }
+        ctx.sync();
+        let local = x.local(ctx);
+        if let Some(i) = (0..h).find(|&i| local[2 * i] != word(left, h, i)) {
+            errors.push(format!(
+                "put, h = {h}: element {} is {:#x}, expected {:#x}",
+                2 * i,
+                local[2 * i],
+                word(left, h, i)
+            ));
+        }
+        // What this process put, back from the right.
+        let mut back = vec![0u64; h];
+        ctx.superstep(|s| {
+            let d = s.dest(&mut back);
+            for i in 0..h {
+                s.get(right, &x, 2 * i, d.at(i));
+            }
+        });
+        if let Some(i) = (0..h).find(|&i| back[i] != word(pid, h, i)) {
+            errors.push(format!("get, h = {h}: word {i} is {:#x}, expected {:#x}", back[i], word(pid, h, i)));
+        }
+    }
+    expect("transfers that differ", errors, vec![])
+}
+
 // ---------------------------------------------------------------------------------------------
 // bsp_get(3) EXAMPLES
 // ---------------------------------------------------------------------------------------------
@@ -796,6 +837,7 @@ checks! {
     hpput_from_an_hpmove_payload_behaves_like_put => Procs::ALL.on(&[3, 3, 3, 3, 3]),
     gets_into_the_registration_they_read_see_pre_superstep_values,
     transfers_of_8_mib_arrive_intact => Procs::ALL.on(&[2, 3]),
+    scattered_words_arrive_intact_at_every_block_size => Procs::ALL.on(&[1, 2, 3]),
     bsp_get_example_1_get_array,
     bsp_get_example_2_bsp_sum_with_hpget,
     bsp_get_example_3_cyclic_shift_with_get,
