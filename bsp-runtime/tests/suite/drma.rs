@@ -697,6 +697,38 @@ pub fn put_batch_delivers_scattered_and_consecutive_puts(ctx: &mut Ctx) -> Outco
     expect("(x, y)", (x.local(ctx).to_vec(), y.local(ctx).to_vec()), (want, want_y))
 }
 
+/// A batch extends a run of puts to consecutive elements only while the next put continues it:
+/// not across a put to another process in between that does not continue it, a put back to an
+/// earlier element (which lands later, D2), a combining put, or a multi-element source that
+/// starts past the run's end; and a run continues one that `Ctx::put` began before the batch.
+pub fn put_batch_extends_a_run_only_while_the_puts_continue_it(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let add = ctx.combiner(|a: u64, b: u64| a + b);
+    let x = ctx.register(vec![0u64; 12]);
+    let v = |from: usize, i: u64| 100 * from as u64 + i;
+    ctx.put(right, &v(pid, 0), &x, 0); // a run the batch continues
+    let mut batch = ctx.put_batch(&x);
+    batch.put(right, &v(pid, 1), 1);
+    batch.put(right, &v(pid, 2), 2);
+    batch.put(left, &v(pid, 50), 11); // another process (the same one when p <= 2)
+    batch.put(right, &v(pid, 3), 3);
+    batch.put(right, &v(pid, 60), 1); // back to an earlier element: lands after the run
+    batch.put(right, &v(pid, 61), 2); // continues that one
+    batch.put_combine(right, &5u64, 3, add); // adds to element 3 after the put above
+    batch.put(right, &v(pid, 4), 4);
+    batch.put(right, &[v(pid, 6), v(pid, 7)], 6); // skips element 5
+    batch.put(right, &[v(pid, 8), v(pid, 9)], 8);
+    ctx.sync();
+    let l = |i| v(left, i);
+    let mut want = vec![l(0), l(60), l(61), l(3) + 5, l(4), 0, l(6), l(7), l(8), l(9), 0, 0];
+    // Element 11: from the process whose left neighbour this one is (its right neighbour),
+    // issued after its run to this process began, so that with p <= 2 it is the same process and
+    // the put lands in issue order with the others.
+    want[11] = v(right, 50);
+    expect("x", x.local(ctx).to_vec(), want)
+}
+
 /// D2 through batches: the puts of one source land in issue order, interleaved with its
 /// `Ctx::put`s, and among sources the highest pid wins.
 pub fn put_batch_keeps_issue_order_with_put(ctx: &mut Ctx) -> Outcome {
@@ -756,7 +788,6 @@ pub fn put_batch_with_local_redistributes_within_one_registration(ctx: &mut Ctx)
         batch.put(j / 3, v, j % 3);
         *v = 999;
     }
-    drop(batch);
     ctx.sync();
     let want: Vec<u64> = (0..3).map(|t| (n - 1 - (3 * pid + t)) as u64).collect();
     let got = x.local(ctx).to_vec();
@@ -845,6 +876,7 @@ checks! {
     bsp_get_example_5_allsums,
     consecutive_one_element_gets_move_every_element,
     put_batch_delivers_scattered_and_consecutive_puts => Procs::ALL.on(PS_MANY),
+    put_batch_extends_a_run_only_while_the_puts_continue_it => Procs::ALL.on(&[1, 2, 3, 4]),
     put_batch_keeps_issue_order_with_put,
     put_batch_takes_any_source_and_copies_it_at_the_call,
     put_batch_with_local_redistributes_within_one_registration,
