@@ -15,10 +15,11 @@
 //! sync (where the puts land, and the registration may be deregistered); nothing else.
 
 use std::marker::PhantomData;
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 use crate::ctx::State;
-use crate::outbox::{BULK_BYTES, Outbox, flags};
+use crate::outbox::{BULK_BYTES, DestQueue, Outbox, Tail, flags};
 use crate::{AsRemote, Combiner, Ctx, Elems, RegHandle, Value};
 
 /// Buffered puts into one registration, from [`Ctx::put_batch`].
@@ -35,8 +36,24 @@ pub struct PutBatch<'c, T: Value> {
     serial: u64,
     /// This process (for messages).
     me: usize,
+    /// The last put's destination, and its queue while the queue's last record is a plain
+    /// buffered put into this registration: a put that continues it extends it without looking
+    /// the queue up or reading the record (a loop of puts to consecutive elements).
+    tail: Option<(usize, Tail, QueuePtr)>,
     _t: PhantomData<fn(&T)>,
 }
+
+/// A destination's queue in the batch's outbox, from the `Outbox::dest` call that found it; valid
+/// until the next `Outbox::dest` call, which may move the queues (every path of the batch that
+/// makes one takes a new tail or none).
+struct QueuePtr(NonNull<DestQueue>);
+
+// SAFETY: a `QueuePtr` stands for the `&mut DestQueue` it was made from, a reborrow of the batch's
+// `&mut Outbox`, and is used only through `&mut PutBatch`: sending or sharing the batch moves or
+// shares that borrow, which the outbox allows as the batch's `out` field does.
+unsafe impl Send for QueuePtr {}
+// SAFETY: as for `Send`; through `&PutBatch` nothing reads or writes the queue.
+unsafe impl Sync for QueuePtr {}
 
 impl Ctx {
     /// A batch of buffered puts into `dst`: `batch.put(pid, src, offset)` is
@@ -134,7 +151,7 @@ impl Ctx {
         // the only reference to it until the batch is dropped (`Ctx::outbox`'s contract). The
         // outbox is the engine's memory, not part of `State`, so it does not alias `st`.
         let out = unsafe { &mut *out };
-        PutBatch { out, st, row, slot, serial, me, _t: PhantomData }
+        PutBatch { out, st, row, slot, serial, me, tail: None, _t: PhantomData }
     }
 }
 
@@ -153,7 +170,23 @@ impl<T: Value> PutBatch<'_, T> {
             return; // D7: validated, moves nothing
         }
         let bytes: &[u8] = bytemuck::cast_slice(src);
-        self.out.dest(pid).push_buffered(self.slot, offset * std::mem::size_of::<T>(), bytes);
+        let byte_offset = offset * std::mem::size_of::<T>();
+        match &mut self.tail {
+            Some((p, t, q)) if *p == pid && t.end == byte_offset && bytes.len() <= t.room => {
+                // SAFETY: `q` is `pid`'s queue, from the `dest` call that took the tail; no
+                // `dest` call since (each takes a new tail or none), so the queues have not moved,
+                // and nothing else reaches the outbox while the batch holds it (`&mut`). Nothing
+                // was queued for `pid` since, so `t` still describes its last record.
+                unsafe { q.0.as_mut() }.extend_tail(bytes);
+                (t.end, t.room) = (t.end + bytes.len(), t.room - bytes.len());
+            }
+            _ => {
+                let q = self.out.dest(pid);
+                q.push_buffered(self.slot, byte_offset, bytes);
+                let slot = self.slot;
+                self.tail = q.buffered_tail().filter(|t| t.slot == slot).map(|t| (pid, t, QueuePtr(NonNull::from(q))));
+            }
+        }
         let bulk = if bytes.len() >= BULK_BYTES { flags::BULK } else { 0 };
         self.st.flags |= flags::WORK | flags::PUT | bulk;
         self.st.pending.puts += 1;
@@ -191,6 +224,7 @@ impl<T: Value> PutBatch<'_, T> {
         }
         let bytes: &[u8] = bytemuck::cast_slice(src);
         let size = std::mem::size_of::<T>();
+        self.tail = None; // `dest` may move the queues, and the record is not a plain put
         self.out.dest(pid).push_combining_bytes(self.slot, offset * size, bytes, op.tag(), size);
         self.st.flags |= flags::WORK | flags::PUT;
         self.st.pending.puts += 1;

@@ -333,6 +333,35 @@ impl DestQueue {
         append(&mut self.put_data, bytes);
     }
 
+    /// The last record, if it is a plain buffered put whose bytes end `put_data`: a buffered put
+    /// of the bytes after it continues it ([`extend_tail`](DestQueue::extend_tail)).
+    #[inline]
+    pub(crate) fn buffered_tail(&self) -> Option<Tail> {
+        let last = self.puts.last()?;
+        // `len_kind` is the plain length only for a buffered, non-combining record (see
+        // `push_buffered`).
+        let n = last.len_kind as usize;
+        (n <= PutRec::MAX_LEN && last.src + n == self.put_data.len()).then(|| Tail {
+            slot: last.slot,
+            end: last.byte_offset + n,
+            room: PutRec::MAX_LEN - n,
+        })
+    }
+
+    /// Queues a buffered put of `bytes` that continues the last record, as
+    /// [`push_buffered`](DestQueue::push_buffered) would: `bytes` go to the registration of that
+    /// record, right after it (its [`Tail`]'s `slot` and `end`), and are at most its `room`;
+    /// nothing was queued here since the tail was taken.
+    #[inline(always)]
+    pub(crate) fn extend_tail(&mut self, bytes: &[u8]) {
+        let last = self.puts.last_mut().expect("a tail to extend");
+        debug_assert!(last.len_kind as usize + bytes.len() <= PutRec::MAX_LEN);
+        debug_assert!(last.src + last.len_kind as usize == self.put_data.len());
+        last.len_kind += bytes.len() as u32;
+        self.put_calls += 1;
+        append(&mut self.put_data, bytes);
+    }
+
     /// Records a combining put with operator `op` (`drma/combine.rs`); `elem` is the element size,
     /// so that a long put is split at element boundaries.
     ///
@@ -431,6 +460,16 @@ impl DestQueue {
         (self.gets, self.get_bytes, self.put_calls) = (0, 0, 0);
         self.touched = false;
     }
+}
+
+/// The last record of a [`DestQueue`] when it is a plain buffered put
+/// ([`DestQueue::buffered_tail`]): a buffered put into registration `slot` at byte offset `end`
+/// of up to `room` bytes continues it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tail {
+    pub slot: u32,
+    pub end: usize,
+    pub room: usize,
 }
 
 /// Destinations below this pid are found through a dense table, the others through a map, so

@@ -505,6 +505,47 @@ pub fn transfers_of_8_mib_arrive_intact(ctx: &mut Ctx) -> Outcome {
     expect("transfers that differ", errors, vec![])
 }
 
+/// Supersteps of h scattered one-word puts, then h scattered one-word gets, for h such that the
+/// blocks between two MPI ranks are of every kind the engine sends: carried by the sync's first
+/// message, cut into pieces under the eager limit (the puts at h = 155 to 677, the replies at
+/// h = 677 and 1500), and whole. Every word is checked.
+pub fn scattered_words_arrive_intact_at_every_block_size(ctx: &mut Ctx) -> Outcome {
+    const HS: [usize; 7] = [1, 155, 160, 300, 677, 678, 1500];
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let word = |from: usize, h: usize, i: usize| ((from as u64) << 48) | ((h as u64) << 24) | i as u64;
+    // Every other element, so that each put (and get) is a record of its own.
+    let x = ctx.register(vec![0u64; 2 * HS[HS.len() - 1]]);
+    let mut errors = Vec::new();
+    for h in HS {
+        for i in 0..h {
+            ctx.put(right, &word(pid, h, i), &x, 2 * i);
+        }
+        ctx.sync();
+        let local = x.local(ctx);
+        if let Some(i) = (0..h).find(|&i| local[2 * i] != word(left, h, i)) {
+            errors.push(format!(
+                "put, h = {h}: element {} is {:#x}, expected {:#x}",
+                2 * i,
+                local[2 * i],
+                word(left, h, i)
+            ));
+        }
+        // What this process put, back from the right.
+        let mut back = vec![0u64; h];
+        ctx.superstep(|s| {
+            let d = s.dest(&mut back);
+            for i in 0..h {
+                s.get(right, &x, 2 * i, d.at(i));
+            }
+        });
+        if let Some(i) = (0..h).find(|&i| back[i] != word(pid, h, i)) {
+            errors.push(format!("get, h = {h}: word {i} is {:#x}, expected {:#x}", back[i], word(pid, h, i)));
+        }
+    }
+    expect("transfers that differ", errors, vec![])
+}
+
 // ---------------------------------------------------------------------------------------------
 // bsp_get(3) EXAMPLES
 // ---------------------------------------------------------------------------------------------
@@ -656,6 +697,38 @@ pub fn put_batch_delivers_scattered_and_consecutive_puts(ctx: &mut Ctx) -> Outco
     expect("(x, y)", (x.local(ctx).to_vec(), y.local(ctx).to_vec()), (want, want_y))
 }
 
+/// A batch extends a run of puts to consecutive elements only while the next put continues it:
+/// not across a put to another process in between that does not continue it, a put back to an
+/// earlier element (which lands later, D2), a combining put, or a multi-element source that
+/// starts past the run's end; and a run continues one that `Ctx::put` began before the batch.
+pub fn put_batch_extends_a_run_only_while_the_puts_continue_it(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let add = ctx.combiner(|a: u64, b: u64| a + b);
+    let x = ctx.register(vec![0u64; 12]);
+    let v = |from: usize, i: u64| 100 * from as u64 + i;
+    ctx.put(right, &v(pid, 0), &x, 0); // a run the batch continues
+    let mut batch = ctx.put_batch(&x);
+    batch.put(right, &v(pid, 1), 1);
+    batch.put(right, &v(pid, 2), 2);
+    batch.put(left, &v(pid, 50), 11); // another process (the same one when p <= 2)
+    batch.put(right, &v(pid, 3), 3);
+    batch.put(right, &v(pid, 60), 1); // back to an earlier element: lands after the run
+    batch.put(right, &v(pid, 61), 2); // continues that one
+    batch.put_combine(right, &5u64, 3, add); // adds to element 3 after the put above
+    batch.put(right, &v(pid, 4), 4);
+    batch.put(right, &[v(pid, 6), v(pid, 7)], 6); // skips element 5
+    batch.put(right, &[v(pid, 8), v(pid, 9)], 8);
+    ctx.sync();
+    let l = |i| v(left, i);
+    let mut want = vec![l(0), l(60), l(61), l(3) + 5, l(4), 0, l(6), l(7), l(8), l(9), 0, 0];
+    // Element 11: from the process whose left neighbour this one is (its right neighbour),
+    // issued after its run to this process began, so that with p <= 2 it is the same process and
+    // the put lands in issue order with the others.
+    want[11] = v(right, 50);
+    expect("x", x.local(ctx).to_vec(), want)
+}
+
 /// D2 through batches: the puts of one source land in issue order, interleaved with its
 /// `Ctx::put`s, and among sources the highest pid wins.
 pub fn put_batch_keeps_issue_order_with_put(ctx: &mut Ctx) -> Outcome {
@@ -790,7 +863,6 @@ pub fn put_batch_with_local_redistributes_within_one_registration(ctx: &mut Ctx)
         batch.put(j / 3, v, j % 3);
         *v = 999;
     }
-    drop(batch);
     ctx.sync();
     let want: Vec<u64> = (0..3).map(|t| (n - 1 - (3 * pid + t)) as u64).collect();
     let got = x.local(ctx).to_vec();
@@ -871,6 +943,7 @@ checks! {
     hpput_from_an_hpmove_payload_behaves_like_put => Procs::ALL.on(&[3, 3, 3, 3, 3]),
     gets_into_the_registration_they_read_see_pre_superstep_values,
     transfers_of_8_mib_arrive_intact => Procs::ALL.on(&[2, 3]),
+    scattered_words_arrive_intact_at_every_block_size => Procs::ALL.on(&[1, 2, 3]),
     bsp_get_example_1_get_array,
     bsp_get_example_2_bsp_sum_with_hpget,
     bsp_get_example_3_cyclic_shift_with_get,
@@ -878,6 +951,7 @@ checks! {
     bsp_get_example_5_allsums,
     consecutive_one_element_gets_move_every_element,
     put_batch_delivers_scattered_and_consecutive_puts => Procs::ALL.on(PS_MANY),
+    put_batch_extends_a_run_only_while_the_puts_continue_it => Procs::ALL.on(&[1, 2, 3, 4]),
     put_batch_keeps_issue_order_with_put,
     put_batch_takes_any_source_and_copies_it_at_the_call,
     put_batch_with_local_redistributes_within_one_registration,

@@ -190,6 +190,26 @@ const INLINE: u64 = 1 << 63;
 /// for shared memory (4 KiB), so that the message stays one copy, without a rendezvous.
 const INLINE_WORDS: usize = 480;
 
+/// The longest message of a block cut into pieces (in words): as [`INLINE_WORDS`], under Open
+/// MPI's eager limit for shared memory, so that each piece goes without a rendezvous.
+const PIECE_WORDS: usize = INLINE_WORDS;
+
+/// Blocks of at most this many words (16 KiB) go between a few ranks as pieces of
+/// [`PIECE_WORDS`]: a block above the eager limit sent whole waits for a rendezvous (a round
+/// trip between the ranks, then a copy by the kernel), which costs more than the copies of a
+/// few eager pieces. Longer blocks go whole.
+const PIECES_MAX_WORDS: usize = 2048;
+
+/// `(offset, words)` of the messages that carry a block of `words` words between two ranks
+/// (`Mpi::all_to_all_v`): pieces of [`PIECE_WORDS`] up to [`PIECES_MAX_WORDS`], otherwise the
+/// whole block. Sender and receiver cut the block alike, from the size the arrival announced,
+/// and pieces with one tag between two ranks match in the order posted (MPI's non-overtaking
+/// rule).
+fn pieces(words: usize) -> impl Iterator<Item = (usize, usize)> {
+    let piece = if words <= PIECES_MAX_WORDS { PIECE_WORDS } else { words.max(1) };
+    (0..words.div_ceil(piece)).map(move |i| (i * piece, (words - i * piece).min(piece)))
+}
+
 /// Up to this many ranks, the exchange of blocks is a message to and from each other rank
 /// (`all_to_all_v`), beyond, one `MPI_Alltoallv`.
 const POINT_TO_POINT_RANKS: usize = 8;
@@ -489,15 +509,19 @@ impl Mpi {
                 self.recv[at..at + words].copy_from_slice(&self.arrive_got[2..2 + words]);
                 continue;
             }
-            // SAFETY: rank q's block of `recv` (inside `total` words), written by nothing else
-            // and read only after `wait` below.
-            unsafe { self.block_transfers.receive(&self.comm, q, BLOCK_TAG, recv + 8 * at, 8 * words) };
+            for (from, n) in pieces(words) {
+                // SAFETY: a piece of rank q's block of `recv` (inside `total` words), written by
+                // nothing else and read only after `wait` below.
+                unsafe { self.block_transfers.receive(&self.comm, q, BLOCK_TAG, recv + 8 * (at + from), 8 * n) };
+            }
         }
         for q in (0..p).filter(|&q| q != me && !inline.0) {
             let (at, words) = (self.send_displs[q] as usize, self.send_counts[q] as usize);
-            // SAFETY: the block for rank q of `send`, unchanged until `wait` below.
-            unsafe { self.block_transfers.send(&self.comm, q, BLOCK_TAG, send + 8 * at, 8 * words) };
-            self.messages += 1;
+            for (from, n) in pieces(words) {
+                // SAFETY: a piece of the block for rank q of `send`, unchanged until `wait` below.
+                unsafe { self.block_transfers.send(&self.comm, q, BLOCK_TAG, send + 8 * (at + from), 8 * n) };
+                self.messages += 1;
+            }
         }
         self.block_transfers.wait();
     }

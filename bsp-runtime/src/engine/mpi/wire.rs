@@ -246,17 +246,23 @@ pub(crate) fn write_block(
     for put in &dest.puts {
         let len = put.len();
         let large = large_out.is_some() && is_large(len);
-        let word =
-            put_word(put.slot, len) | if put.combines() { COMBINING } else { 0 } | if large { LARGE_PUT } else { 0 };
-        send.push(word);
-        send.push(put.byte_offset as u64);
-        if put.combines() {
-            send.push(*combines.next().expect("one operator per combining put"));
-        }
         let addr = match put.src() {
             PutSrc::Buffered(at) => dest.put_data[at..at + len].as_ptr() as usize,
             PutSrc::Direct(addr) => addr,
         };
+        if len == 8 && !put.combines() {
+            // A one-word put, the most common: its three words with one check of the capacity.
+            // SAFETY: as for `put_bytes` below: 8 readable bytes, unchanged during the sync.
+            let bytes = unsafe { (addr as *const u64).read_unaligned() };
+            send.extend_from_slice(&[put_word(put.slot, len), put.byte_offset as u64, bytes]);
+            continue;
+        }
+        let word =
+            put_word(put.slot, len) | if put.combines() { COMBINING } else { 0 } | if large { LARGE_PUT } else { 0 };
+        send.extend_from_slice(&[word, put.byte_offset as u64]);
+        if put.combines() {
+            send.push(*combines.next().expect("one operator per combining put"));
+        }
         if let (true, Some(large_out)) = (large, large_out.as_deref_mut()) {
             // Its bytes go point to point, from where they are.
             large_out.push((q, addr, len));
