@@ -489,7 +489,13 @@ pub fn main() -> ExitCode {
         let mut env = vec![("RUST_BACKTRACE", "0")];
         env.extend(case.env.iter().copied());
         let is_known = known.contains(&case.name);
-        match mpirun(case.ranks, &["--case", case.name], &env, limit()) {
+        // The judges read stdout line by line: each rank's own, one after the other, so that no
+        // line is cut by another rank's (mpirun's merged stdout may do that on a busy machine).
+        let job = mpirun_per_rank(case.ranks, &["--case", case.name], &env, limit()).map(|mut job| {
+            job.stdout = job.ranks.iter().map(|(out, _)| out.as_str()).collect();
+            job
+        });
+        match job {
             Err(e) => tally.fail(&what, &e),
             Ok(job) => match (case.judge)(&job) {
                 Ok(()) if is_known => {
