@@ -248,10 +248,14 @@ impl Ctx {
     /// gets it asked for (which it receives). Only the kinds it queued are read.
     fn count_outgoing(&mut self, mine: u64) {
         let (me, hpput) = (self.pid, mine & flags::HPPUT != 0);
-        // SAFETY: the only outbox reference of this call (`Ctx::outbox`); it is used as a shared
-        // reference below, while only `self.stats` (which does not contain the outbox) is written.
-        let out: *const crate::outbox::Outbox = unsafe { self.outbox() };
-        // SAFETY: as above; the outbox lives in the engine's storage, not in `self`.
+        // Only a shared reference: this runs after the barrier that starts the sync, where the
+        // other processes may already read this outbox, and a `&mut` (`Ctx::outbox`) would be a
+        // write that races their reads.
+        // SAFETY: inside the sync, after `combine` and before the outbox is cleared, where nothing
+        // writes it (`Ctx::outbox_shared`); the outbox lives in the engine's storage, not in
+        // `self`, so writing `self.stats` below does not touch it.
+        let out: *const crate::outbox::Outbox = unsafe { self.outbox_shared() };
+        // SAFETY: as above.
         let out = unsafe { &*out };
         let r = &mut self.stats;
         r.grew |= GREW | (mine & KINDS);
