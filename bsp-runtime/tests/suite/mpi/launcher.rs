@@ -46,9 +46,8 @@ pub struct Job {
     pub status: Option<ExitStatus>,
     pub stdout: String,
     pub stderr: String,
-    /// Each rank's own stdout and stderr, by rank (only for jobs started with
-    /// [`mpirun_per_rank`]): unlike the job's, never interleaved with other ranks' output or
-    /// mpirun's messages.
+    /// Each rank's own stdout and stderr, by rank: unlike the job's, never interleaved with other
+    /// ranks' output or mpirun's messages.
     pub ranks: Vec<(String, String)>,
     pub elapsed: Duration,
 }
@@ -80,21 +79,17 @@ fn limit() -> Duration {
     Duration::from_secs(secs)
 }
 
-/// Runs `mpirun -n <ranks> <this executable> <args>` with `env` added (and `BSP_NPROCS`, `BSP_THREADS` removed
-/// unless `env` sets it), capturing stdout and stderr. A job that outlives `limit` is stopped:
-/// SIGTERM to its process group (mpirun passes it on to the ranks), SIGKILL 5 s later.
-pub fn mpirun(ranks: usize, args: &[&str], env: &[(&str, &str)], limit: Duration) -> Result<Job, String> {
-    start_job(ranks, args, env, limit, None)
-}
-
-/// [`mpirun`], also keeping each rank's output apart (`mpirun --output-filename`, into a
-/// directory of its own that is removed afterwards): [`Job::ranks`].
+/// Runs `mpirun -n <ranks> <this executable> <args>` with `env` added (and `BSP_NPROCS`,
+/// `BSP_THREADS` removed unless `env` sets it), capturing stdout and stderr, and keeping each
+/// rank's output apart (`mpirun --output-filename`, into a directory of its own that is removed
+/// afterwards): [`Job::ranks`]. A job that outlives `limit` is stopped: SIGTERM to its process
+/// group (mpirun passes it on to the ranks), SIGKILL 5 s later.
 pub fn mpirun_per_rank(ranks: usize, args: &[&str], env: &[(&str, &str)], limit: Duration) -> Result<Job, String> {
     static JOBS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     // Relaxed: only a unique number is needed.
     let n = JOBS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("bsp-mpi-test-{}-{n}", std::process::id()));
-    let mut job = start_job(ranks, args, env, limit, Some(&dir));
+    let mut job = start_job(ranks, args, env, limit, &dir);
     if let Ok(job) = &mut job {
         // Open MPI writes `<dir>/1/rank.<r>/{stdout,stderr}`, with `r` zero-padded to the width
         // of the highest rank (`rank.07` of 12); a rank that printed nothing may have no file.
@@ -114,15 +109,13 @@ fn start_job(
     args: &[&str],
     env: &[(&str, &str)],
     limit: Duration,
-    per_rank: Option<&std::path::Path>,
+    dir: &std::path::Path,
 ) -> Result<Job, String> {
     use std::os::unix::process::CommandExt;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this test's executable: {e}"))?;
     let mut cmd = Command::new("mpirun");
     cmd.arg("-n").arg(ranks.to_string());
-    if let Some(dir) = per_rank {
-        cmd.arg("--output-filename").arg(dir);
-    }
+    cmd.arg("--output-filename").arg(dir);
     cmd.arg(&exe).args(args);
     cmd.env_remove(bsp_runtime::NPROCS_VAR);
     cmd.env_remove(bsp_runtime::THREADS_VAR);
