@@ -2,7 +2,7 @@
 //! registrations take effect, extents, pops, puts and gets and their order at the sync, hp
 //! variants, large transfers, and the examples of the bsp_get(3) page.
 
-use bsp_runtime::Ctx;
+use bsp_runtime::{Ctx, Reg};
 
 use super::check::{Complaints, Outcome, PS_MANY, Procs, checks, expect, ring};
 
@@ -629,6 +629,32 @@ pub fn bsp_get_example_5_allsums(ctx: &mut Ctx) -> Outcome {
     expect("prefix sum", sum, x * (x + 1) / 2)
 }
 
+/// Gets of consecutive source elements into two separate locals each fill their own local, also
+/// where the two happen to lie side by side in memory. The requester joins gets that continue
+/// each other only within one destination buffer: a record that ran on from one local into the
+/// next would copy across two allocations at the sync, which is undefined behaviour. The locals
+/// are fresh in every round and taken in address order, so wherever they are placed next to each
+/// other (Miri places them at random, and does in some rounds), the second get continues the
+/// first.
+pub fn gets_into_adjacent_locals_fill_each_alone(ctx: &mut Ctx) -> Outcome {
+    fn round(ctx: &mut Ctx, q: usize, x: &Reg<u32>, at: usize) -> [u32; 2] {
+        let (mut a, mut b) = (u32::MAX, u32::MAX);
+        let (lo, hi) = if &raw const a < &raw const b { (&mut a, &mut b) } else { (&mut b, &mut a) };
+        ctx.superstep(|s| {
+            s.get(q, x, at, lo);
+            s.get(q, x, at + 1, hi);
+        });
+        if &raw const a < &raw const b { [a, b] } else { [b, a] }
+    }
+    const ROUNDS: usize = if cfg!(miri) { 64 } else { 8 };
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (_, right) = ring(pid, p);
+    let x = ctx.register((0..ROUNDS as u32 + 1).map(|i| 1000 * pid as u32 + i).collect::<Vec<_>>());
+    let got: Vec<[u32; 2]> = (0..ROUNDS).map(|i| round(ctx, right, &x, i)).collect();
+    let base = 1000 * right as u32;
+    expect("rounds", got, (0..ROUNDS as u32).map(|i| [base + i, base + i + 1]).collect())
+}
+
 /// One-element gets of consecutive elements into consecutive places (which the requester queues
 /// as one record, staged alike) read every element as it was before the superstep's puts (D1),
 /// and each counts as one get in the statistics of requester and owner.
@@ -949,6 +975,7 @@ checks! {
     bsp_get_example_3_cyclic_shift_with_get,
     bsp_get_example_4_cyclic_shift_with_hpget,
     bsp_get_example_5_allsums,
+    gets_into_adjacent_locals_fill_each_alone => Procs::ALL.on(&[1, 2]),
     consecutive_one_element_gets_move_every_element,
     put_batch_delivers_scattered_and_consecutive_puts => Procs::ALL.on(PS_MANY),
     put_batch_extends_a_run_only_while_the_puts_continue_it => Procs::ALL.on(&[1, 2, 3, 4]),
