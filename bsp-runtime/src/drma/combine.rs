@@ -38,6 +38,11 @@ impl<T: Value> std::fmt::Debug for Combiner<T> {
     }
 }
 
+/// The largest element a combiner takes: its function takes two elements and returns one by
+/// value, on the stack of the receiving process's thread (2 MiB by default for a spawned thread),
+/// so this leaves room to spare.
+const MAX_COMBINED_BYTES: usize = 64 << 10;
+
 /// Combines `src` into `dst` element by element (bytes of one element type).
 type ApplyBytes = Box<dyn Fn(&mut [u8], &[u8])>;
 
@@ -93,7 +98,20 @@ impl Ctx {
     /// .unwrap();
     /// assert_eq!(sums[0], 1 + 2 + 3 + 4);
     /// ```
+    ///
+    /// # Panics
+    /// If an element of `T` is larger than 64 KiB: `f` takes and returns elements by value, on the stack of the process that
+    /// applies it, so a larger one could overflow that stack instead of failing with a message.
+    #[track_caller]
     pub fn combiner<T: Value>(&self, f: fn(T, T) -> T) -> Combiner<T> {
+        let size = std::mem::size_of::<T>();
+        if size > MAX_COMBINED_BYTES {
+            self.fail_misuse(format!(
+                "combiner: an element of `{}` is {size} bytes; a combiner takes elements of at most {} bytes (its function takes them by value, on the stack)",
+                std::any::type_name::<T>(),
+                MAX_COMBINED_BYTES
+            ));
+        }
         let mut st = self.state.borrow_mut();
         let id = u32::try_from(st.combiners.len()).expect("fewer than 2^32 combiners");
         st.combiners.push(Op::new(f));
@@ -141,9 +159,12 @@ impl Ctx {
         // keep it in a register. Otherwise a loop that computes it (the partial sum of a row,
         // put to its owner) adds through the stack, about twice as slow, even where the put
         // itself never runs (rows owned by this process).
+        // Only for a small type: a large element is passed by reference (`drma::put_copy`).
         let dst = dst.as_remote();
         match src.elems() {
-            &[one] => self.queue_combining_put(pid, std::slice::from_ref(&one), dst, offset, op),
+            [one] if super::is_register_sized::<T>() => {
+                super::put_copy(one, |one| self.queue_combining_put(pid, one, dst, offset, op))
+            }
             many => self.queue_combining_put(pid, many, dst, offset, op),
         }
     }

@@ -96,6 +96,8 @@ impl<T: Value> std::fmt::Debug for Dest<'_, T> {
 pub struct DestPart<'s, T: Value> {
     ptr: NonNull<T>,
     len: usize,
+    /// The start of the whole buffer (the `Dest`'s).
+    buf: NonNull<T>,
     _borrow: PhantomData<&'s mut [T]>,
 }
 
@@ -217,7 +219,7 @@ impl<'s, T: Value> Dest<'s, T> {
         // SAFETY: `r.start <= len`, so the result is within (or one past the end of) the
         // buffer `ptr` points into.
         let ptr = unsafe { NonNull::new_unchecked(self.ptr.as_ptr().add(r.start)) };
-        DestPart { ptr, len: r.len(), _borrow: PhantomData }
+        DestPart { ptr, len: r.len(), buf: self.ptr, _borrow: PhantomData }
     }
 }
 
@@ -282,9 +284,10 @@ impl<'s> Superstep<'s, '_> {
     note = "for many gets into one buffer, borrow it once with `let d = s.dest(&mut buf);` and pass `d.at(i)` or `d.range(a..b)`"
 )]
 pub trait GetDest<'s, T: Value>: sealed::Sealed<T> {
-    /// The elements' address and number.
+    /// The elements' address and number, and the start of the buffer they belong to (gets into
+    /// one buffer may be joined into one copy; gets into different ones never are).
     #[doc(hidden)]
-    fn into_raw(self) -> (*mut T, usize);
+    fn into_raw(self) -> (*mut T, usize, usize);
 }
 
 mod sealed {
@@ -294,22 +297,23 @@ mod sealed {
 
 impl<T: Value, D: ?Sized + crate::ElemsMut<T>> sealed::Sealed<T> for &mut D {}
 impl<'s, T: Value, D: ?Sized + crate::ElemsMut<T>> GetDest<'s, T> for &'s mut D {
-    fn into_raw(self) -> (*mut T, usize) {
+    fn into_raw(self) -> (*mut T, usize, usize) {
         let elems = self.elems_mut();
-        (elems.as_mut_ptr(), elems.len())
+        let ptr = elems.as_mut_ptr();
+        (ptr, elems.len(), ptr as usize)
     }
 }
 
 impl<T: Value> sealed::Sealed<T> for DestPart<'_, T> {}
 impl<'s, T: Value> GetDest<'s, T> for DestPart<'s, T> {
-    fn into_raw(self) -> (*mut T, usize) {
-        (self.ptr.as_ptr(), self.len)
+    fn into_raw(self) -> (*mut T, usize, usize) {
+        (self.ptr.as_ptr(), self.len, self.buf.as_ptr() as usize)
     }
 }
 
 impl<T: Value> sealed::Sealed<T> for Dest<'_, T> {}
 impl<'s, T: Value> GetDest<'s, T> for Dest<'s, T> {
-    fn into_raw(self) -> (*mut T, usize) {
-        (self.ptr.as_ptr(), self.len)
+    fn into_raw(self) -> (*mut T, usize, usize) {
+        (self.ptr.as_ptr(), self.len, self.ptr.as_ptr() as usize)
     }
 }

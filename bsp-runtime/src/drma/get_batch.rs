@@ -76,7 +76,7 @@ impl<'s> Superstep<'s, '_> {
         ctx.check_live("get_batch");
         ctx.check_handle("get_batch", r.run_id, r.pid, r.serial);
         let row = ctx.effective_row("get_batch", r.slot, r.serial);
-        let (dst, len) = dst.into_raw();
+        let (dst, len, _) = dst.into_raw();
         let (addr, bytes) = (dst as usize, len * std::mem::size_of::<T>());
         let st = ctx.state.borrow();
         let table = &st.table;
@@ -221,7 +221,8 @@ impl<T: Value> GetBatch<'_, T> {
     #[inline]
     fn queue(&self, run: Run) {
         let Run { pid, byte_offset, src_addr, dst_addr, bytes, staged, calls, .. } = run;
-        self.ctx.push_get(pid, self.slot, byte_offset, src_addr, bytes, dst_addr, staged, calls);
+        let dst_buf = self.dst as usize; // one buffer: its runs may join
+        self.ctx.push_get(pid, self.slot, byte_offset, src_addr, bytes, dst_addr, dst_buf, staged, calls);
     }
 
     #[cold]

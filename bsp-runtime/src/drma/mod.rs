@@ -49,11 +49,11 @@ impl Ctx {
     #[track_caller]
     #[inline]
     pub fn put<T: Value, S: ?Sized + Elems<T>>(&self, pid: usize, src: &S, dst: impl AsRemote<T>, offset: usize) {
-        // A one-element source is read here and the out-of-line part gets a copy, so that the
-        // caller's variable stays in a register (see `Ctx::put_combine`).
+        // A one-element source of a small type is read here and the out-of-line part gets a
+        // copy, so that the caller's variable stays in a register (see `Ctx::put_combine`).
         let dst = dst.as_remote();
         match src.elems() {
-            &[one] => self.queue_put(pid, std::slice::from_ref(&one), dst, offset),
+            [one] if is_register_sized::<T>() => put_copy(one, |one| self.queue_put(pid, one, dst, offset)),
             many => self.queue_put(pid, many, dst, offset),
         }
     }
@@ -78,21 +78,30 @@ impl Ctx {
         st.pending.puts += 1;
     }
 
-    /// Queues a get of `elems` elements into the `elems` elements at `dst`.
+    /// Queues a get of `elems` elements into the `elems` elements at `dst`, which lie in the
+    /// buffer that starts at `dst_buf`.
     #[track_caller]
-    fn queue_get<T: Value>(&self, op: &str, pid: usize, src: Remote<'_, T>, offset: usize, dst: *mut T, elems: usize) {
+    fn queue_get<T: Value>(
+        &self,
+        op: &str,
+        pid: usize,
+        src: Remote<'_, T>,
+        offset: usize,
+        dst: (*mut T, usize, usize),
+    ) {
+        let (dst, elems, dst_buf) = dst;
         let r = self.resolve(op, pid, src, offset, elems);
         if r.bytes == 0 {
             return;
         }
         let dst_addr = dst as usize;
         let staged = self.state.borrow().table.overlaps_local(dst_addr, r.bytes);
-        self.push_get(pid, r.slot, r.byte_offset, r.remote_addr + r.byte_offset, r.bytes, dst_addr, staged, 1);
+        self.push_get(pid, r.slot, r.byte_offset, r.remote_addr + r.byte_offset, r.bytes, dst_addr, dst_buf, staged, 1);
     }
 
     /// Appends `calls` checked gets that read `bytes` consecutive bytes in all (from `src_addr`,
-    /// at `byte_offset` of registration `slot` on `pid`, into `dst_addr`) to the outbox: the
-    /// record of `get`, and of a run of the get batch's.
+    /// at `byte_offset` of registration `slot` on `pid`, into `dst_addr` of the buffer that
+    /// starts at `dst_buf`) to the outbox: the record of `get`, and of a run of the get batch's.
     #[allow(clippy::too_many_arguments, reason = "the fields of the record")]
     #[inline]
     pub(crate) fn push_get(
@@ -103,6 +112,7 @@ impl Ctx {
         src_addr: usize,
         bytes: usize,
         dst_addr: usize,
+        dst_buf: usize,
         staged: bool,
         calls: usize,
     ) {
@@ -114,9 +124,11 @@ impl Ctx {
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         let out = unsafe { self.outbox() };
         // A get that continues the previous one (same process and registration, the next bytes
-        // of both the source and the destination, staged alike) extends its record: the two do
-        // not overlap, so reading and writing them in order or as one moves the same bytes. A
-        // loop of one-word gets of consecutive elements (a fan-out) then costs one copy.
+        // of both the source and the destination buffer, staged alike) extends its record: the
+        // two do not overlap, so reading and writing them in order or as one moves the same
+        // bytes. A loop of one-word gets of consecutive elements (a fan-out) then costs one copy.
+        // Only within one destination buffer: two buffers that merely lie next to each other
+        // are two allocations, and one copy across both is undefined behaviour.
         if let Some(last) = out.gets.last_mut()
             && last.pid == pid
             && last.slot == slot
@@ -124,14 +136,34 @@ impl Ctx {
             && last.byte_offset + last.bytes == byte_offset
             && last.src_addr + last.bytes == src_addr
             && last.dst_addr + last.bytes == dst_addr
+            && last.dst_buf == dst_buf
         {
             last.bytes += bytes;
         } else {
-            out.gets.push(GetRec { pid, slot, byte_offset, src_addr, bytes, dst_addr, staged });
+            out.gets.push(GetRec { pid, slot, byte_offset, src_addr, bytes, dst_addr, dst_buf, staged });
         }
         let q = out.dest(pid); // stats: what this process asks of `pid` (calls, not records)
         (q.gets, q.get_bytes) = (q.gets + calls, q.get_bytes + bytes);
     }
+}
+
+/// Whether a value of `T` is small enough to be copied to the stack on the way to a put, which
+/// lets the caller keep it in registers: two words at most. A larger element is passed by
+/// reference, and never copied to the stack whatever its size (a one-element put of a 4 MiB
+/// array would overflow a thread's stack).
+#[inline(always)]
+pub(crate) const fn is_register_sized<T>() -> bool {
+    std::mem::size_of::<T>() <= 2 * std::mem::size_of::<usize>()
+}
+
+/// Calls `queue` with a copy of `*one`, made in a frame of its own: the copy's stack slot is part
+/// of this function's frame, never of the caller's, even in a build that does not optimise away
+/// the branch for the types `is_register_sized` refuses (this function is inlined only where it
+/// is called, for small types).
+#[inline]
+pub(crate) fn put_copy<T: Copy, R>(one: &T, queue: impl FnOnce(&[T]) -> R) -> R {
+    let one = *one;
+    queue(std::slice::from_ref(&one))
 }
 
 impl<'s> Superstep<'s, '_> {
@@ -185,8 +217,7 @@ impl<'s> Superstep<'s, '_> {
     /// As [`Ctx::put`], with the extent of `src` on process `pid`.
     #[track_caller]
     pub fn get<T: Value>(&self, pid: usize, src: impl AsRemote<T>, offset: usize, dst: impl GetDest<'s, T>) {
-        let (dst, n) = dst.into_raw();
-        self.ctx.queue_get("get", pid, src.as_remote(), offset, dst, n);
+        self.ctx.queue_get("get", pid, src.as_remote(), offset, dst.into_raw());
     }
 
     /// An unbuffered get (`bsp_hpget`): like [`get`](Superstep::get), and the data may move at
@@ -212,8 +243,7 @@ impl<'s> Superstep<'s, '_> {
     /// As [`get`](Superstep::get).
     #[track_caller]
     pub fn hpget<T: Value>(&self, pid: usize, src: impl AsRemote<T>, offset: usize, dst: impl GetDest<'s, T>) {
-        let (dst, n) = dst.into_raw();
-        self.ctx.queue_get("hpget", pid, src.as_remote(), offset, dst, n);
+        self.ctx.queue_get("hpget", pid, src.as_remote(), offset, dst.into_raw());
     }
 
     /// An unbuffered put (`bsp_hpput`): the receiver copies straight from `src` during the sync,

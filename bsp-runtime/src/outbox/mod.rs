@@ -191,6 +191,11 @@ pub(crate) struct GetRec {
     pub src_addr: usize,
     pub bytes: usize,
     pub dst_addr: usize,
+    /// The start of the buffer the destination lies in, as the get was given it (the whole
+    /// `&mut` value or slice, the [`Dest`](crate::Dest), or the get batch's buffer): a record
+    /// is extended only by a get into the same buffer, so that it never runs from one
+    /// allocation into another that happens to follow it in memory.
+    pub dst_buf: usize,
     /// The destination lies in this process's registered memory: write it after the get phase.
     pub staged: bool,
 }

@@ -6,7 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use bsp_runtime::gp::GpArray;
 use bsp_runtime::{Ctx, Remote};
 
-use super::check::{Complaints, Outcome, Probe, cases, checks, ring};
+use super::check::{Complaints, Outcome, Probe, Procs, cases, checks, ring};
 
 // ---------------------------------------------------------------------------------------------
 // 1. GP size queries into registered memory (Stacked Borrows)
@@ -229,7 +229,49 @@ pub fn a_type_derived_through_the_bytemuck_reexport_is_a_value(ctx: &mut Ctx) ->
     c.outcome()
 }
 
+// ---------------------------------------------------------------------------------------------
+// 7. One-element puts of large elements (a stack overflow)
+// ---------------------------------------------------------------------------------------------
+
+/// An element of 4 MiB, twice the stack of a spawned thread.
+type Huge = [u64; 1 << 19];
+
+/// The element of the put check: [`Huge`], or 8 KiB under Miri (whose stacks do not overflow the
+/// same way, and which would take minutes to check every word of 4 MiB).
+#[cfg(not(miri))]
+type Big = Huge;
+#[cfg(miri)]
+type Big = [u64; 1 << 10];
+
+/// `n` elements of [`Big`] made on the heap, zeroed: `vec![[0; N]; n]` would build one on the
+/// stack first.
+fn big_vec(n: usize) -> Vec<Big> {
+    let zeroed = Box::<[Big]>::new_zeroed_slice(n);
+    // SAFETY: `Big` is an array of integers, for which all-zero bytes are a valid value.
+    unsafe { zeroed.assume_init() }.into_vec()
+}
+
+/// A put (and an hpput) whose source is one element of 4 MiB: the one-element fast path of `put`
+/// copied its element to the caller's stack and overflowed it (`fatal runtime error: stack
+/// overflow`), even where the put was not reached. A large element is passed by reference.
+pub fn one_element_puts_of_4_mib_elements_arrive(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (left, right) = ring(pid, p);
+    let x = ctx.register(big_vec(2));
+    let mut src = big_vec(1);
+    src[0].iter_mut().enumerate().for_each(|(i, w)| *w = (pid << 32 | i) as u64);
+    ctx.put(right, &src[..], &x, 0);
+    ctx.superstep(|s| s.hpput(right, &src[..], &x, 1));
+    let mut c = Complaints::default();
+    for at in 0..2 {
+        let wrong = x.local(ctx)[at].iter().enumerate().find(|&(i, &w)| w != (left << 32 | i) as u64);
+        c.ensure(wrong.is_none(), || format!("element {at}: word {wrong:?} is not from process {left}"));
+    }
+    c.outcome()
+}
+
 checks! {
+    one_element_puts_of_4_mib_elements_arrive => Procs::ALL.on(&[1, 2]),
     gp_size_queries_into_registered_memory,
     a_registration_keeps_the_vector_it_was_given,
     hpmove_refuses_alignments_beyond_the_receive_buffer_every_time,
@@ -267,7 +309,22 @@ fn communicating_after_a_superstep_closure_unwound(ctx: &mut Ctx, probe: &Probe)
     probe.reached("past a put of a broken process");
 }
 
+/// A combiner of 4 MiB elements: its function would take two of them by value on the stack.
+fn a_combiner_of_4_mib_elements(ctx: &mut Ctx, probe: &Probe) {
+    fn first(a: Huge, _: Huge) -> Huge {
+        a
+    }
+    let _ = ctx.combiner(first);
+    probe.reached("past making a combiner of 4 MiB elements");
+}
+
 cases! {
+    a_combiner_of_4_mib_elements: [1] => |f| {
+        f.failed_on(0)?;
+        f.message_is(
+            "combiner: an element of `[u64; 524288]` is 4194304 bytes; a combiner takes elements of at most 65536 bytes (its function takes them by value, on the stack)",
+        )
+    },
     #[several]
     a_gp_array_too_large_to_allocate: [1, 2] => |f| {
         f.not_an_abort()?;
