@@ -170,7 +170,14 @@ impl Ctx {
     /// Seconds since this process started, from a monotonic clock (`bsp_time`).
     ///
     /// Each process has its own clock; nothing makes the clocks of different processes agree.
+    ///
+    /// Like every runtime call, it stops this process (silently: the run's error is the other
+    /// process's) when another process of the run failed, so that a process that computes and
+    /// reads the clock does not keep the run waiting.
     pub fn time(&self) -> f64 {
+        if self.fate.is_failed() && !std::thread::panicking() {
+            self.stop();
+        }
         self.start.elapsed().as_secs_f64()
     }
 

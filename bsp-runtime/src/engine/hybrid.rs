@@ -494,6 +494,15 @@ impl Peers for Hybrid {
     }
 }
 
+/// Prints this rank's failure and ends every rank (`MPI_Abort`): only this rank failed, so the
+/// others may wait in a collective forever.
+fn abort_alone(world: &SimpleCommunicator, fate: &Fate) -> ! {
+    if let Some(error) = fate.take_failure() {
+        crate::error::print_error(&error);
+    }
+    world.abort(1)
+}
+
 /// Threads per rank: `Launch::threads_per_rank`, else `BSP_THREADS` (validated by `launch.rs`).
 fn threads(want: Want) -> Result<usize, Error> {
     match want.threads {
@@ -634,16 +643,20 @@ where
             }
         }
         let mut results = vec![if fate.is_failed() { None } else { start(0, first, Some(leader)) }];
+        if fate.failed_alone() {
+            // A failure of this rank only: end every rank now, without joining rank-mates that
+            // may compute for a long time before their next runtime call (the leader is the
+            // thread that may call MPI).
+            abort_alone(&world, &fate);
+        }
         results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
         results
     });
+    if fate.failed_alone() {
+        abort_alone(&world, &fate);
+    }
     if let Some(error) = fate.take_failure() {
-        if error.is_collective() {
-            return Err(report_once(&fence, error));
-        }
-        // Only this rank failed; the others may wait in a collective forever: stop them all.
-        crate::error::print_error(&error);
-        world.abort(1)
+        return Err(report_once(&fence, error));
     }
     results
         .into_iter()

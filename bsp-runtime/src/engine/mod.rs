@@ -339,6 +339,12 @@ impl Fate {
         (self.wake)();
     }
 
+    /// Whether the recorded failure is one that only this OS process knows of (not a collective
+    /// mismatch, which every process finds at the same sync).
+    pub(crate) fn failed_alone(&self) -> bool {
+        self.first.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_some_and(|e| !e.is_collective())
+    }
+
     pub(crate) fn take_failure(&self) -> Option<Error> {
         self.first.lock().unwrap_or_else(|e| e.into_inner()).take()
     }

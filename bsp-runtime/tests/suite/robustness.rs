@@ -246,9 +246,16 @@ type Big = [u64; 1 << 10];
 /// `n` elements of [`Big`] made on the heap, zeroed: `vec![[0; N]; n]` would build one on the
 /// stack first.
 fn big_vec(n: usize) -> Vec<Big> {
-    let zeroed = Box::<[Big]>::new_zeroed_slice(n);
-    // SAFETY: `Big` is an array of integers, for which all-zero bytes are a valid value.
-    unsafe { zeroed.assume_init() }.into_vec()
+    let layout = std::alloc::Layout::array::<Big>(n).expect("a few elements");
+    assert!(layout.size() > 0);
+    // SAFETY: the layout has a non-zero size (checked above).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Big>();
+    if ptr.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `n` elements of
+    // `Big`, which is `Vec`'s layout for capacity `n`; its bytes are zero, a valid `Big`.
+    unsafe { Vec::from_raw_parts(ptr, n, n) }
 }
 
 /// A put (and an hpput) whose source is one element of 4 MiB: the one-element fast path of `put`
