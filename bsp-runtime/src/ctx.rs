@@ -112,6 +112,10 @@ pub struct Ctx {
     pub(crate) broken: Cell<bool>,
     /// Figures of this process's supersteps (`observe/stats.rs`), and its trace.
     pub(crate) stats: crate::observe::recorder::Recorder,
+    /// What this process is doing, for the watchdog (`observe/watch.rs`).
+    pub(crate) watch: Arc<crate::observe::watch::Slot>,
+    /// What the next `sync` is part of (a registration, a collective), for the watchdog.
+    pub(crate) sync_kind: Cell<crate::observe::watch::Wait>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -126,6 +130,7 @@ impl Ctx {
     /// this process outside its syncs, for as long as the engine lives).
     pub(crate) fn new(endpoint: Endpoint) -> Self {
         let Endpoint { engine, pid, nprocs, outboxes, fate } = endpoint;
+        let watch = fate.watch.join(pid, nprocs);
         Ctx {
             fate,
             engine: Some(engine),
@@ -148,6 +153,8 @@ impl Ctx {
             sys_recv: Default::default(),
             broken: Cell::new(false),
             stats: crate::observe::recorder::Recorder::new(pid, nprocs),
+            watch,
+            sync_kind: Cell::new(crate::observe::watch::Wait::Sync),
             _not_send: PhantomData,
         }
     }

@@ -10,6 +10,7 @@
 //! | `BSP_PIN` | `1` (the default) pins each thread of the threads engine to a core, `0` does not |
 //! | `BSP_THREADS` | under `mpirun`: a positive integer, the processes (threads) per rank of the hybrid engine (explicit code wins) |
 //! | `BSP_MPI_EXCHANGE` | under `mpirun`: `auto` (the default), `dense` or `sparse`, how a sync moves blocks between ranks |
+//! | `BSP_WATCHDOG` | a positive number of seconds: when no process has finished a sync for that long, print where each process is and exit (off when unset) |
 //!
 //! A value outside these is a launch error that names the variable and its value, rather than
 //! being read as the default: a misspelt `BSP_STATS=timd` would otherwise go unnoticed.
@@ -98,6 +99,8 @@ fn check_in(env: Env<'_>) -> Result<(), Error> {
     // BSP_TRACE is any path; BSP_MACHINE is read (and its errors named) when the summary needs it.
     var(env, "BSP_TRACE")?;
     var(env, "BSP_MACHINE")?;
+    let watchdog = var(env, crate::observe::watch::WATCHDOG_VAR)?;
+    crate::observe::watch::parse_watchdog(watchdog.as_deref()).map_err(Error::launch)?;
     Ok(())
 }
 

@@ -86,6 +86,7 @@ impl Ctx {
     /// .unwrap();
     /// assert_eq!(v, vec![(2, 1), (2, 0)]);
     /// ```
+    #[track_caller]
     pub fn superstep<'env, R>(&'env mut self, f: impl for<'s> FnOnce(&'s Superstep<'s, 'env>) -> R) -> R {
         let step = Superstep { ctx: &*self, _scope: PhantomData, _env: PhantomData };
         // Exactly this closure's unwinding marks the process broken: a check of

@@ -297,6 +297,8 @@ pub(crate) struct Poisoned;
 /// `wake` lets the engine wake processes that wait (the threads barrier's poison).
 pub(crate) struct Fate {
     run_id: u64,
+    /// Where this OS process's processes are, for the watchdog and the signal report.
+    pub(crate) watch: Arc<crate::observe::watch::RunWatch>,
     failed: AtomicBool,
     first: Mutex<Option<Error>>,
     wake: Box<dyn Fn() + Send + Sync>,
@@ -309,7 +311,8 @@ impl Fate {
     pub(crate) fn new(wake: Box<dyn Fn() + Send + Sync>) -> Self {
         // Relaxed: only uniqueness matters.
         let run_id = NEXT_RUN.fetch_add(1, Ordering::Relaxed);
-        Fate { run_id, failed: AtomicBool::new(false), first: Mutex::new(None), wake }
+        let watch = crate::observe::watch::RunWatch::new();
+        Fate { run_id, watch, failed: AtomicBool::new(false), first: Mutex::new(None), wake }
     }
 
     #[inline]
@@ -339,6 +342,7 @@ impl Fate {
         (self.wake)();
     }
 
+    #[cfg(feature = "mpi")]
     /// Whether the recorded failure is one that only this OS process knows of (not a collective
     /// mismatch, which every process finds at the same sync).
     pub(crate) fn failed_alone(&self) -> bool {

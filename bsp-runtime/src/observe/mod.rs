@@ -7,3 +7,4 @@
 pub(crate) mod recorder;
 pub mod stats;
 pub(crate) mod trace;
+pub(crate) mod watch;

@@ -38,6 +38,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use crate::Ctx;
 use crate::engine::{AnyEngine, Engine, Poisoned, Status};
+use crate::observe::watch::Wait;
 use crate::outbox::{Arrival, Pending, flags};
 
 impl Ctx {
@@ -53,8 +54,11 @@ impl Ctx {
     /// On every process, if the processes disagree on registrations or tag size, or if one
     /// process returned from the SPMD function while others sync; and silently (so that the
     /// launcher reports the first failure) if another process failed.
+    #[track_caller]
     pub fn sync(&mut self) {
         self.check_live("sync");
+        let kind = self.sync_kind.replace(Wait::Sync);
+        self.watch.waiting(kind, Some(std::panic::Location::caller()), self.step);
         self.stats_begin(); // the computation ends
         let mine = {
             let (step, st) = (self.step, self.state.get_mut());
@@ -89,6 +93,14 @@ impl Ctx {
         if cfg!(debug_assertions) {
             self.check_promises(); // `same.rs`: the promises of the superstep that just ended
         }
+    }
+
+    /// A sync that is part of a registration, a collective or a GP array operation (`kind`), so
+    /// that the watchdog says so.
+    #[track_caller]
+    pub(crate) fn sync_for(&mut self, kind: Wait) {
+        self.sync_kind.set(kind);
+        self.sync();
     }
 
     /// The engine's `combine`: the OR of every process's flags (stops this process silently if
@@ -223,6 +235,7 @@ impl Ctx {
         st.tag.in_queue = st.tag.in_force;
         st.tag.in_force = st.tag.requested;
         self.step += 1;
+        self.watch.computing(self.step);
         self.advance_parity();
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         unsafe { self.outbox() }.clear();
@@ -238,12 +251,14 @@ impl Ctx {
         out.meta.step = step;
         out.meta.pending = pending;
         let mine = flags::END | if pending.total() > 0 { flags::PENDING } else { 0 };
+        self.watch.waiting(Wait::End, None, step);
         let all = self.combine(mine);
         if all & (flags::SYNC | flags::PENDING) != 0 {
             let status = Status { arrival: Arrival::End, step, pending };
             let statuses = self.with_engine(|_, e| e.statuses(status));
             self.fail_end(all, &statuses);
         }
+        self.watch.finished();
     }
 
     /// Reports what is wrong at the end of the SPMD function (or at a sync some process ended

@@ -12,14 +12,19 @@ use bsp_runtime::{Ctx, Error};
 
 use crate::check::{Case, Check, Failure, Probe};
 
-/// How long any one run may take before the test calls it a hang.
-pub const LIMIT: Duration = Duration::from_secs(20);
+/// How long any one run may take before the test calls it a hang: 20 s, times
+/// `BSP_TEST_SLOWDOWN` where a tool slows every instruction down (`scripts/tsan` sets it: an
+/// 8 MiB transfer checked byte by byte by ThreadSanitizer on a busy machine takes longer).
+pub fn limit() -> Duration {
+    let slowdown = std::env::var("BSP_TEST_SLOWDOWN").ok().and_then(|v| v.parse::<u32>().ok()).unwrap_or(1);
+    Duration::from_secs(20) * slowdown.max(1)
+}
 
 /// Runs `f` on a thread of its own and returns its result; fails the test if `f` takes longer
-/// than [`LIMIT`] (the thread is then left behind, so a hang never blocks the suite), and
+/// than [`limit`] (the thread is then left behind, so a hang never blocks the suite), and
 /// re-raises `f`'s panic if it panicked.
 pub fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    within_for(LIMIT, what, f)
+    within_for(limit(), what, f)
 }
 
 /// [`within`], with a limit of its own (long stress runs).

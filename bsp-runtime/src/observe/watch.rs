@@ -1,0 +1,400 @@
+//! Where each process is, for a run that looks hung: the watchdog (`BSP_WATCHDOG`) and the
+//! report on SIGINT and SIGTERM.
+//!
+//! Every process keeps a [`Slot`] up to date at no more cost than a few relaxed stores per sync:
+//! whether it computes or waits, in which superstep, since when, and where it waits (the
+//! `#[track_caller]` location of the `sync`, registration or collective it called, and which of
+//! them). One monitor thread per OS process, started with the first run, reads the slots of
+//! every live run (each engine's [`Fate`](crate::engine::Fate) owns one [`RunWatch`]) ten times
+//! a second. It prints a report of every process of this OS process and ends the program
+//! with a non-zero status:
+//! - when the program receives SIGINT or SIGTERM (exit status 128 + the signal, as a shell
+//!   reports a process the signal ended), if the program had not set a handler of its own;
+//! - when `BSP_WATCHDOG=<seconds>` is set and no process of a run has finished a sync for that
+//!   long (exit status 1). Off by default: a superstep may rightly compute for hours, and only
+//!   the user knows how long is too long.
+//!
+//! On MPI and hybrid runs each rank reports its own processes (`mpirun` ends the others when the
+//! first rank exits). The slots are diagnostics that nothing else reads, so every access is
+//! `Relaxed`: a report may show a process one step behind, never anything wrong about the data.
+
+use std::fmt::Write as _;
+use std::panic::Location;
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU8, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+/// The variable that turns the watchdog on: a number of seconds.
+pub(crate) const WATCHDOG_VAR: &str = "BSP_WATCHDOG";
+
+/// How often the monitor looks.
+const TICK: Duration = Duration::from_millis(100);
+
+/// What a process waits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Wait {
+    Sync = 1,
+    Registration = 2,
+    Collective = 3,
+    GpArray = 4,
+    End = 5,
+}
+
+impl Wait {
+    const ALL: [Wait; 5] = [Wait::Sync, Wait::Registration, Wait::Collective, Wait::GpArray, Wait::End];
+
+    fn name(self) -> &'static str {
+        match self {
+            Wait::Sync => "`sync`",
+            Wait::Registration => "a registration's sync",
+            Wait::Collective => "a collective",
+            Wait::GpArray => "a GP array's sync",
+            Wait::End => "the end of the SPMD function",
+        }
+    }
+}
+
+/// Computing, when a slot's `wait` is this.
+const COMPUTING: u8 = 0;
+/// Returned from the SPMD function, the last wait over.
+const FINISHED: u8 = 6;
+
+/// One process's state, written by it and read by the monitor.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    pid: usize,
+    /// `COMPUTING`, `FINISHED`, or a [`Wait`].
+    wait: AtomicU8,
+    step: AtomicUsize,
+    /// When the state began, in nanoseconds since [`epoch`].
+    since: AtomicU64,
+    /// Where it waits: a `&'static Location` (null while computing).
+    at: AtomicPtr<Location<'static>>,
+    run: Weak<RunWatch>,
+}
+
+impl Slot {
+    /// Marks the start of a wait of kind `wait` at `at`, in superstep `step`.
+    #[inline]
+    pub(crate) fn waiting(&self, wait: Wait, at: Option<&'static Location<'static>>, step: usize) {
+        self.step.store(step, Relaxed);
+        self.since.store(now(), Relaxed);
+        self.at.store(at.map_or(std::ptr::null_mut(), |at| std::ptr::from_ref(at).cast_mut()), Relaxed);
+        self.wait.store(wait as u8, Relaxed);
+    }
+
+    /// Marks the end of a sync: the process computes superstep `step`.
+    #[inline]
+    pub(crate) fn computing(&self, step: usize) {
+        let t = now();
+        self.step.store(step, Relaxed);
+        self.since.store(t, Relaxed);
+        self.wait.store(COMPUTING, Relaxed);
+        if let Some(run) = self.run.upgrade() {
+            run.progress.store(t, Relaxed);
+        }
+    }
+
+    /// Marks the process as returned from the SPMD function.
+    pub(crate) fn finished(&self) {
+        self.since.store(now(), Relaxed);
+        self.wait.store(FINISHED, Relaxed);
+    }
+
+    fn snapshot(&self) -> Seen {
+        let wait = self.wait.load(Relaxed);
+        let at = self.at.load(Relaxed);
+        Seen {
+            pid: self.pid,
+            wait: Wait::ALL.into_iter().find(|w| *w as u8 == wait),
+            finished: wait == FINISHED,
+            step: self.step.load(Relaxed),
+            since: self.since.load(Relaxed),
+            // SAFETY: `at` is null or was made from a `&'static Location` (`waiting`).
+            at: unsafe { at.as_ref() },
+        }
+    }
+}
+
+/// A slot as the monitor read it.
+struct Seen {
+    pid: usize,
+    wait: Option<Wait>,
+    finished: bool,
+    step: usize,
+    since: u64,
+    at: Option<&'static Location<'static>>,
+}
+
+/// The slots of the processes of one run that live in this OS process.
+#[derive(Debug)]
+pub(crate) struct RunWatch {
+    slots: Mutex<Vec<Arc<Slot>>>,
+    nprocs: AtomicUsize,
+    /// When a process of this OS process last finished a sync (or the run began), in nanoseconds
+    /// since [`epoch`].
+    progress: AtomicU64,
+}
+
+impl RunWatch {
+    /// A run's watch, seen by the monitor for as long as the run lives.
+    pub(crate) fn new() -> Arc<RunWatch> {
+        let run = Arc::new(RunWatch {
+            slots: Mutex::default(),
+            nprocs: AtomicUsize::new(0),
+            progress: AtomicU64::new(now()),
+        });
+        let mut runs = RUNS.lock().unwrap_or_else(|e| e.into_inner());
+        runs.retain(|r| r.strong_count() > 0);
+        runs.push(Arc::downgrade(&run));
+        run
+    }
+
+    /// The slot of process `pid` of `nprocs`, which starts computing superstep 0.
+    pub(crate) fn join(self: &Arc<Self>, pid: usize, nprocs: usize) -> Arc<Slot> {
+        start_monitor();
+        let slot = Arc::new(Slot {
+            pid,
+            wait: AtomicU8::new(COMPUTING),
+            step: AtomicUsize::new(0),
+            since: AtomicU64::new(now()),
+            at: AtomicPtr::new(std::ptr::null_mut()),
+            run: Arc::downgrade(self),
+        });
+        self.nprocs.store(nprocs, Relaxed);
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let at = slots.partition_point(|s| s.pid < pid);
+        slots.insert(at, slot.clone());
+        slot
+    }
+
+    /// The report of this run's processes at time `t`.
+    fn report(&self, t: u64) -> String {
+        let seen: Vec<Seen> =
+            self.slots.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|s| s.snapshot()).collect();
+        let nprocs = self.nprocs.load(Relaxed);
+        // Those that keep the waiting ones waiting: every process here that is not waiting, and
+        // the processes of other OS processes (ranks), whose state this one cannot see.
+        let busy: Vec<String> =
+            seen.iter().filter(|s| s.wait.is_none() && !s.finished).map(|s| s.pid.to_string()).collect();
+        let elsewhere = nprocs > seen.len();
+        let mut out = String::new();
+        for s in &seen {
+            let secs = t.saturating_sub(s.since) as f64 / 1e9;
+            let _ = match (s.wait, s.finished) {
+                (_, true) => writeln!(out, "  process {}: returned from the SPMD function", s.pid),
+                (None, _) => writeln!(out, "  process {}: computing in superstep {} for {secs:.1} s", s.pid, s.step),
+                (Some(w), _) => {
+                    let at = s.at.map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column())).unwrap_or_default();
+                    let mut who = String::new();
+                    if !busy.is_empty() {
+                        let plural = if busy.len() == 1 { "" } else { "es" };
+                        who = format!(", for process{plural} {}", busy.join(", "));
+                    }
+                    if elsewhere {
+                        who += if who.is_empty() {
+                            ", for processes of other ranks"
+                        } else {
+                            " and processes of other ranks"
+                        };
+                    }
+                    writeln!(
+                        out,
+                        "  process {}: waiting in {}{at} (superstep {}, for {secs:.1} s){who}",
+                        s.pid,
+                        w.name(),
+                        s.step
+                    )
+                }
+            };
+        }
+        out
+    }
+
+    /// How long no process of this run has finished a sync, if some process still runs.
+    fn stalled(&self, t: u64) -> Option<Duration> {
+        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let live = slots.iter().any(|s| s.wait.load(Relaxed) != FINISHED);
+        (live && !slots.is_empty()).then(|| Duration::from_nanos(t.saturating_sub(self.progress.load(Relaxed))))
+    }
+}
+
+/// The runs the monitor watches (dead ones are dropped when a new one starts).
+static RUNS: Mutex<Vec<Weak<RunWatch>>> = Mutex::new(Vec::new());
+
+/// The signal received (0: none), set by the handler.
+static SIGNALLED: AtomicI32 = AtomicI32::new(0);
+
+/// Nanoseconds since the first use of the clock in this OS process.
+fn now() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+/// `BSP_WATCHDOG` in seconds, if set to a positive number (an invalid value is refused when the
+/// run starts, `env.rs`).
+pub(crate) fn watchdog() -> Option<Duration> {
+    static LIMIT: OnceLock<Option<Duration>> = OnceLock::new();
+    *LIMIT.get_or_init(|| parse_watchdog(std::env::var(WATCHDOG_VAR).ok().as_deref()).ok().flatten())
+}
+
+/// The value of `BSP_WATCHDOG`: `None` if unset, else a positive number of seconds.
+pub(crate) fn parse_watchdog(value: Option<&str>) -> Result<Option<Duration>, String> {
+    let Some(v) = value else { return Ok(None) };
+    match v.trim().parse::<f64>() {
+        Ok(s) if s > 0.0 && s.is_finite() && s < 1e9 => Ok(Some(Duration::from_secs_f64(s))),
+        _ => Err(format!(
+            "{WATCHDOG_VAR}={v:?} is not a number of seconds (expected a positive number, such as 30 or 0.5)"
+        )),
+    }
+}
+
+/// Starts the monitor thread once per OS process, and installs the signal handlers.
+fn start_monitor() {
+    static STARTED: OnceLock<()> = OnceLock::new();
+    STARTED.get_or_init(|| {
+        // Miri cannot install signal handlers, and a thread that never ends would outlive its
+        // tests: there the monitor runs only for the watchdog.
+        if cfg!(miri) && watchdog().is_none() {
+            return;
+        }
+        signals::install();
+        let spawned = std::thread::Builder::new().name("bsp watchdog".into()).spawn(monitor);
+        // Without the thread a hang is not reported, and nothing else changes.
+        drop(spawned);
+    });
+}
+
+/// The monitor's loop: reports and exits on a signal, or on a run stalled past the watchdog.
+fn monitor() {
+    let limit = watchdog();
+    loop {
+        std::thread::sleep(TICK);
+        let sig = SIGNALLED.load(Relaxed);
+        let runs: Vec<Arc<RunWatch>> =
+            RUNS.lock().unwrap_or_else(|e| e.into_inner()).iter().filter_map(Weak::upgrade).collect();
+        let t = now();
+        if sig != 0 {
+            let mut out = format!("error: {} received; where each process was:\n", signals::name(sig));
+            runs.iter().for_each(|r| out += &r.report(t));
+            exit_with(&out, 128 + sig);
+        }
+        if let Some(limit) = limit
+            && let Some(run) = runs.iter().find(|r| r.stalled(t).is_some_and(|d| d >= limit))
+        {
+            let out = format!(
+                "error: no process has finished a sync for {:.1} s ({WATCHDOG_VAR}={}); where each process is:\n{}",
+                limit.as_secs_f64(),
+                std::env::var(WATCHDOG_VAR).unwrap_or_default(),
+                run.report(t)
+            );
+            exit_with(&out, 1);
+        }
+    }
+}
+
+/// Prints `report` in one write and ends the OS process with `status`.
+fn exit_with(report: &str, status: i32) -> ! {
+    use std::io::Write as _;
+    let _ = std::io::stderr().lock().write_all(report.as_bytes());
+    std::process::exit(status)
+}
+
+#[cfg(all(unix, not(miri)))]
+mod signals {
+    use std::ffi::c_int;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    const SIGINT: c_int = 2;
+    const SIGTERM: c_int = 15;
+    const SIG_DFL: usize = 0;
+
+    unsafe extern "C" {
+        /// `signal(2)`: sets the disposition of `signum`, returns the previous one.
+        fn signal(signum: c_int, handler: usize) -> usize;
+    }
+
+    /// Async-signal-safe: one atomic store.
+    extern "C" fn on_signal(sig: c_int) {
+        super::SIGNALLED.store(sig, Relaxed);
+    }
+
+    /// Handles SIGINT and SIGTERM, unless the program handles (or ignores) them itself.
+    pub(super) fn install() {
+        for sig in [SIGINT, SIGTERM] {
+            let handler = on_signal as extern "C" fn(c_int) as usize;
+            // SAFETY: `signal` is the C library's; `on_signal` only stores to an atomic, which
+            // is async-signal-safe.
+            let previous = unsafe { signal(sig, handler) };
+            if previous != SIG_DFL {
+                // SAFETY: as above; restores the program's own disposition.
+                unsafe { signal(sig, previous) };
+            }
+        }
+    }
+
+    pub(super) fn name(sig: c_int) -> String {
+        match sig {
+            SIGINT => "SIGINT".to_owned(),
+            SIGTERM => "SIGTERM".to_owned(),
+            _ => format!("signal {sig}"),
+        }
+    }
+}
+
+#[cfg(not(all(unix, not(miri))))]
+mod signals {
+    pub(super) fn install() {}
+
+    pub(super) fn name(sig: i32) -> String {
+        format!("signal {sig}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_watchdog_takes_positive_seconds() {
+        assert_eq!(parse_watchdog(None), Ok(None));
+        assert_eq!(parse_watchdog(Some("2")), Ok(Some(Duration::from_secs(2))));
+        assert_eq!(parse_watchdog(Some("0.5")), Ok(Some(Duration::from_millis(500))));
+        for bad in ["0", "-1", "soon", "inf", ""] {
+            assert_eq!(
+                parse_watchdog(Some(bad)),
+                Err(format!(
+                    "BSP_WATCHDOG={bad:?} is not a number of seconds (expected a positive number, such as 30 or 0.5)"
+                ))
+            );
+        }
+    }
+
+    #[test]
+    fn a_report_says_who_waits_where_and_for_whom() {
+        let run = RunWatch::new();
+        let (a, b, c) = (run.join(0, 4), run.join(1, 4), run.join(2, 4));
+        let here = Location::caller();
+        a.waiting(Wait::Sync, Some(here), 3);
+        b.computing(3);
+        c.waiting(Wait::Collective, Some(here), 3);
+        let t = now() + 2_000_000_000;
+        let report = run.report(t);
+        let at = format!("{}:{}:{}", here.file(), here.line(), here.column());
+        let lines: Vec<&str> = report.lines().collect();
+        assert_eq!(lines.len(), 3, "{report}");
+        assert!(
+            lines[0].starts_with(&format!("  process 0: waiting in `sync` at {at} (superstep 3, for ")),
+            "{report}"
+        );
+        assert!(lines[0].ends_with(" s), for process 1 and processes of other ranks"), "{report}");
+        assert!(lines[1].starts_with("  process 1: computing in superstep 3 for 2.0 s"), "{report}");
+        assert!(lines[2].starts_with(&format!("  process 2: waiting in a collective at {at}")), "{report}");
+        assert!(run.stalled(t).is_some_and(|d| d >= Duration::from_secs(2)));
+        for s in [&a, &b, &c] {
+            s.finished();
+        }
+        assert_eq!(run.stalled(t), None, "a run whose processes all returned is not stalled");
+    }
+}
