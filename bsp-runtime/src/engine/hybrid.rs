@@ -519,9 +519,11 @@ fn threads(want: Want) -> Result<usize, Error> {
 fn procs(want: Want, ranks: usize) -> Result<(usize, usize), Error> {
     let t = threads(want)?;
     let p = ranks * t;
+    let rank_s = if ranks == 1 { "rank" } else { "ranks" };
     match want.requested {
+        Some(0) => Err(Error::launch("cannot run an SPMD program on 0 processes".to_string())),
         Some(q) if q != p => Err(Error::launch(format!(
-            "{q} processes were requested but mpirun started {ranks} MPI ranks with {t} threads each ({THREADS_VAR}={t}), {p} processes: ask for {p}, or start ranks and threads whose product is {q}"
+            "{q} processes were requested but mpirun started {ranks} MPI {rank_s} with {t} threads each ({THREADS_VAR}={t}), {p} processes: ask for {p}, or start ranks and threads whose product is {q}"
         ))),
         _ => Ok((p, t)),
     }
@@ -555,7 +557,16 @@ where
         (Some(1), _) => super::mpi::launch(Want { threads: None, ..want }, body),
         (Some(t), Some(1)) if t > 1 => with_world(mpi::Threading::Single, |world| match want.requested {
             Some(q) if q != t => Err(report_once(&world, procs(want, 1).expect_err("a count other than 1 · t"))),
-            _ => super::threads::launch(Want { requested: Some(t), default: None, threads: None }, body),
+            _ => match super::threads::launch(Want { requested: Some(t), default: None, threads: None }, body) {
+                // The only rank failed: end it with `MPI_Abort`, as a rank of a larger layout
+                // does. Returning and exiting non-zero would leave `mpirun` its own two seconds
+                // of kill timeouts before it ends the job.
+                Err(e) if !e.is_quiet() => {
+                    crate::error::print_error(&e);
+                    world.abort(1)
+                }
+                r => r,
+            },
         }),
         _ => with_world(mpi::Threading::Funneled, |world| run_on(world, want, body)),
     }

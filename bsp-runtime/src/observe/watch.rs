@@ -7,7 +7,9 @@
 //! them). One monitor thread per OS process, started with the first run, reads the slots of
 //! every live run (each engine's [`Fate`](crate::engine::Fate) owns one [`RunWatch`]) ten times
 //! a second. It prints a report of every process of this OS process and ends the program
-//! with a non-zero status:
+//! with a non-zero status (the signal handler wakes the monitor at once through a socket, so
+//! a report is out within milliseconds even where `mpirun` follows its SIGTERM with a SIGKILL
+//! soon after):
 //! - when the program receives SIGINT or SIGTERM (exit status 128 + the signal, as a shell
 //!   reports a process the signal ended), if the program had not set a handler of its own;
 //! - when `BSP_WATCHDOG=<seconds>` is set and no process of a run has finished a sync for that
@@ -259,18 +261,24 @@ fn start_monitor() {
         if cfg!(miri) && watchdog().is_none() {
             return;
         }
-        signals::install();
-        let spawned = std::thread::Builder::new().name("bsp watchdog".into()).spawn(monitor);
+        let wake = signals::install();
+        let spawned = std::thread::Builder::new().name("bsp watchdog".into()).spawn(move || monitor(wake));
         // Without the thread a hang is not reported, and nothing else changes.
         drop(spawned);
     });
 }
 
 /// The monitor's loop: reports and exits on a signal, or on a run stalled past the watchdog.
-fn monitor() {
+/// It sleeps on `wake` (written by the signal handler) for a tick when the watchdog is on, and
+/// until a signal when it is off; without `wake`, it looks every tick.
+fn monitor(wake: Option<signals::Wake>) {
     let limit = watchdog();
+    let mut wake = wake.filter(|w| signals::set_timeout(w, limit.map(|_| TICK)));
     loop {
-        std::thread::sleep(TICK);
+        match wake.as_mut() {
+            Some(w) => signals::sleep(w),
+            None => std::thread::sleep(TICK),
+        }
         let sig = SIGNALLED.load(Relaxed);
         let runs: Vec<Arc<RunWatch>> =
             RUNS.lock().unwrap_or_else(|e| e.into_inner()).iter().filter_map(Weak::upgrade).collect();
@@ -303,25 +311,57 @@ fn exit_with(report: &str, status: i32) -> ! {
 
 #[cfg(all(unix, not(miri)))]
 mod signals {
-    use std::ffi::c_int;
+    use std::ffi::{c_int, c_void};
+    use std::os::fd::IntoRawFd as _;
+    use std::os::unix::net::UnixStream;
+    use std::sync::atomic::AtomicI32;
     use std::sync::atomic::Ordering::Relaxed;
 
     const SIGINT: c_int = 2;
     const SIGTERM: c_int = 15;
     const SIG_DFL: usize = 0;
 
+    /// What the monitor sleeps on: the read end of a socket pair.
+    pub(super) type Wake = UnixStream;
+
+    /// Makes `sleep` return after `timeout` at the latest (`None`: only on a signal).
+    pub(super) fn set_timeout(wake: &Wake, timeout: Option<std::time::Duration>) -> bool {
+        wake.set_read_timeout(timeout).is_ok()
+    }
+
+    /// Sleeps until a signal arrives or the timeout passes.
+    pub(super) fn sleep(wake: &mut Wake) {
+        use std::io::Read as _;
+        let _ = wake.read(&mut [0u8; 16]);
+    }
+
+    /// The socket end the handler writes a byte to, to wake the monitor (-1: none).
+    static WAKE: AtomicI32 = AtomicI32::new(-1);
+
     unsafe extern "C" {
         /// `signal(2)`: sets the disposition of `signum`, returns the previous one.
         fn signal(signum: c_int, handler: usize) -> usize;
+        /// `write(2)`, which is async-signal-safe.
+        fn write(fd: c_int, buf: *const c_void, count: usize) -> isize;
     }
 
-    /// Async-signal-safe: one atomic store.
+    /// Async-signal-safe: an atomic store, an atomic load and `write`.
     extern "C" fn on_signal(sig: c_int) {
         super::SIGNALLED.store(sig, Relaxed);
+        let fd = WAKE.load(Relaxed);
+        if fd >= 0 {
+            // SAFETY: `fd` is the write end of the socket pair made by `install`, never closed;
+            // the buffer is one valid byte.
+            let _ = unsafe { write(fd, [1u8].as_ptr().cast(), 1) };
+        }
     }
 
-    /// Handles SIGINT and SIGTERM, unless the program handles (or ignores) them itself.
-    pub(super) fn install() {
+    /// Handles SIGINT and SIGTERM, unless the program handles (or ignores) them itself, and
+    /// returns the socket end the monitor sleeps on.
+    pub(super) fn install() -> Option<UnixStream> {
+        let (reader, writer) = UnixStream::pair().ok()?;
+        // The write end lives as long as the OS process: the handler may run at any time.
+        WAKE.store(writer.into_raw_fd(), Relaxed);
         for sig in [SIGINT, SIGTERM] {
             let handler = on_signal as extern "C" fn(c_int) as usize;
             // SAFETY: `signal` is the C library's; `on_signal` only stores to an atomic, which
@@ -332,6 +372,7 @@ mod signals {
                 unsafe { signal(sig, previous) };
             }
         }
+        Some(reader)
     }
 
     pub(super) fn name(sig: c_int) -> String {
@@ -345,7 +386,20 @@ mod signals {
 
 #[cfg(not(all(unix, not(miri))))]
 mod signals {
-    pub(super) fn install() {}
+    /// Nothing to sleep on: the monitor looks every tick.
+    pub(super) enum Wake {}
+
+    pub(super) fn install() -> Option<Wake> {
+        None
+    }
+
+    pub(super) fn set_timeout(wake: &Wake, _: Option<std::time::Duration>) -> bool {
+        match *wake {}
+    }
+
+    pub(super) fn sleep(wake: &mut Wake) {
+        match *wake {}
+    }
 
     pub(super) fn name(sig: i32) -> String {
         format!("signal {sig}")
