@@ -491,3 +491,17 @@ fn book_sort_sorts_and_keeps_every_key() {
         book("book_sort", &args, &PROCS, n, line);
     }
 }
+
+#[test]
+fn checkpoint_runs_its_rounds_and_matches_the_sequential_computation() {
+    for p in PROCS {
+        let lines = run("checkpoint", p);
+        assert_eq!(lines.len(), p, "p = {p}: {lines:?}");
+        for (q, line) in lines.iter().enumerate() {
+            assert!(
+                line.starts_with(&format!("pid {q}: checksum ")) && line.ends_with(" (matches the sequential rounds)"),
+                "p = {p}: {line}"
+            );
+        }
+    }
+}

@@ -87,6 +87,14 @@ impl Recv {
         self.bytes_left.set(self.bytes_left.get() + payload.len());
     }
 
+    /// The unread messages, for a checkpoint: (tag, payload, alignment) each, in order.
+    pub(crate) fn unread(&self) -> impl Iterator<Item = (&[u8], &[u8], usize)> + '_ {
+        let b = self.bytes();
+        self.msgs[self.next.get()..]
+            .iter()
+            .map(move |m| (&b[m.tag_at..m.tag_at + m.tag_len], &b[m.payload_at..m.payload_at + m.payload_len], m.align))
+    }
+
     /// Whether `[addr, addr + len)` overlaps the receive buffer.
     #[allow(dead_code, reason = "kept for an engine that copies hpput sources at the call")]
     pub(crate) fn overlaps(&self, addr: usize, len: usize) -> bool {

@@ -114,6 +114,8 @@ pub struct Ctx {
     pub(crate) stats: crate::observe::recorder::Recorder,
     /// What this process is doing, for the watchdog (`observe/watch.rs`).
     pub(crate) watch: Arc<crate::observe::watch::Slot>,
+    /// Whether the first checkpoint call restores (`checkpoint.rs`).
+    pub(crate) checkpoints: crate::checkpoint::Checkpoints,
     /// What the next `sync` is part of (a registration, a collective), for the watchdog.
     pub(crate) sync_kind: Cell<crate::observe::watch::Wait>,
     _not_send: PhantomData<*const ()>,
@@ -154,6 +156,7 @@ impl Ctx {
             broken: Cell::new(false),
             stats: crate::observe::recorder::Recorder::new(pid, nprocs),
             watch,
+            checkpoints: Default::default(),
             sync_kind: Cell::new(crate::observe::watch::Wait::Sync),
             _not_send: PhantomData,
         }

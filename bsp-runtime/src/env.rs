@@ -10,6 +10,8 @@
 //! | `BSP_PIN` | `1` (the default) pins each thread of the threads engine to a core, `0` does not |
 //! | `BSP_THREADS` | under `mpirun`: a positive integer, the processes (threads) per rank of the hybrid engine (explicit code wins) |
 //! | `BSP_MPI_EXCHANGE` | under `mpirun`: `auto` (the default), `dense` or `sparse`, how a sync moves blocks between ranks |
+//! | `BSP_CHECKPOINT` | a directory that `ctx.checkpoint` saves the run in |
+//! | `BSP_RESTART` | a directory of checkpoints that the run goes on from |
 //! | `BSP_WATCHDOG` | a positive number of seconds: when no process has finished a sync for that long, print where each process is and exit (off when unset) |
 //!
 //! A value outside these is a launch error that names the variable and its value, rather than

@@ -143,6 +143,7 @@
 //! [`Error`]. Nothing hangs.
 
 mod bsmp;
+mod checkpoint;
 mod ctx;
 mod drma;
 mod engine;

@@ -40,6 +40,18 @@ pub(crate) trait ExtTarget: Any + Send + Sync {
     /// `reply`. Called in the get phase of the sync, possibly from another process's thread
     /// (threads engine): it may only read the object, which nobody writes then.
     fn serve(&self, src: usize, request: &[u8], reply: &mut Vec<u8>);
+
+    /// This process's part of the object as bytes, for a checkpoint (`None`: the object has no
+    /// contents to save). Called by the owner between syncs, where nobody else reads it.
+    fn save(&self) -> Option<Vec<u8>> {
+        None
+    }
+
+    /// Puts back what [`save`](ExtTarget::save) returned, or says why it cannot. Called by the
+    /// owner between syncs, where nobody else reads the object.
+    fn restore(&self, _bytes: &[u8]) -> Result<(), String> {
+        Err("this object cannot be restored from a checkpoint".to_string())
+    }
 }
 
 /// The callback of a request, with its lifetime erased (see [`Ctx::request_ext`]).

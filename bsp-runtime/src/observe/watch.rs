@@ -41,10 +41,12 @@ pub(crate) enum Wait {
     Collective = 3,
     GpArray = 4,
     End = 5,
+    Checkpoint = 7,
 }
 
 impl Wait {
-    const ALL: [Wait; 5] = [Wait::Sync, Wait::Registration, Wait::Collective, Wait::GpArray, Wait::End];
+    const ALL: [Wait; 6] =
+        [Wait::Sync, Wait::Registration, Wait::Collective, Wait::GpArray, Wait::End, Wait::Checkpoint];
 
     fn name(self) -> &'static str {
         match self {
@@ -53,6 +55,7 @@ impl Wait {
             Wait::Collective => "a collective",
             Wait::GpArray => "a GP array's sync",
             Wait::End => "the end of the SPMD function",
+            Wait::Checkpoint => "a checkpoint",
         }
     }
 }

@@ -168,6 +168,53 @@ impl<T: Value> ExtTarget for GpShared<T> {
             }
         }
     }
+
+    /// The elements: their number, then for each its length plus one (0: unassigned) and its
+    /// bytes, as little-endian `u64`s and raw bytes.
+    fn save(&self) -> Option<Vec<u8>> {
+        // SAFETY: the owner, between syncs (`ExtTarget::save`'s contract): nobody writes.
+        let elems = unsafe { self.elems() };
+        let mut out = Vec::new();
+        out.extend_from_slice(&(elems.len() as u64).to_le_bytes());
+        for e in elems {
+            out.extend_from_slice(&e.as_ref().map_or(0, |e| e.len() as u64 + 1).to_le_bytes());
+            if let Some(e) = e {
+                out.extend_from_slice(bytemuck::cast_slice(e));
+            }
+        }
+        Some(out)
+    }
+
+    fn restore(&self, bytes: &[u8]) -> Result<(), String> {
+        let size = std::mem::size_of::<T>();
+        let mut r = crate::checkpoint::Bytes::new(bytes);
+        let n = r.size()?;
+        // SAFETY: the owner, between syncs (`ExtTarget::restore`'s contract): nobody reads.
+        let elems = unsafe { self.elems_mut() };
+        if n != elems.len() {
+            return Err(format!(
+                "{}: {n} elements were saved but process {} owns {}",
+                self.label(),
+                self.owner,
+                elems.len()
+            ));
+        }
+        let mut restored = Vec::with_capacity(n);
+        for _ in 0..n {
+            let len = r.size()?;
+            restored.push(match len.checked_sub(1) {
+                None => None,
+                Some(len) => {
+                    let data = r.take(len.checked_mul(size).ok_or("a saved element is too long")?)?;
+                    let mut e = vec![T::zeroed(); len].into_boxed_slice();
+                    bytemuck::cast_slice_mut::<T, u8>(&mut e).copy_from_slice(data);
+                    Some(e)
+                }
+            });
+        }
+        *elems = restored;
+        Ok(())
+    }
 }
 
 /// Why writing `len` values into an element of `held` values (`None`: unassigned) is wrong,
