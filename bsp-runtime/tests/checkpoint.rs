@@ -4,7 +4,7 @@
 //!
 //! Each case runs `checkpointed_program` (ignored, so that a plain `cargo test` does not start
 //! it) in a child process of this test binary: the checkpoint and restart directories are read
-//! once per OS process. `BSP_CK_STOP=k` makes process 0 end the OS process right after the
+//! once per OS process. `CK_STOP=k` makes process 0 end the OS process right after the
 //! checkpoint of round k, as a crash there would.
 
 use std::path::{Path, PathBuf};
@@ -18,8 +18,8 @@ const N: usize = 10;
 
 fn program(ctx: &mut Ctx) -> String {
     let (pid, p) = (ctx.pid(), ctx.nprocs());
-    let stop: Option<u32> = std::env::var("BSP_CK_STOP").ok().map(|v| v.parse().unwrap());
-    let extra = std::env::var("BSP_CK_EXTRA").is_ok();
+    let stop: Option<u32> = std::env::var("CK_STOP").ok().map(|v| v.parse().unwrap());
+    let extra = std::env::var("CK_EXTRA").is_ok();
     let mut g = GpArray::<u32>::builder(&[N]).name("g").build(ctx);
     let x = ctx.register([0u64; 3]);
     let _y = extra.then(|| ctx.register([0u8; 5]));
@@ -65,7 +65,7 @@ fn program(ctx: &mut Ctx) -> String {
 #[test]
 #[ignore = "a child process of the cases below"]
 fn checkpointed_program() {
-    let p: usize = std::env::var("BSP_CK_P").unwrap().parse().unwrap();
+    let p: usize = std::env::var("CK_P").unwrap().parse().unwrap();
     match bsp_runtime::run(p, program) {
         Ok(lines) => lines.iter().for_each(|l| println!("{l}")),
         Err(e) => {
@@ -79,8 +79,8 @@ fn checkpointed_program() {
 fn run(p: usize, vars: &[(&str, &str)]) -> (Option<i32>, String, String) {
     let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
     cmd.args(["--exact", "checkpointed_program", "--ignored", "--nocapture", "--test-threads=1", "-q"]);
-    cmd.env("BSP_CK_P", p.to_string()).env("RUST_BACKTRACE", "0");
-    for v in ["BSP_CHECKPOINT", "BSP_RESTART", "BSP_CK_STOP", "BSP_CK_EXTRA"] {
+    cmd.env("CK_P", p.to_string()).env("RUST_BACKTRACE", "0");
+    for v in ["BSP_CHECKPOINT", "BSP_RESTART", "CK_STOP", "CK_EXTRA"] {
         cmd.env_remove(v);
     }
     for (k, v) in vars {
@@ -111,7 +111,7 @@ fn gp_arrays_registrations_and_messages_come_back_after_a_crash() {
         assert_eq!(want.lines().count(), p);
         for stop in [0, 4, 7, 11] {
             let dir = scratch(&format!("gp-{p}-{stop}"));
-            let (code, _, err) = run(p, &[("BSP_CHECKPOINT", s(&dir)), ("BSP_CK_STOP", &stop.to_string())]);
+            let (code, _, err) = run(p, &[("BSP_CHECKPOINT", s(&dir)), ("CK_STOP", &stop.to_string())]);
             assert_eq!(code, Some(9), "p = {p}, stop at {stop}: {err}");
             let (code, got, err) = run(p, &[("BSP_RESTART", s(&dir))]);
             assert_eq!(code, Some(0), "p = {p}, restart after {stop}: {err}");
@@ -124,9 +124,9 @@ fn gp_arrays_registrations_and_messages_come_back_after_a_crash() {
 #[test]
 fn a_restart_whose_set_up_registers_differently_is_refused() {
     let dir = scratch("extra");
-    let (code, _, err) = run(2, &[("BSP_CHECKPOINT", s(&dir)), ("BSP_CK_STOP", "3")]);
+    let (code, _, err) = run(2, &[("BSP_CHECKPOINT", s(&dir)), ("CK_STOP", "3")]);
     assert_eq!(code, Some(9), "{err}");
-    let (code, _, err) = run(2, &[("BSP_RESTART", s(&dir)), ("BSP_CK_EXTRA", "1")]);
+    let (code, _, err) = run(2, &[("BSP_RESTART", s(&dir)), ("CK_EXTRA", "1")]);
     assert_eq!(code, Some(1), "{err}");
     let mut steps: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
     steps.sort();

@@ -1,7 +1,7 @@
 //! Hung runs report where each process is (`BSP_WATCHDOG`, SIGINT, SIGTERM) and exit non-zero.
 //!
 //! Each case runs `hung_program` (ignored, so that a plain `cargo test` does not start it) in a
-//! child process of this test binary with `BSP_HANG=<shape>`, and checks what it printed and
+//! child process of this test binary with `HANG_SHAPE=<shape>`, and checks what it printed and
 //! how it ended. The shapes are the ways a BSP program hangs: a process that never reaches the
 //! sync, a user lock held across a sync, a collective that one process does not reach, a run
 //! stopped by the user.
@@ -53,11 +53,11 @@ fn a_collective_one_process_does_not_reach(ctx: &mut Ctx) {
     ctx.allreduce_one(1u32, |a, b| a + b); // the collective that waits
 }
 
-/// The program of every case, chosen by `BSP_HANG`.
+/// The program of every case, chosen by `HANG_SHAPE`.
 #[test]
 #[ignore = "a child process of the cases below"]
 fn hung_program() {
-    let shape = std::env::var("BSP_HANG").expect("BSP_HANG names the shape");
+    let shape = std::env::var("HANG_SHAPE").expect("HANG_SHAPE names the shape");
     let body: fn(&mut Ctx) = match shape.as_str() {
         "never_syncs" | "signal" => never_syncs,
         "user_lock" => user_lock_across_a_sync,
@@ -73,7 +73,7 @@ fn hung_program() {
 fn run_hung(shape: &str, vars: &[(&str, &str)], signal: Option<(&str, Duration)>) -> (Output, Duration) {
     let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
     cmd.args(["--exact", "hung_program", "--ignored", "--nocapture", "--test-threads=1"]);
-    cmd.env("BSP_HANG", shape).env("BSP_PIN", "0").env("RUST_BACKTRACE", "0").env_remove("BSP_WATCHDOG");
+    cmd.env("HANG_SHAPE", shape).env("BSP_PIN", "0").env("RUST_BACKTRACE", "0").env_remove("BSP_WATCHDOG");
     for (k, v) in vars {
         cmd.env(k, v);
     }

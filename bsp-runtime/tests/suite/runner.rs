@@ -13,10 +13,10 @@ use bsp_runtime::{Ctx, Error};
 use crate::check::{Case, Check, Failure, Probe};
 
 /// How long any one run may take before the test calls it a hang: 20 s, times
-/// `BSP_TEST_SLOWDOWN` where a tool slows every instruction down (`scripts/tsan` sets it: an
+/// `SUITE_SLOWDOWN` where a tool slows every instruction down (`scripts/tsan` sets it: an
 /// 8 MiB transfer checked byte by byte by ThreadSanitizer on a busy machine takes longer).
 pub fn limit() -> Duration {
-    let slowdown = std::env::var("BSP_TEST_SLOWDOWN").ok().and_then(|v| v.parse::<u32>().ok()).unwrap_or(1);
+    let slowdown = std::env::var("SUITE_SLOWDOWN").ok().and_then(|v| v.parse::<u32>().ok()).unwrap_or(1);
     Duration::from_secs(20) * slowdown.max(1)
 }
 
