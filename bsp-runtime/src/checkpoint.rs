@@ -154,7 +154,11 @@ impl Writer {
             self.file.write_all(&self.buf)?;
             self.buf.clear();
         }
-        if s.len() >= Self::DIRECT { self.file.write_all(s) } else { Ok(self.buf.extend_from_slice(s)) }
+        if s.len() >= Self::DIRECT {
+            return self.file.write_all(s);
+        }
+        self.buf.extend_from_slice(s);
+        Ok(())
     }
 
     fn word(&mut self, w: usize) -> std::io::Result<()> {
