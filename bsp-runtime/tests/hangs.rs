@@ -169,7 +169,8 @@ fn sigint_and_sigterm_print_where_each_process_is() {
         assert_eq!(out.status.code(), Some(status), "{stderr}");
         assert!(stderr.contains(&format!("error: SIG{signal} received; where each process was:")), "{stderr}");
         assert!(line_about(&stderr, 0).starts_with("  process 0: waiting in `sync` at "), "{stderr}");
-        assert!(line_about(&stderr, 1).starts_with("  process 1: computing in superstep 0 for "), "{stderr}");
+        // Without the watchdog the monitor was not watching: no durations.
+        assert_eq!(line_about(&stderr, 1), "  process 1: computing in superstep 0", "{stderr}");
         eprintln!("SIG{signal}: ended {:?} after the signal", took.saturating_sub(Duration::from_millis(700)));
     }
 }

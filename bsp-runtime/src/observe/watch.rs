@@ -1,10 +1,11 @@
 //! Where each process is, for a run that looks hung: the watchdog (`BSP_WATCHDOG`) and the
 //! report on SIGINT and SIGTERM.
 //!
-//! Every process keeps a [`Slot`] up to date at no more cost than a few relaxed stores per sync:
-//! whether it computes or waits, in which superstep, since when, and where it waits (the
+//! Every process keeps a [`Slot`] up to date at no more cost than a few relaxed stores per sync
+//! (no clock read): whether it computes or waits, in which superstep, and where it waits (the
 //! `#[track_caller]` location of the `sync`, registration or collective it called, and which of
-//! them). One monitor thread per OS process, started with the first run, reads the slots of
+//! them). The monitor dates each change it sees, so the times in a report are its own, to a
+//! tick (0.1 s), and known only when the watchdog has it watching. One monitor thread per OS process, started with the first run, reads the slots of
 //! every live run (each engine's [`Fate`](crate::engine::Fate) owns one [`RunWatch`]) ten times
 //! a second. It prints a report of every process of this OS process and ends the program
 //! with a non-zero status (the signal handler wakes the monitor at once through a socket, so
@@ -22,7 +23,7 @@
 
 use std::fmt::Write as _;
 use std::panic::Location;
-use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU8, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU8, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -65,18 +66,18 @@ const COMPUTING: u8 = 0;
 /// Returned from the SPMD function, the last wait over.
 const FINISHED: u8 = 6;
 
-/// One process's state, written by it and read by the monitor.
+/// One process's state, written by it and read by the monitor. A sync writes it twice (a few
+/// relaxed stores to this process's own cache line, and no clock read): the monitor tells the
+/// time of each change itself, by watching.
 #[derive(Debug)]
+#[repr(align(64))]
 pub(crate) struct Slot {
     pid: usize,
     /// `COMPUTING`, `FINISHED`, or a [`Wait`].
     wait: AtomicU8,
     step: AtomicUsize,
-    /// When the state began, in nanoseconds since [`epoch`].
-    since: AtomicU64,
     /// Where it waits: a `&'static Location` (null while computing).
     at: AtomicPtr<Location<'static>>,
-    run: Weak<RunWatch>,
 }
 
 impl Slot {
@@ -84,7 +85,6 @@ impl Slot {
     #[inline]
     pub(crate) fn waiting(&self, wait: Wait, at: Option<&'static Location<'static>>, step: usize) {
         self.step.store(step, Relaxed);
-        self.since.store(now(), Relaxed);
         self.at.store(at.map_or(std::ptr::null_mut(), |at| std::ptr::from_ref(at).cast_mut()), Relaxed);
         self.wait.store(wait as u8, Relaxed);
     }
@@ -92,54 +92,39 @@ impl Slot {
     /// Marks the end of a sync: the process computes superstep `step`.
     #[inline]
     pub(crate) fn computing(&self, step: usize) {
-        let t = now();
         self.step.store(step, Relaxed);
-        self.since.store(t, Relaxed);
         self.wait.store(COMPUTING, Relaxed);
-        if let Some(run) = self.run.upgrade() {
-            run.progress.store(t, Relaxed);
-        }
     }
 
     /// Marks the process as returned from the SPMD function.
     pub(crate) fn finished(&self) {
-        self.since.store(now(), Relaxed);
         self.wait.store(FINISHED, Relaxed);
     }
 
-    fn snapshot(&self) -> Seen {
-        let wait = self.wait.load(Relaxed);
+    fn read(&self) -> (u8, usize, Option<&'static Location<'static>>) {
         let at = self.at.load(Relaxed);
-        Seen {
-            pid: self.pid,
-            wait: Wait::ALL.into_iter().find(|w| *w as u8 == wait),
-            finished: wait == FINISHED,
-            step: self.step.load(Relaxed),
-            since: self.since.load(Relaxed),
-            // SAFETY: `at` is null or was made from a `&'static Location` (`waiting`).
-            at: unsafe { at.as_ref() },
-        }
+        // SAFETY: `at` is null or was made from a `&'static Location` (`waiting`).
+        (self.wait.load(Relaxed), self.step.load(Relaxed), unsafe { at.as_ref() })
     }
 }
 
-/// A slot as the monitor read it.
+/// What the monitor saw of one slot: its state, and since when it saw that state.
+#[derive(Clone, Copy, Debug)]
 struct Seen {
-    pid: usize,
-    wait: Option<Wait>,
-    finished: bool,
+    wait: u8,
     step: usize,
-    since: u64,
-    at: Option<&'static Location<'static>>,
+    since: Instant,
 }
 
-/// The slots of the processes of one run that live in this OS process.
+/// The slots of the processes of one run that live in this OS process, and what the monitor
+/// saw of them.
 #[derive(Debug)]
 pub(crate) struct RunWatch {
     slots: Mutex<Vec<Arc<Slot>>>,
     nprocs: AtomicUsize,
-    /// When a process of this OS process last finished a sync (or the run began), in nanoseconds
-    /// since [`epoch`].
-    progress: AtomicU64,
+    /// The monitor's view (only the monitor writes it): each slot as last seen, and when the
+    /// monitor last saw some process finish a sync (or first saw the run).
+    seen: Mutex<(Vec<Seen>, Option<Instant>)>,
 }
 
 impl RunWatch {
@@ -148,7 +133,7 @@ impl RunWatch {
         let run = Arc::new(RunWatch {
             slots: Mutex::default(),
             nprocs: AtomicUsize::new(0),
-            progress: AtomicU64::new(now()),
+            seen: Mutex::new((Vec::new(), None)),
         });
         let mut runs = RUNS.lock().unwrap_or_else(|e| e.into_inner());
         runs.retain(|r| r.strong_count() > 0);
@@ -163,9 +148,7 @@ impl RunWatch {
             pid,
             wait: AtomicU8::new(COMPUTING),
             step: AtomicUsize::new(0),
-            since: AtomicU64::new(now()),
             at: AtomicPtr::new(std::ptr::null_mut()),
-            run: Arc::downgrade(self),
         });
         self.nprocs.store(nprocs, Relaxed);
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
@@ -174,24 +157,57 @@ impl RunWatch {
         slot
     }
 
-    /// The report of this run's processes at time `t`.
-    fn report(&self, t: u64) -> String {
-        let seen: Vec<Seen> =
-            self.slots.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|s| s.snapshot()).collect();
+    /// Looks at every slot at time `now`: a changed state is dated `now`; a step that moved on
+    /// is a finished sync.
+    fn observe(&self, now: Instant) {
+        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let (views, progress) = &mut *seen;
+        progress.get_or_insert(now);
+        views.resize(slots.len(), Seen { wait: COMPUTING, step: 0, since: now });
+        for (slot, view) in slots.iter().zip(views.iter_mut()) {
+            let (wait, step, _) = slot.read();
+            if step != view.step {
+                *progress = Some(now);
+            }
+            if (wait, step) != (view.wait, view.step) {
+                *view = Seen { wait, step, since: now };
+            }
+        }
+    }
+
+    /// The report of this run's processes at time `now`: what each does, and, if `timed` (the
+    /// monitor has been watching), for how long the monitor has seen it do so.
+    fn report(&self, now: Instant, timed: bool) -> String {
+        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let state: Vec<(usize, u8, usize, Option<&'static Location<'static>>, Option<f64>)> = slots
+            .iter()
+            .enumerate()
+            .map(|(i, slot)| {
+                let (wait, step, at) = slot.read();
+                let since = seen.0.get(i).filter(|v| (v.wait, v.step) == (wait, step)).map(|v| v.since);
+                let secs = since.filter(|_| timed).map(|t| now.saturating_duration_since(t).as_secs_f64());
+                (slot.pid, wait, step, at, secs)
+            })
+            .collect();
         let nprocs = self.nprocs.load(Relaxed);
-        // Those that keep the waiting ones waiting: every process here that is not waiting, and
-        // the processes of other OS processes (ranks), whose state this one cannot see.
-        let busy: Vec<String> =
-            seen.iter().filter(|s| s.wait.is_none() && !s.finished).map(|s| s.pid.to_string()).collect();
-        let elsewhere = nprocs > seen.len();
+        // Those that keep the waiting ones waiting: every process here that computes, and the
+        // processes of other OS processes (ranks), whose state this one cannot see.
+        let busy: Vec<String> = state.iter().filter(|s| s.1 == COMPUTING).map(|s| s.0.to_string()).collect();
+        let elsewhere = nprocs > state.len();
         let mut out = String::new();
-        for s in &seen {
-            let secs = t.saturating_sub(s.since) as f64 / 1e9;
-            let _ = match (s.wait, s.finished) {
-                (_, true) => writeln!(out, "  process {}: returned from the SPMD function", s.pid),
-                (None, _) => writeln!(out, "  process {}: computing in superstep {} for {secs:.1} s", s.pid, s.step),
-                (Some(w), _) => {
-                    let at = s.at.map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column())).unwrap_or_default();
+        for &(pid, wait, step, at, secs) in &state {
+            let kind = Wait::ALL.into_iter().find(|w| *w as u8 == wait);
+            let _ = match (wait, kind) {
+                (FINISHED, _) => writeln!(out, "  process {pid}: returned from the SPMD function"),
+                (_, None) => {
+                    let secs = secs.map(|s| format!(" for {s:.1} s")).unwrap_or_default();
+                    writeln!(out, "  process {pid}: computing in superstep {step}{secs}")
+                }
+                (_, Some(w)) => {
+                    let at = at.map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column())).unwrap_or_default();
+                    let secs = secs.map(|s| format!(", for {s:.1} s")).unwrap_or_default();
                     let mut who = String::new();
                     if !busy.is_empty() {
                         let plural = if busy.len() == 1 { "" } else { "es" };
@@ -204,24 +220,20 @@ impl RunWatch {
                             " and processes of other ranks"
                         };
                     }
-                    writeln!(
-                        out,
-                        "  process {}: waiting in {}{at} (superstep {}, for {secs:.1} s){who}",
-                        s.pid,
-                        w.name(),
-                        s.step
-                    )
+                    writeln!(out, "  process {pid}: waiting in {}{at} (superstep {step}{secs}){who}", w.name())
                 }
             };
         }
         out
     }
 
-    /// How long no process of this run has finished a sync, if some process still runs.
-    fn stalled(&self, t: u64) -> Option<Duration> {
-        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        let live = slots.iter().any(|s| s.wait.load(Relaxed) != FINISHED);
-        (live && !slots.is_empty()).then(|| Duration::from_nanos(t.saturating_sub(self.progress.load(Relaxed))))
+    /// How long the monitor has seen no process of this run finish a sync, if some process
+    /// still runs.
+    fn stalled(&self, now: Instant) -> Option<Duration> {
+        let live =
+            self.slots.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|s| s.wait.load(Relaxed) != FINISHED);
+        let progress = self.seen.lock().unwrap_or_else(|e| e.into_inner()).1?;
+        live.then(|| now.saturating_duration_since(progress))
     }
 }
 
@@ -230,12 +242,6 @@ static RUNS: Mutex<Vec<Weak<RunWatch>>> = Mutex::new(Vec::new());
 
 /// The signal received (0: none), set by the handler.
 static SIGNALLED: AtomicI32 = AtomicI32::new(0);
-
-/// Nanoseconds since the first use of the clock in this OS process.
-fn now() -> u64 {
-    static EPOCH: OnceLock<Instant> = OnceLock::new();
-    EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
-}
 
 /// `BSP_WATCHDOG` in seconds, if set to a positive number (an invalid value is refused when the
 /// run starts, `env.rs`).
@@ -285,10 +291,12 @@ fn monitor(wake: Option<signals::Wake>) {
         let sig = SIGNALLED.load(Relaxed);
         let runs: Vec<Arc<RunWatch>> =
             RUNS.lock().unwrap_or_else(|e| e.into_inner()).iter().filter_map(Weak::upgrade).collect();
-        let t = now();
+        let t = Instant::now();
+        runs.iter().for_each(|r| r.observe(t));
         if sig != 0 {
+            // How long each has been in its state is known only if the monitor was watching.
             let mut out = format!("error: {} received; where each process was:\n", signals::name(sig));
-            runs.iter().for_each(|r| out += &r.report(t));
+            runs.iter().for_each(|r| out += &r.report(t, limit.is_some()));
             exit_with(&out, 128 + sig);
         }
         if let Some(limit) = limit
@@ -298,7 +306,7 @@ fn monitor(wake: Option<signals::Wake>) {
                 "error: no process has finished a sync for {:.1} s ({WATCHDOG_VAR}={}); where each process is:\n{}",
                 limit.as_secs_f64(),
                 std::env::var(WATCHDOG_VAR).unwrap_or_default(),
-                run.report(t)
+                run.report(t, true)
             );
             exit_with(&out, 1);
         }
@@ -433,25 +441,38 @@ mod tests {
         let run = RunWatch::new();
         let (a, b, c) = (run.join(0, 4), run.join(1, 4), run.join(2, 4));
         let here = Location::caller();
+        let t0 = Instant::now();
+        run.observe(t0);
         a.waiting(Wait::Sync, Some(here), 3);
         b.computing(3);
         c.waiting(Wait::Collective, Some(here), 3);
-        let t = now() + 2_000_000_000;
-        let report = run.report(t);
+        let t1 = t0 + Duration::from_millis(500);
+        run.observe(t1);
+        let t2 = t1 + Duration::from_secs(2);
+        run.observe(t2);
+        let report = run.report(t2, true);
         let at = format!("{}:{}:{}", here.file(), here.line(), here.column());
         let lines: Vec<&str> = report.lines().collect();
         assert_eq!(lines.len(), 3, "{report}");
-        assert!(
-            lines[0].starts_with(&format!("  process 0: waiting in `sync` at {at} (superstep 3, for ")),
-            "{report}"
+        assert_eq!(
+            lines[0],
+            format!(
+                "  process 0: waiting in `sync` at {at} (superstep 3, for 2.0 s), for process 1 and processes of other ranks"
+            )
         );
-        assert!(lines[0].ends_with(" s), for process 1 and processes of other ranks"), "{report}");
-        assert!(lines[1].starts_with("  process 1: computing in superstep 3 for 2.0 s"), "{report}");
-        assert!(lines[2].starts_with(&format!("  process 2: waiting in a collective at {at}")), "{report}");
-        assert!(run.stalled(t).is_some_and(|d| d >= Duration::from_secs(2)));
+        assert_eq!(lines[1], "  process 1: computing in superstep 3 for 2.0 s");
+        assert_eq!(
+            lines[2],
+            format!(
+                "  process 2: waiting in a collective at {at} (superstep 3, for 2.0 s), for process 1 and processes of other ranks"
+            )
+        );
+        assert_eq!(run.stalled(t2), Some(Duration::from_secs(2)), "the last step seen to move was at t1");
+        let untimed = run.report(t2, false);
+        assert!(untimed.lines().nth(1) == Some("  process 1: computing in superstep 3"), "{untimed}");
         for s in [&a, &b, &c] {
             s.finished();
         }
-        assert_eq!(run.stalled(t), None, "a run whose processes all returned is not stalled");
+        assert_eq!(run.stalled(t2), None, "a run whose processes all returned is not stalled");
     }
 }
