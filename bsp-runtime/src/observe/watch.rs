@@ -181,7 +181,9 @@ impl RunWatch {
     fn report(&self, now: Instant, timed: bool) -> String {
         let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        let state: Vec<(usize, u8, usize, Option<&'static Location<'static>>, Option<f64>)> = slots
+        // (pid, wait, step, where, seconds in that state)
+        type Row = (usize, u8, usize, Option<&'static Location<'static>>, Option<f64>);
+        let state: Vec<Row> = slots
             .iter()
             .enumerate()
             .map(|(i, slot)| {
