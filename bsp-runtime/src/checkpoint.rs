@@ -31,7 +31,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::observe::watch::Wait;
+use crate::ctx::Wait;
 use crate::{Ctx, Value};
 
 /// The variable naming the directory that receives checkpoints.
@@ -180,28 +180,28 @@ impl Writer {
 }
 
 /// Little-endian words and byte strings read back from a checkpoint.
-pub(crate) struct Bytes<'a> {
+struct Bytes<'a> {
     data: &'a [u8],
     at: usize,
 }
 
 impl<'a> Bytes<'a> {
-    pub(crate) fn new(data: &'a [u8]) -> Self {
+    fn new(data: &'a [u8]) -> Self {
         Bytes { data, at: 0 }
     }
 
-    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.data.len()).ok_or("the saved data ends early")?;
         let s = &self.data[self.at..end];
         self.at = end;
         Ok(s)
     }
 
-    pub(crate) fn word(&mut self) -> Result<u64, String> {
+    fn word(&mut self) -> Result<u64, String> {
         Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("eight bytes")))
     }
 
-    pub(crate) fn size(&mut self) -> Result<usize, String> {
+    fn size(&mut self) -> Result<usize, String> {
         usize::try_from(self.word()?).map_err(|_| "a saved size does not fit this machine".to_string())
     }
 

@@ -49,6 +49,34 @@ use crate::engine::{AnyEngine, Endpoint, Fate, Outboxes, ReadResults};
 use crate::outbox::{Outbox, Pending};
 use crate::reg::Table;
 
+/// What a process waits in, for the watchdog (`observe/watch.rs`): what a sync is part of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Wait {
+    Sync = 1,
+    Registration = 2,
+    Collective = 3,
+    GpArray = 4,
+    End = 5,
+    Checkpoint = 7,
+}
+
+impl Wait {
+    pub(crate) const ALL: [Wait; 6] =
+        [Wait::Sync, Wait::Registration, Wait::Collective, Wait::GpArray, Wait::End, Wait::Checkpoint];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Wait::Sync => "`sync`",
+            Wait::Registration => "a registration's sync",
+            Wait::Collective => "a collective",
+            Wait::GpArray => "a GP array's sync",
+            Wait::End => "the end of the SPMD function",
+            Wait::Checkpoint => "a checkpoint",
+        }
+    }
+}
+
 /// The payload of a silent unwind: this process stops because the run already failed (the
 /// failure is recorded elsewhere), so nothing more is printed.
 pub(crate) struct Stop;
@@ -117,7 +145,7 @@ pub struct Ctx {
     /// Whether the first checkpoint call restores (`checkpoint.rs`).
     pub(crate) checkpoints: crate::checkpoint::Checkpoints,
     /// What the next `sync` is part of (a registration, a collective), for the watchdog.
-    pub(crate) sync_kind: Cell<crate::observe::watch::Wait>,
+    pub(crate) sync_kind: Cell<Wait>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -157,7 +185,7 @@ impl Ctx {
             stats: crate::observe::recorder::Recorder::new(pid, nprocs),
             watch,
             checkpoints: Default::default(),
-            sync_kind: Cell::new(crate::observe::watch::Wait::Sync),
+            sync_kind: Cell::new(crate::ctx::Wait::Sync),
             _not_send: PhantomData,
         }
     }

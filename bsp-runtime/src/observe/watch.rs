@@ -33,33 +33,7 @@ pub(crate) const WATCHDOG_VAR: &str = "BSP_WATCHDOG";
 /// How often the monitor looks.
 const TICK: Duration = Duration::from_millis(100);
 
-/// What a process waits in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub(crate) enum Wait {
-    Sync = 1,
-    Registration = 2,
-    Collective = 3,
-    GpArray = 4,
-    End = 5,
-    Checkpoint = 7,
-}
-
-impl Wait {
-    const ALL: [Wait; 6] =
-        [Wait::Sync, Wait::Registration, Wait::Collective, Wait::GpArray, Wait::End, Wait::Checkpoint];
-
-    fn name(self) -> &'static str {
-        match self {
-            Wait::Sync => "`sync`",
-            Wait::Registration => "a registration's sync",
-            Wait::Collective => "a collective",
-            Wait::GpArray => "a GP array's sync",
-            Wait::End => "the end of the SPMD function",
-            Wait::Checkpoint => "a checkpoint",
-        }
-    }
-}
+pub(crate) use crate::ctx::Wait;
 
 /// Computing, when a slot's `wait` is this.
 const COMPUTING: u8 = 0;

@@ -237,7 +237,7 @@ impl Ctx {
     pub fn register<D: Registration>(&mut self, data: D) -> D::Regs {
         self.check_live("register");
         let regs = data.push(self);
-        self.sync_for(crate::observe::watch::Wait::Registration);
+        self.sync_for(crate::ctx::Wait::Registration);
         regs
     }
 
@@ -262,7 +262,7 @@ impl Ctx {
     pub fn register_each<D: RegValues>(&mut self, data: impl IntoIterator<Item = D>) -> Vec<Reg<D::Elem>> {
         self.check_live("register_each");
         let regs = data.into_iter().map(|d| self.push_owned(d.into_elems())).collect();
-        self.sync_for(crate::observe::watch::Wait::Registration);
+        self.sync_for(crate::ctx::Wait::Registration);
         regs
     }
 
@@ -294,7 +294,7 @@ impl Ctx {
     pub fn unregister<R: Unregistration>(&mut self, regs: R) -> R::Data {
         self.check_live("unregister");
         regs.pop(self);
-        self.sync_for(crate::observe::watch::Wait::Registration);
+        self.sync_for(crate::ctx::Wait::Registration);
         regs.take(self)
     }
 
@@ -319,7 +319,7 @@ impl Ctx {
         for reg in &regs {
             self.pop_owned(reg);
         }
-        self.sync_for(crate::observe::watch::Wait::Registration);
+        self.sync_for(crate::ctx::Wait::Registration);
         regs.into_iter().map(|reg| reg.into_vec(self)).collect()
     }
 }

@@ -454,12 +454,12 @@ impl Ctx {
     fn scoped<H, R>(&mut self, push: impl FnOnce(&Ctx) -> (H, Vec<(u32, u64)>), f: impl FnOnce(&mut Ctx, H) -> R) -> R {
         let run = catch_unwind(AssertUnwindSafe(|| {
             let (handles, ids) = push(self);
-            self.sync_for(crate::observe::watch::Wait::Registration);
+            self.sync_for(crate::ctx::Wait::Registration);
             let result = f(self, handles);
             for (slot, serial) in ids {
                 self.pop_entry("with_reg", slot, serial);
             }
-            self.sync_for(crate::observe::watch::Wait::Registration);
+            self.sync_for(crate::ctx::Wait::Registration);
             result
         }));
         match run {

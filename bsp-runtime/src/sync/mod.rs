@@ -37,8 +37,8 @@ mod verdict;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use crate::Ctx;
+use crate::ctx::Wait;
 use crate::engine::{AnyEngine, Engine, Poisoned, Status};
-use crate::observe::watch::Wait;
 use crate::outbox::{Arrival, Pending, flags};
 
 impl Ctx {

@@ -27,7 +27,7 @@ impl Ctx {
             let payload = if me == root && q != me { data } else { &[] };
             self.coll_send(&call, q, if me == root { data.len() } else { 0 }, payload);
         }
-        self.sync_for(crate::observe::watch::Wait::Collective);
+        self.sync_for(crate::ctx::Wait::Collective);
         let parts = self.coll_parts(&call);
         if me == root { data.to_vec() } else { vec_from_bytes(parts[root].payload, parts[root].count) }
     }
@@ -47,7 +47,7 @@ impl Ctx {
             let payload = if me == root && q != me { &data[block(data.len(), p, q)] } else { &[] };
             self.coll_send(&call, q, if me == root { data.len() } else { 0 }, payload);
         }
-        self.sync_for(crate::observe::watch::Wait::Collective);
+        self.sync_for(crate::ctx::Wait::Collective);
         let (n, piece) = {
             let parts = self.coll_parts(&call);
             let piece =
@@ -59,7 +59,7 @@ impl Ctx {
         for q in 0..p {
             self.coll_send(&call, q, n, if q == me || q == root { &[] } else { mine });
         }
-        self.sync_for(crate::observe::watch::Wait::Collective);
+        self.sync_for(crate::ctx::Wait::Collective);
         if me == root {
             // The root has it all; it only helped the others.
             self.coll_parts(&call);
@@ -176,7 +176,7 @@ impl Ctx {
                 self.coll_send::<T>(&call, q, 0, &[]);
             }
         }
-        self.sync_for(crate::observe::watch::Wait::Collective);
+        self.sync_for(crate::ctx::Wait::Collective);
         let got = self.coll_parts(&call);
         if me == root { parts[me].as_ref().to_vec() } else { vec_from_bytes(got[root].payload, got[root].count) }
     }
@@ -198,7 +198,7 @@ impl Ctx {
         for q in 0..p {
             self.coll_send(&call, q, data.len(), if q != me { &data[q * k..(q + 1) * k] } else { &[] });
         }
-        self.sync_for(crate::observe::watch::Wait::Collective);
+        self.sync_for(crate::ctx::Wait::Collective);
         let parts = self.coll_parts(&call);
         self.coll_same_len(&call, &parts, "data");
         let mut out = Vec::with_capacity(data.len());

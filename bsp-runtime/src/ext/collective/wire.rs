@@ -396,7 +396,7 @@ impl Ctx {
         for q in 0..call.group.size {
             self.coll_send(call, q, data.len(), if q != me && to(q) { data } else { &[] });
         }
-        self.sync_for(crate::observe::watch::Wait::Collective);
+        self.sync_for(crate::ctx::Wait::Collective);
     }
 
     /// The superstep of `alltoallv`: sends `parts[q]` to the member of rank `q` (not its own
@@ -409,7 +409,7 @@ impl Ctx {
             let part = part.as_ref();
             self.coll_send(call, q, part.len(), if q != me { part } else { &[] });
         }
-        self.sync_for(crate::observe::watch::Wait::Collective);
+        self.sync_for(crate::ctx::Wait::Collective);
     }
 
     /// Every member's call, indexed by rank, as received at the sync that ends the collective.

@@ -154,7 +154,7 @@ impl<T: Value> GpBuilder<T> {
             None => format!("gp array #{}", reg.serial),
         };
         shared.label.set(label).expect("the label is set once, here");
-        ctx.sync_for(crate::observe::watch::Wait::GpArray);
+        ctx.sync_for(crate::ctx::Wait::GpArray);
         GpArray { shared, reg, _not_send: PhantomData }
     }
 }
@@ -383,7 +383,7 @@ impl<T: Value> GpArray<T> {
     #[track_caller]
     pub fn memzero(&mut self, ctx: &mut Ctx) {
         self.check_handle(ctx, "memzero");
-        ctx.sync_for(crate::observe::watch::Wait::GpArray);
+        ctx.sync_for(crate::ctx::Wait::GpArray);
         // SAFETY: as in `access_mut`: we are the owner, outside a sync, holding `&mut self`.
         let elems = unsafe { self.shared.elems_mut() };
         for element in elems.iter_mut().flatten() {
@@ -397,7 +397,7 @@ impl<T: Value> GpArray<T> {
     /// # Panics
     /// As [`Ctx::sync`].
     pub fn sync(&self, ctx: &mut Ctx) {
-        ctx.sync_for(crate::observe::watch::Wait::GpArray);
+        ctx.sync_for(crate::ctx::Wait::GpArray);
     }
 
     /// Destroys the array (`GP_Destroy`); collective, and a sync. Returns the elements this
@@ -428,7 +428,7 @@ impl<T: Value> GpArray<T> {
     pub fn destroy(self, ctx: &mut Ctx) -> Vec<(Vec<usize>, Vec<T>)> {
         self.check_handle(ctx, "destroy");
         ctx.pop_ext(&self.reg);
-        ctx.sync_for(crate::observe::watch::Wait::GpArray);
+        ctx.sync_for(crate::ctx::Wait::GpArray);
         // The deregistration took effect at that sync: our table dropped its reference, and no
         // process reads the object any more. Ours is the last `Arc`.
         let GpArray { shared, .. } = self;

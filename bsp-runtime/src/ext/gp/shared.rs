@@ -187,8 +187,17 @@ impl<T: Value> ExtTarget for GpShared<T> {
 
     fn restore(&self, bytes: &[u8]) -> Result<(), String> {
         let size = std::mem::size_of::<T>();
-        let mut r = crate::checkpoint::Bytes::new(bytes);
-        let n = r.size()?;
+        let mut rest = bytes;
+        let mut take = |n: usize| -> Result<&[u8], String> {
+            if n > rest.len() {
+                return Err("the saved elements end early".to_string());
+            }
+            let (head, tail) = rest.split_at(n);
+            rest = tail;
+            Ok(head)
+        };
+        let word = |b: &[u8]| usize::try_from(u64::from_le_bytes(b.try_into().expect("eight bytes")));
+        let n = word(take(8)?).map_err(|_| "a saved count does not fit this machine")?;
         // SAFETY: the owner, between syncs (`ExtTarget::restore`'s contract): nobody reads.
         let elems = unsafe { self.elems_mut() };
         if n != elems.len() {
@@ -201,11 +210,11 @@ impl<T: Value> ExtTarget for GpShared<T> {
         }
         let mut restored = Vec::with_capacity(n);
         for _ in 0..n {
-            let len = r.size()?;
+            let len = word(take(8)?).map_err(|_| "a saved length does not fit this machine")?;
             restored.push(match len.checked_sub(1) {
                 None => None,
                 Some(len) => {
-                    let data = r.take(len.checked_mul(size).ok_or("a saved element is too long")?)?;
+                    let data = take(len.checked_mul(size).ok_or("a saved element is too long")?)?;
                     let mut e = vec![T::zeroed(); len].into_boxed_slice();
                     bytemuck::cast_slice_mut::<T, u8>(&mut e).copy_from_slice(data);
                     Some(e)
