@@ -202,7 +202,55 @@ pub const CASES: &[Case] = &[
             )
         },
     },
+    Case {
+        name: "hang-never-syncs",
+        ranks: 2,
+        env: &[("BSP_WATCHDOG", "1")],
+        summary: "a rank that never reaches the sync: with BSP_WATCHDOG=1 each rank reports its process (waiting in `sync` at its line, for the other ranks; computing) and the job ends non-zero",
+        judge: |job| {
+            fails_promptly(job)?;
+            rank_says(
+                job,
+                0,
+                "error: no process has finished a sync for 1.0 s (BSP_WATCHDOG=1); where each process is:",
+            )?;
+            rank_says(job, 0, "  process 0: waiting in `sync` at bsp-runtime/tests/suite/mpi/launch.rs:")?;
+            rank_says(job, 0, "for processes of other ranks")?;
+            rank_says(job, 1, "  process 1: computing in superstep 0")
+        },
+    },
+    Case {
+        name: "hang-hybrid-thread-loops",
+        ranks: 2,
+        env: &[("BSP_THREADS", "2"), ("BSP_WATCHDOG", "1")],
+        summary: "on 2 ranks of 2 threads, one thread of rank 0 that never syncs: rank 0 names it (computing) and the process waiting for it and for the other rank; rank 1's processes wait in `sync`",
+        judge: |job| {
+            fails_promptly(job)?;
+            rank_says(job, 0, "  process 0: waiting in `sync` at bsp-runtime/tests/suite/mpi/launch.rs:")?;
+            rank_says(job, 0, "for process 1 and processes of other ranks")?;
+            rank_says(job, 0, "  process 1: computing in superstep 0")?;
+            rank_says(job, 1, "  process 2: waiting in `sync` at bsp-runtime/tests/suite/mpi/launch.rs:")?;
+            rank_says(job, 1, "  process 3: waiting in `sync` at bsp-runtime/tests/suite/mpi/launch.rs:")
+        },
+    },
+    Case {
+        name: "hang-rank-killed",
+        ranks: 2,
+        env: &[],
+        summary: "a rank killed (SIGKILL) while the other waits in a sync: mpirun ends the job, and the rank left says where its process waited",
+        judge: |job| {
+            fails_promptly(job)?;
+            rank_says(job, 0, "error: SIGTERM received; where each process was:")?;
+            rank_says(job, 0, "  process 0: waiting in `sync` at bsp-runtime/tests/suite/mpi/launch.rs:")
+        },
+    },
 ];
+
+/// Fails unless rank `rank`'s stderr contains `text`.
+fn rank_says(job: &Job, rank: usize, text: &str) -> Outcome {
+    let stderr = job.ranks.get(rank).map_or("", |r| r.1.as_str());
+    if stderr.contains(text) { Ok(()) } else { Err(format!("rank {rank}'s stderr lacks {text:?}; it is:\n{stderr}")) }
+}
 
 /// Fails unless exactly `n` lines of stdout start with `prefix`.
 fn expect_count(job: &Job, prefix: &str, n: usize) -> Outcome {
@@ -305,6 +353,21 @@ pub fn run_case(name: &str) -> ExitCode {
         }
         "hybrid-zero-threads" | "hybrid-count-mismatch" => {
             exit_on_error(Launch::new().run(|ctx| ctx.sync()));
+        }
+        "hang-never-syncs" | "hang-hybrid-thread-loops" | "hang-rank-killed" => {
+            exit_on_error(Launch::new().run(|ctx| {
+                if ctx.pid() == 1 {
+                    if name == "hang-rank-killed" {
+                        // As an outside `kill -9` would: no handler runs, no word is said.
+                        let me = std::process::id().to_string();
+                        let _ = std::process::Command::new("kill").args(["-KILL", &me]).status();
+                    }
+                    loop {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                }
+                ctx.sync();
+            }));
         }
         other => {
             eprintln!("error: no failure case named {other:?}");
