@@ -161,6 +161,10 @@ impl Ctx {
     pub(crate) fn new(endpoint: Endpoint) -> Self {
         let Endpoint { engine, pid, nprocs, outboxes, fate } = endpoint;
         let watch = fate.watch.join(pid, nprocs);
+        let stats = crate::observe::recorder::Recorder::new(pid, nprocs);
+        if let Some(trace) = &stats.trace {
+            fate.watch.add_trace(trace.live());
+        }
         Ctx {
             fate,
             engine: Some(engine),
@@ -182,7 +186,7 @@ impl Ctx {
             recv: Recv::default(),
             sys_recv: Default::default(),
             broken: Cell::new(false),
-            stats: crate::observe::recorder::Recorder::new(pid, nprocs),
+            stats,
             watch,
             checkpoints: Default::default(),
             sync_kind: Cell::new(crate::ctx::Wait::Sync),

@@ -4,7 +4,7 @@
 //! child process of this test binary with `HANG_SHAPE=<shape>`, and checks what it printed and
 //! how it ended. The shapes are the ways a BSP program hangs: a process that never reaches the
 //! sync, a user lock held across a sync, a collective that one process does not reach, a run
-//! stopped by the user.
+//! stopped by the user; and the trace and summary a hung run writes as far as they go.
 
 use std::process::{Command, Output, Stdio};
 use std::sync::{Barrier, Mutex};
@@ -30,6 +30,13 @@ fn never_syncs(ctx: &mut Ctx) {
         spin_forever();
     }
     ctx.sync(); // the sync that waits
+}
+
+fn hangs_after_three_supersteps(ctx: &mut Ctx) {
+    for _ in 0..3 {
+        ctx.sync();
+    }
+    never_syncs(ctx);
 }
 
 fn user_lock_across_a_sync(ctx: &mut Ctx) {
@@ -62,6 +69,7 @@ fn hung_program() {
         "never_syncs" | "signal" => never_syncs,
         "user_lock" => user_lock_across_a_sync,
         "collective" => a_collective_one_process_does_not_reach,
+        "after_three" => hangs_after_three_supersteps,
         other => panic!("unknown shape {other}"),
     };
     let _ = bsp_runtime::run(2, body);
@@ -159,6 +167,29 @@ fn a_collective_one_process_does_not_reach_is_named_by_the_watchdog() {
     );
     assert!(waiting.ends_with(", for process 1"), "{stderr}");
     eprintln!("reported after {took:?} (watchdog 0.5 s)");
+}
+
+#[test]
+fn a_hung_run_writes_its_trace_and_summary_as_far_as_they_go() {
+    let dir = std::env::temp_dir().join(format!("bsp-hang-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("hung.json");
+    let path = trace.to_str().unwrap();
+    let (out, _) =
+        run_hung("after_three", &[("BSP_WATCHDOG", "0.5"), ("BSP_TRACE", path), ("BSP_TRACE_SUMMARY", "1")], None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(line_about(&stderr, 1).starts_with("  process 1: computing in superstep 3 for "), "{stderr}");
+    assert!(stderr.contains(&format!("  (the trace of the supersteps so far is in {path})")), "{stderr}");
+    let json = std::fs::read_to_string(&trace).expect("the trace was written");
+    assert!(json.starts_with("{\"displayTimeUnit\":\"ns\",\"traceEvents\":["), "{json}");
+    for q in 0..2 {
+        assert!(json.contains(&format!("\"args\":{{\"name\":\"bsp process {q}\"}}")), "process {q}: {json}");
+    }
+    assert_eq!(json.matches("\"name\":\"superstep ").count() / 2, 3, "three supersteps of each process: {json}");
+    assert!(dir.join("hung.svg").is_file(), "the timeline beside the trace");
+    assert!(stderr.contains("bsp: 3 supersteps on 2 processes"), "the summary table: {stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -99,6 +99,9 @@ pub(crate) struct RunWatch {
     /// The monitor's view (only the monitor writes it): each slot as last seen, and when the
     /// monitor last saw some process finish a sync (or first saw the run).
     seen: Mutex<(Vec<Seen>, Option<Instant>)>,
+    /// The trace records of the processes that keep one (`BSP_TRACE`, `BSP_TRACE_SUMMARY`),
+    /// written as far as they go if the run hangs.
+    traces: Mutex<Vec<Arc<crate::observe::trace::Live>>>,
 }
 
 impl RunWatch {
@@ -108,6 +111,7 @@ impl RunWatch {
             slots: Mutex::default(),
             nprocs: AtomicUsize::new(0),
             seen: Mutex::new((Vec::new(), None)),
+            traces: Mutex::default(),
         });
         let mut runs = RUNS.lock().unwrap_or_else(|e| e.into_inner());
         runs.retain(|r| r.strong_count() > 0);
@@ -129,6 +133,18 @@ impl RunWatch {
         let at = slots.partition_point(|s| s.pid < pid);
         slots.insert(at, slot.clone());
         slot
+    }
+
+    /// Adds a process's trace records, to be written if the run hangs.
+    pub(crate) fn add_trace(&self, live: Arc<crate::observe::trace::Live>) {
+        self.traces.lock().unwrap_or_else(|e| e.into_inner()).push(live);
+    }
+
+    /// Writes the trace records of this run as far as they go; returns a line for the report.
+    fn write_trace(&self, now: Instant) -> String {
+        let mut traces = self.traces.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        traces.sort_by_key(|l| l.pid());
+        crate::observe::trace::write_hung(&traces, now).map(|w| format!("  ({w})\n")).unwrap_or_default()
     }
 
     /// Looks at every slot at time `now`: a changed state is dated `now`; a step that moved on
@@ -273,7 +289,7 @@ fn monitor(wake: Option<signals::Wake>) {
             // How long each has been in its state is known only if the monitor was watching.
             let mut out = format!("error: {} received; where each process was:\n", signals::name(sig));
             runs.iter().for_each(|r| out += &r.report(t, limit.is_some()));
-            exit_with(&out, 128 + sig);
+            exit_with(&out, 128 + sig, &runs, t);
         }
         if let Some(limit) = limit
             && let Some(run) = runs.iter().find(|r| r.stalled(t).is_some_and(|d| d >= limit))
@@ -284,15 +300,20 @@ fn monitor(wake: Option<signals::Wake>) {
                 std::env::var(WATCHDOG_VAR).unwrap_or_default(),
                 run.report(t, true)
             );
-            exit_with(&out, 1);
+            exit_with(&out, 1, std::slice::from_ref(run), t);
         }
     }
 }
 
-/// Prints `report` in one write and ends the OS process with `status`.
-fn exit_with(report: &str, status: i32) -> ! {
+/// Prints `report` in one write, then writes the trace records of `runs` as far as they go (a
+/// line for each, and the summary table when one was asked for), and ends the OS process with
+/// `status`.
+fn exit_with(report: &str, status: i32, runs: &[Arc<RunWatch>], now: Instant) -> ! {
     use std::io::Write as _;
     let _ = std::io::stderr().lock().write_all(report.as_bytes());
+    for run in runs {
+        let _ = std::io::stderr().lock().write_all(run.write_trace(now).as_bytes());
+    }
     std::process::exit(status)
 }
 

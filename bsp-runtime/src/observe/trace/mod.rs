@@ -18,10 +18,9 @@
 mod part;
 mod render;
 
-use std::cell::{Cell, RefCell};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime};
 
 use crate::Ctx;
@@ -61,9 +60,17 @@ struct Step {
     marks: Range<usize>,
 }
 
-/// One process's records, kept during the run.
+/// One process's records, kept during the run, in a [`Live`] that the watchdog can also reach:
+/// a run that hangs writes its trace as far as it went (`observe/watch.rs`).
 #[derive(Debug)]
 pub(crate) struct Buffer {
+    live: Arc<Live>,
+}
+
+/// What a process has recorded so far, and what it needs to render it. Only the process writes
+/// it; the lock is for the watchdog, which reads it once, when the run hangs.
+#[derive(Debug)]
+pub(crate) struct Live {
     pid: usize,
     nprocs: usize,
     origin: Instant,
@@ -71,10 +78,15 @@ pub(crate) struct Buffer {
     wall: u64,
     path: Option<PathBuf>,
     summary: bool,
-    marks: RefCell<Vec<Mark>>,
+    records: Mutex<Records>,
+}
+
+#[derive(Debug, Default)]
+struct Records {
+    marks: Vec<Mark>,
     steps: Vec<Step>,
     /// When the current computation ended (set at the start of a sync or of the final barrier).
-    enter: Cell<Option<u64>>,
+    enter: Option<u64>,
     first_mark: usize,
 }
 
@@ -90,48 +102,62 @@ impl Buffer {
         // monotonic clock (MPI ranks).
         let origin = Instant::now();
         let wall = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-        Some(Buffer {
-            pid,
-            nprocs,
-            origin,
-            wall,
-            path,
-            summary,
-            marks: RefCell::new(Vec::with_capacity(1024)),
-            steps: Vec::with_capacity(256),
-            enter: Cell::new(None),
-            first_mark: 0,
-        })
+        let records = Records { marks: Vec::with_capacity(1024), steps: Vec::with_capacity(256), ..Records::default() };
+        Some(Buffer { live: Arc::new(Live { pid, nprocs, origin, wall, path, summary, records: Mutex::new(records) }) })
+    }
+
+    /// The records, for the watchdog.
+    pub(crate) fn live(&self) -> Arc<Live> {
+        self.live.clone()
+    }
+
+    fn records(&self) -> std::sync::MutexGuard<'_, Records> {
+        self.live.records.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn ns(&self, t: Instant) -> u64 {
-        t.saturating_duration_since(self.origin).as_nanos() as u64
+        t.saturating_duration_since(self.live.origin).as_nanos() as u64
     }
 
     pub(crate) fn end_compute(&self, now: Instant) {
-        self.enter.set(Some(self.ns(now)));
+        let t = self.ns(now);
+        self.records().enter = Some(t);
     }
 
     pub(crate) fn mark(&self, phase: Phase, now: Instant) {
         let end = self.ns(now);
-        self.marks.borrow_mut().push(Mark { phase, end });
+        self.records().marks.push(Mark { phase, end });
     }
 
     pub(crate) fn end_step(&mut self, stats: &StepStats, start: Instant, end: Instant) {
         let (start, end) = (self.ns(start), self.ns(end));
-        let n = self.marks.get_mut().len();
-        let enter = self.enter.take().unwrap_or(start);
-        self.steps.push(Step { stats: *stats, start, enter, end, marks: self.first_mark..n });
-        self.first_mark = n;
+        let mut r = self.records();
+        let n = r.marks.len();
+        let enter = r.enter.take().unwrap_or(start);
+        let marks = r.first_mark..n;
+        r.steps.push(Step { stats: *stats, start, enter, end, marks });
+        r.first_mark = n;
     }
 
     /// The records as plain data; `now` ends the last computation if no final barrier did.
     fn into_proc(self, now: Instant) -> Proc {
-        let now = self.ns(now);
-        let marks = self.marks.into_inner();
-        let last_end = self.steps.last().map_or(0, |s| s.end);
-        let tail_enter = self.enter.get().unwrap_or(now).max(last_end);
-        let tail_marks = marks[self.first_mark..].to_vec();
+        let records = std::mem::take(&mut *self.records());
+        self.live.proc(&records, now)
+    }
+}
+
+impl Live {
+    pub(crate) fn pid(&self) -> usize {
+        self.pid
+    }
+
+    /// `records` as plain data; `now` ends the last computation if no final barrier did.
+    fn proc(&self, records: &Records, now: Instant) -> Proc {
+        let now = now.saturating_duration_since(self.origin).as_nanos() as u64;
+        let marks = &records.marks;
+        let last_end = records.steps.last().map_or(0, |s| s.end);
+        let tail_enter = records.enter.unwrap_or(now).max(last_end);
+        let tail_marks = marks[records.first_mark..].to_vec();
         let tail_end = tail_marks.last().map_or(tail_enter, |m| m.end);
         Proc {
             pid: self.pid,
@@ -139,7 +165,7 @@ impl Buffer {
             wall: self.wall,
             origin: Some(self.origin),
             offset: 0,
-            steps: self
+            steps: records
                 .steps
                 .iter()
                 .map(|s| ProcStep {
@@ -159,6 +185,35 @@ impl Buffer {
             },
         }
     }
+}
+
+/// Writes what the processes of a hung run recorded so far (`observe/watch.rs`): the trace, the
+/// timeline and the summary, as at the end of a run, when every process lives in this OS process
+/// (threads); otherwise each process's part file (`path.rankN`, as the MPI engine writes them).
+/// Returns what was written, for the report.
+pub(crate) fn write_hung(lives: &[Arc<Live>], now: Instant) -> Option<String> {
+    let first = lives.first()?;
+    let procs: Vec<Proc> = lives
+        .iter()
+        .map(|l| {
+            let records = l.records.lock().unwrap_or_else(|e| e.into_inner());
+            l.proc(&records, now)
+        })
+        .collect();
+    if procs.len() == first.nprocs {
+        write_outputs(procs, first.path.as_deref(), first.summary);
+        return first.path.as_ref().map(|p| format!("the trace of the supersteps so far is in {}", p.display()));
+    }
+    let base = first.path.clone().unwrap_or_else(|| PathBuf::from("bsp-summary.json"));
+    let mut written = Vec::new();
+    for proc in &procs {
+        let part = part_path(&base, proc.pid);
+        match std::fs::write(&part, write_part(proc)) {
+            Ok(()) => written.push(part.display().to_string()),
+            Err(e) => eprintln!("warning: bsp trace: cannot write {}: {e}", part.display()),
+        }
+    }
+    (!written.is_empty()).then(|| format!("this rank's trace parts of the supersteps so far: {}", written.join(", ")))
 }
 
 /// A superstep of a finished process (or its final stretch, `Proc::tail`).
@@ -219,7 +274,7 @@ pub(crate) fn finish(ctx: &mut Ctx, rank_barrier: Option<&dyn Fn(&mut Ctx)>) {
         }
         return;
     };
-    let (path, summary) = (buf.path.clone(), buf.summary);
+    let (path, summary) = (buf.live.path.clone(), buf.live.summary);
     let proc = buf.into_proc(Instant::now());
     match rank_barrier {
         None => {
