@@ -92,7 +92,6 @@ impl Error {
     }
 
     /// Marks the error as printed by another OS process (see `exit_on_error`).
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the MPI engine has several OS processes"))]
     pub(crate) fn quieted(mut self) -> Self {
         self.quiet = true;
         self
