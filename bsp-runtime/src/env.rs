@@ -45,13 +45,15 @@ pub const THREADS_VAR: &str = "BSP_THREADS";
 /// the hybrid engine's threads per rank (`BSP_NPROCS`, `BSP_THREADS`, [`Launch`](crate::Launch)
 /// or [`run`](crate::run) asking for more is a launch error, before anything is allocated).
 ///
-/// Each of these processes is an OS thread with its own stack (2 MiB of address space), combining
-/// barrier slot and pair of outboxes; 65,536 of them already hold about 1 GB, and Linux's
-/// default limits on threads per user (`ulimit -u`) and in the system (`kernel.threads-max`) are
-/// of that order on most machines. The largest machines have a few hundred cores per OS process,
-/// so a count beyond this is a mistake rather than a request; a program that needs more
-/// processes runs them as MPI ranks (with the `mpi` feature), where this limit is per rank.
-pub const MAX_LOCAL_PROCS: usize = 1 << 16;
+/// Each of these processes is an OS thread, and on Linux a thread takes four of the memory maps
+/// a process may have (its stack and guard page, its signal stack and guard page): with the
+/// default `vm.max_map_count` of 65,530, a program cannot start much more than 16,000 threads, and
+/// a thread that fails to start its signal stack aborts the whole OS process. Half of that leaves
+/// the other half of the maps to the program's own memory; and the largest machines have a few
+/// hundred cores per OS process, so a count beyond this is a mistake rather than a request. A
+/// program that needs more processes runs them as MPI ranks (the `mpi` feature), where the limit
+/// is per rank. (Below the limit, a thread the system refuses is a launch error that names it.)
+pub const MAX_LOCAL_PROCS: usize = 1 << 13;
 
 /// The names of the variables the runtime reads (the module docs).
 const KNOWN: [&str; 8] = [
@@ -333,17 +335,17 @@ mod tests {
         let e = nprocs_in(&only(NPROCS, "18446744073709551616")).unwrap_err();
         assert_eq!(
             e.message(),
-            "BSP_NPROCS=\"18446744073709551616\": cannot run more than 65536 processes in one OS process (one thread each); more processes run as MPI ranks (the `mpi` feature, started by mpirun)"
+            "BSP_NPROCS=\"18446744073709551616\": cannot run more than 8192 processes in one OS process (one thread each); more processes run as MPI ranks (the `mpi` feature, started by mpirun)"
         );
         // Representable counts are the launch's to judge (under mpirun they may be ranks).
         assert_eq!(nprocs_in(&only(NPROCS, "1000000000000")).unwrap(), Some(1_000_000_000_000));
-        assert_eq!(threads_in(&only(THREADS, "65536")).unwrap(), Some(MAX_LOCAL_PROCS));
-        for big in ["65537", "99999999999", "18446744073709551616"] {
+        assert_eq!(threads_in(&only(THREADS, "8192")).unwrap(), Some(MAX_LOCAL_PROCS));
+        for big in ["8193", "99999999999", "18446744073709551616"] {
             let e = threads_in(&only(THREADS, big)).unwrap_err();
             assert_eq!(
                 e.message(),
                 format!(
-                    "BSP_THREADS=\"{big}\": cannot run more than 65536 threads per rank (one process each); start more ranks instead"
+                    "BSP_THREADS=\"{big}\": cannot run more than 8192 threads per rank (one process each); start more ranks instead"
                 )
             );
             assert_eq!(e.kind(), crate::ErrorKind::Launch);

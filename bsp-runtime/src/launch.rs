@@ -34,7 +34,7 @@ use crate::{Ctx, Error};
 /// ```
 /// let err = bsp_runtime::run(usize::MAX, |ctx| ctx.pid()).unwrap_err();
 /// assert_eq!(err.kind(), bsp_runtime::ErrorKind::Launch);
-/// assert!(err.message().starts_with("18446744073709551615 processes: cannot run more than 65536"));
+/// assert!(err.message().starts_with("18446744073709551615 processes: cannot run more than 8192"));
 /// ```
 pub fn run<R, F>(nprocs: usize, f: F) -> Result<Vec<R>, Error>
 where

@@ -85,11 +85,11 @@ fn a_bad_process_count_is_a_launch_error() {
 /// launch with a message that states the limit, before the runtime allocates anything for it:
 /// these counts used to abort on an allocation ("capacity overflow", or out of memory).
 fn a_count_that_cannot_be_served_is_a_launch_error_before_allocating() {
-    assert_eq!(MAX_LOCAL_PROCS, 65536);
-    let limit = "cannot run more than 65536 processes in one OS process (one thread each); more processes run as MPI ranks (the `mpi` feature, started by mpirun)";
+    assert_eq!(MAX_LOCAL_PROCS, 8192);
+    let limit = "cannot run more than 8192 processes in one OS process (one thread each); more processes run as MPI ranks (the `mpi` feature, started by mpirun)";
     let ran = std::sync::atomic::AtomicUsize::new(0);
     let count = |l: Launch| l.run(|_| ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-    for big in ["18446744073709551615", "18446744073709551616", "1000000000000", "65537"] {
+    for big in ["18446744073709551615", "18446744073709551616", "1000000000000", "8193"] {
         set_nprocs(Some(big));
         let err = count(Launch::new()).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Launch);
@@ -100,7 +100,7 @@ fn a_count_that_cannot_be_served_is_a_launch_error_before_allocating() {
     set_nprocs(None);
     for (launch, from) in [
         (Launch::new().procs(usize::MAX), "18446744073709551615 processes"),
-        (Launch::new().procs(MAX_LOCAL_PROCS + 1), "65537 processes"),
+        (Launch::new().procs(MAX_LOCAL_PROCS + 1), "8193 processes"),
         (Launch::new().default_procs(1 << 40), "default_procs(1099511627776)"),
     ] {
         assert_eq!(launch.nprocs().unwrap_err().to_string(), format!("{from}: {limit}"));
@@ -110,7 +110,7 @@ fn a_count_that_cannot_be_served_is_a_launch_error_before_allocating() {
     assert_eq!(err.to_string(), format!("18446744073709551615 processes: {limit}"));
     // Threads per rank: refused on any engine (without mpirun they would change nothing, but
     // such a count is a mistake wherever it is written).
-    let threads = "cannot run more than 65536 threads per rank (one process each); start more ranks instead";
+    let threads = "cannot run more than 8192 threads per rank (one process each); start more ranks instead";
     for big in ["99999999999", "1000000"] {
         set(THREADS_VAR, Some(big));
         let err = count(Launch::new().procs(2)).unwrap_err();
@@ -120,7 +120,7 @@ fn a_count_that_cannot_be_served_is_a_launch_error_before_allocating() {
     let err = count(Launch::new().procs(2).threads_per_rank(usize::MAX)).unwrap_err();
     assert_eq!(err.to_string(), format!("threads_per_rank(18446744073709551615): {threads}"));
     assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 0, "no process may start");
-    // The limit itself is served (counted, not started: 65,536 threads are too many for a test).
+    // The limit itself is served (counted, not started: 8,192 threads are too many for a test).
     assert_eq!(Launch::new().procs(MAX_LOCAL_PROCS).nprocs().unwrap(), MAX_LOCAL_PROCS);
     assert_eq!(count(Launch::new().procs(2)).unwrap().len(), 2);
 }

@@ -221,7 +221,7 @@ pub const CASES: &[Case] = &[
             fails_promptly(job)?;
             mentions_once(
                 job,
-                "error: BSP_THREADS=\"99999999999\": cannot run more than 65536 threads per rank (one process each); start more ranks instead",
+                "error: BSP_THREADS=\"99999999999\": cannot run more than 8192 threads per rank (one process each); start more ranks instead",
             )
         },
     },
