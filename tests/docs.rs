@@ -330,3 +330,26 @@ fn the_facade_documents_every_runtime_item() {
     let missing: Vec<&String> = runtime.iter().filter(|n| *n != "bytemuck" && !facade.contains(n)).collect();
     assert!(missing.is_empty(), "src/lib.rs does not list these items of the runtime (add them to its `pub use bsp_runtime::{{…}}`): {missing:?}");
 }
+
+/// README.md's table of examples names every program of `examples/`.
+#[test]
+fn readme_lists_every_example() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let table = readme.split_once("\n## Examples\n").expect("README.md has a section `## Examples`").1;
+    let table = table.split("\n## ").next().unwrap();
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| `")).collect();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(root().join("examples")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let named = format!("`{name}`");
+            // In the first column of a row.
+            if !rows.iter().any(|row| row.split(" | ").next().is_some_and(|first| first.contains(&named))) {
+                missing.push(name);
+            }
+        }
+    }
+    missing.sort();
+    assert!(missing.is_empty(), "README.md's table of examples lacks: {missing:?}");
+}
