@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `BSP_NPROCS` | a positive integer: the number of processes (explicit code wins, D28) |
 //! | `BSP_STATS` | `counts` (the default), `timed` or `1`, `off` or `0` |
-//! | `BSP_TRACE` | a file to write the trace to (empty: no trace) |
+//! | `BSP_TRACE` | a file to write the trace to, not a directory (empty: no trace) |
 //! | `BSP_TRACE_SUMMARY` | `1` prints the table of supersteps, `0` (or empty) does not |
 //! | `BSP_MACHINE` | a file written by `bspbench --json`, read for the summary's predictions |
 //! | `BSP_PIN` | `1` (the default) pins each thread of the threads engine to a core, `0` does not |
@@ -258,8 +258,16 @@ fn check_in(env: Env<'_>) -> Result<(), Error> {
     one_of("BSP_TRACE_SUMMARY", &["1", "0", ""])?;
     one_of("BSP_PIN", &["1", "0", ""])?;
     one_of("BSP_MPI_EXCHANGE", &["auto", "dense", "sparse", ""])?;
-    // BSP_TRACE is any path; BSP_MACHINE is read (and its errors named) when the summary needs it.
-    var(env, "BSP_TRACE")?;
+    // BSP_TRACE is any path but a directory (the run would end with nowhere to write the trace
+    // and its timeline); BSP_MACHINE is read (and its errors named) when the summary needs it.
+    if let Some(trace) = var(env, "BSP_TRACE")?
+        && !trace.is_empty()
+        && std::path::Path::new(&trace).is_dir()
+    {
+        return Err(Error::launch(format!(
+            "BSP_TRACE={trace:?} is a directory: name a file to write the trace to (its timeline goes beside it, as .svg)"
+        )));
+    }
     var(env, "BSP_MACHINE")?;
     Ok(())
 }
@@ -304,6 +312,23 @@ mod tests {
         assert!(check_in(&|_| None).is_ok());
         // Read as written, as the code that uses them reads them: ` timed` is not `timed`.
         assert!(check_in(&only("BSP_STATS", " timed")).is_err());
+    }
+
+    #[test]
+    fn a_trace_into_a_directory_is_refused_before_the_run() {
+        let dir = std::env::temp_dir();
+        let dir = dir.to_str().expect("a Unicode temporary directory");
+        let dir: &'static str = Box::leak(dir.to_string().into_boxed_str());
+        let e = check_in(&only("BSP_TRACE", dir)).unwrap_err();
+        assert_eq!(
+            e.message(),
+            format!(
+                "BSP_TRACE={dir:?} is a directory: name a file to write the trace to (its timeline goes beside it, as .svg)"
+            )
+        );
+        let e = check_in(&only("BSP_TRACE", "/")).unwrap_err();
+        assert!(e.message().starts_with("BSP_TRACE=\"/\" is a directory"), "{e}");
+        assert!(check_in(&only("BSP_TRACE", "")).is_ok());
     }
 
     #[test]

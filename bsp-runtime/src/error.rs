@@ -66,7 +66,10 @@ pub enum ErrorKind {
     /// The processes disagreed about something collective (registrations, tag sizes, the
     /// number of syncs), found at a sync by every process; the message names the superstep.
     Collective,
-    /// The run could not start: zero processes, or a bad `BSP_NPROCS`.
+    /// The run could not start: zero processes, more than one OS process can run
+    /// ([`MAX_LOCAL_PROCS`](crate::MAX_LOCAL_PROCS)), a bad `BSP_*` variable, more processes
+    /// than `mpirun` started ranks, or a program built without the `mpi` feature started by
+    /// `mpirun` on several ranks.
     Launch,
 }
 

@@ -161,8 +161,10 @@ impl Launch {
     /// ```
     ///
     /// # Errors
-    /// If `BSP_NPROCS` is set but is not a positive integer, if the number is 0, or under
-    /// `mpirun` if more processes are asked for than there are ranks.
+    /// If `BSP_NPROCS` is set but is not a positive integer, if the number is 0, on threads if
+    /// it is above [`MAX_LOCAL_PROCS`](crate::MAX_LOCAL_PROCS) (so are threads per rank, on any
+    /// engine), under `mpirun` if more processes are asked for than there are ranks, and if a
+    /// program built without the `mpi` feature was started by `mpirun` on several ranks.
     pub fn nprocs(&self) -> Result<usize, Error> {
         crate::engine::nprocs(self.want()?)
     }
