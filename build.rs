@@ -8,7 +8,8 @@
 //! - a link to another page becomes an intra-doc link to its module (`crate::docs::guide`,
 //!   keeping a `#fragment`), and a link to the README a link to the crate root;
 //! - an image in `docs/` is embedded as a `data:` URI, so it shows without a web server;
-//! - a link to a file the crate does not ship (CONTRIBUTING.md) keeps its text, unlinked.
+//! - a link to a file the crate does not ship (CONTRIBUTING.md) leads to that file in the
+//!   repository (the manifest's `repository`).
 //!
 //! Links are the inline form `[text](target)` / `![alt](target)`: the pages use no other.
 
@@ -52,11 +53,13 @@ fn rewrite(text: &str, dir: &str) -> String {
                 out.push_str(&t);
                 out.push(')');
             }
-            Target::Text => {
-                // `[text](file)` -> `text`: drop the `[` that opened the link.
-                let open = before.rfind('[').expect("a link text starts with `[`");
-                out.push_str(&before[..open]);
-                out.push_str(&before[open + 1..]);
+            Target::Repository(path) => {
+                let repository = std::env::var("CARGO_PKG_REPOSITORY").expect("the manifest names the repository");
+                let path = path.strip_prefix("docs/../").unwrap_or(&path);
+                out.push_str(before);
+                out.push_str("](");
+                out.push_str(&format!("{repository}/blob/main/{path}"));
+                out.push(')');
             }
         }
         rest = &after[end + 1..];
@@ -67,7 +70,8 @@ fn rewrite(text: &str, dir: &str) -> String {
 
 enum Target {
     Link(String),
-    Text,
+    /// A file of the repository that the package does not hold: its path there.
+    Repository(String),
 }
 
 fn resolve(target: &str, dir: &str, is_image: bool) -> Target {
@@ -93,7 +97,7 @@ fn resolve(target: &str, dir: &str, is_image: bool) -> Target {
         "docs/semantics.md" => "crate::docs::semantics",
         "docs/cost.md" => "crate::docs::cost",
         "PERFORMANCE.md" | "docs/../PERFORMANCE.md" => "crate::docs::performance",
-        _ => return Target::Text,
+        _ => return Target::Repository(path),
     };
     Target::Link(format!("{module}{fragment}"))
 }

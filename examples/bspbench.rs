@@ -9,9 +9,13 @@
 //!   the time of `NITERS` such h-relations (each ended by a sync) is measured. T(h), in flops
 //!   (time × r), is fitted by least squares to g·h + l over h = 0..p and over h = p..MAXH; the
 //!   second fit is the bottom line.
+//! - **Until stable**: the h-relations are measured in rounds, each h keeping its least time
+//!   (other work on the machine only adds time), until the fit settles: g within 5% of the
+//!   previous round's and R² ≥ 0.9, or `--rounds K` rounds (8 by default). A fit that did not
+//!   settle is a warning on stderr, and `--json PATH` refuses to write it unless `--force`.
 //!
 //! ```text
-//! cargo run --release --example bspbench -- [-p P] [--maxh H] [--maxn N] [--niters I] [--json [PATH]] [--quiet]
+//! cargo run --release --example bspbench -- [-p P] [--maxh H] [--maxn N] [--niters I] [--rounds K] [--repeat R] [--json [PATH]] [--force] [--quiet]
 //! ```
 //! p defaults to `BSP_NPROCS`, else the number of cores. The bottom line is printed in the form
 //! of the original (`p= 2, r= 5123.456 Mflop/s, g= 61.2, l= 1690.3`), followed by g and l in
@@ -44,6 +48,10 @@ struct Config {
     quiet: bool,
     /// Whole measurements to run; the figures reported are their medians.
     repeat: usize,
+    /// The most rounds of h-relations per measurement (fewer when the fit settles).
+    rounds: usize,
+    /// Save the figures with `--json PATH` even if the fit is poor.
+    force: bool,
 }
 
 impl Default for Config {
@@ -57,15 +65,19 @@ impl Default for Config {
             json_path: None,
             quiet: false,
             repeat: 1,
+            rounds: 8,
+            force: false,
         }
     }
 }
 
 const USAGE: &str =
-    "usage: bspbench [-p P] [--maxh H] [--maxn N] [--niters I] [--repeat R] [--json [PATH]] [--quiet]\n\
+    "usage: bspbench [-p P] [--maxh H] [--maxn N] [--niters I] [--rounds K] [--repeat R] [--json [PATH]] [--force] [--quiet]\n\
      measures r (Mflop/s), g (flops per word) and l (flops) of this BSP computer, as BSPedupack's bspbench;\n\
+     the h-relations are measured in rounds (at most K, default 8) until the fit of g and l is stable;\n\
      with --repeat R, runs the whole measurement R times and reports the medians;\n\
-     --json prints the figures as JSON, --json PATH writes them to PATH (for cost predictions)";
+     --json prints the figures as JSON, --json PATH writes them to PATH (for cost predictions),\n\
+     unless the fit is poor (R^2 below 0.9, or not stable): --force writes it anyway";
 
 fn parse_args() -> Result<Config, String> {
     let mut c = Config::default();
@@ -81,6 +93,8 @@ fn parse_args() -> Result<Config, String> {
             "--maxn" => c.maxn = number(&a)?,
             "--niters" => c.niters = number(&a)?,
             "--repeat" => c.repeat = number(&a)?,
+            "--rounds" => c.rounds = number(&a)?,
+            "--force" => c.force = true,
             "--json" => {
                 c.json = true;
                 if let Some(path) = args.next_if(|v| !v.starts_with('-')) {
@@ -93,8 +107,8 @@ fn parse_args() -> Result<Config, String> {
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
-    if c.maxn == 0 || c.niters == 0 || c.repeat == 0 {
-        return Err(format!("`--maxn`, `--niters` and `--repeat` must be positive\n{USAGE}"));
+    if c.maxn == 0 || c.niters == 0 || c.repeat == 0 || c.rounds == 0 {
+        return Err(format!("`--maxn`, `--niters`, `--rounds` and `--repeat` must be positive\n{USAGE}"));
     }
     Ok(c)
 }
@@ -113,7 +127,16 @@ struct Figures {
     fit: (f64, f64),
     /// Coefficient of determination of that fit: how linear T(h) is in h (1 = a line).
     r2: f64,
+    /// Rounds of h-relations measured.
+    rounds: usize,
+    /// Whether the fit settled (g within 5% of the previous round's, R² ≥ `R2_MIN`) before the
+    /// last round allowed.
+    stable: bool,
 }
+
+/// The least R² of a fit that is worth saving: below it T(h) is not a line, and g and l
+/// describe the noise of a busy machine more than the machine.
+const R2_MIN: f64 = 0.9;
 
 /// The least-squares line T(h) = g·h + l through the points (h, t[h]), h0 ≤ h ≤ h1: (g, l).
 fn least_squares(h0: usize, h1: usize, t: &[f64]) -> (f64, f64) {
@@ -211,46 +234,62 @@ fn bspbench(ctx: &mut Ctx, cfg: Config) -> Option<Figures> {
     }
     // r is the rate at length MAXN.
 
-    // g and l: h-relations of single-word puts.
-    let mut t = vec![0.0f64; maxh + 1];
-    let mut secs = vec![0.0f64; maxh + 1];
+    // g and l: h-relations of single-word puts, measured in rounds. Each h keeps its least time
+    // over the rounds (other work on the machine only ever adds time), and the rounds go on until
+    // the fit over those times is stable: g within 5% of the previous round's and R² at least
+    // R2_MIN, or `--rounds` rounds.
+    let mut secs = vec![f64::INFINITY; maxh + 1];
     let mut dest_proc = vec![0usize; maxh];
     let mut dest_index = vec![0usize; maxh];
     let mut src = vec![0.0f64; maxh];
-    for h in 0..=maxh {
-        for i in 0..h {
-            src[i] = i as f64;
-            if p == 1 {
-                (dest_proc[i], dest_index[i]) = (0, i);
-            } else {
-                // One of the p - 1 others, cyclically; the index is in this process's part.
-                dest_proc[i] = (s + 1 + i % (p - 1)) % p;
-                dest_index[i] = s + (i / (p - 1)) * p;
-            }
+    for i in 0..maxh {
+        src[i] = i as f64;
+        if p == 1 {
+            (dest_proc[i], dest_index[i]) = (0, i);
+        } else {
+            // One of the p - 1 others, cyclically; the index is in this process's part.
+            dest_proc[i] = (s + 1 + i % (p - 1)) % p;
+            dest_index[i] = s + (i / (p - 1)) * p;
         }
-        ctx.sync();
-        let t0 = ctx.time();
-        for _ in 0..niters {
-            for i in 0..h {
-                ctx.put(dest_proc[i], &src[i], &dest, dest_index[i]);
-            }
+    }
+    let (mut rounds, mut last_g, mut stable) = (0, None::<f64>, false);
+    while !stable && rounds < cfg.rounds {
+        rounds += 1;
+        for (h, best) in secs.iter_mut().enumerate() {
             ctx.sync();
-        }
-        let time = ctx.time() - t0;
-        if s == 0 {
-            secs[h] = time / niters as f64;
-            t[h] = time * r / niters as f64;
-            if verbose {
-                println!("Time of {h:5}-relation = {:.2} microsec = {:8.0} flops", secs[h] * MEGA, t[h]);
+            let t0 = ctx.time();
+            for _ in 0..niters {
+                for i in 0..h {
+                    ctx.put(dest_proc[i], &src[i], &dest, dest_index[i]);
+                }
+                ctx.sync();
             }
+            let time = ctx.time() - t0;
+            *best = best.min(time / niters as f64);
         }
+        // Process 0's times decide, for everyone.
+        let done = s == 0 && {
+            let t: Vec<f64> = secs.iter().map(|&x| x * r).collect();
+            let fit = least_squares(p.min(maxh), maxh, &t);
+            let r2 = r_squared(p.min(maxh), maxh, &t, fit);
+            let settled = last_g.is_some_and(|g| (fit.0 - g).abs() <= 0.05 * g.abs());
+            last_g = Some(fit.0);
+            settled && r2 >= R2_MIN
+        };
+        stable = ctx.allreduce_one(u8::from(done), bsp::ops::max) == 1;
     }
     ctx.unregister((dest, times));
     (s == 0).then(|| {
+        let t: Vec<f64> = secs.iter().map(|&x| x * r).collect();
+        if verbose {
+            for h in 0..=maxh {
+                println!("Time of {h:5}-relation = {:.2} microsec = {:8.0} flops", secs[h] * MEGA, t[h]);
+            }
+        }
         let fit_small = least_squares(0, p.min(maxh), &t);
         let fit = least_squares(p.min(maxh), maxh, &t);
         let r2 = r_squared(p.min(maxh), maxh, &t, fit);
-        Figures { p, r, secs, fit_small, fit, r2 }
+        Figures { p, r, secs, fit_small, fit, r2, rounds, stable }
     })
 }
 
@@ -270,7 +309,7 @@ fn print_json(f: &Figures, cfg: Config) {
     let _ = write!(
         s,
         "{{\"p\":{},\"maxh\":{},\"maxn\":{},\"niters\":{},\"repeat\":{},\"r_mflops\":{:.3},\"g_flops\":{:.3},\"l_flops\":{:.3},\
-         \"g_ns\":{:.4},\"l_us\":{:.5},\"g0_flops\":{:.3},\"l0_flops\":{:.3},\"r2\":{:.5},\"sync_us\":{:.5},\"t_secs\":[{}]}}",
+         \"g_ns\":{:.4},\"l_us\":{:.5},\"g0_flops\":{:.3},\"l0_flops\":{:.3},\"r2\":{:.5},\"rounds\":{},\"stable\":{},\"sync_us\":{:.5},\"t_secs\":[{}]}}",
         f.p,
         cfg.maxh,
         cfg.maxn,
@@ -284,11 +323,20 @@ fn print_json(f: &Figures, cfg: Config) {
         f.fit_small.0,
         f.fit_small.1,
         f.r2,
+        f.rounds,
+        f.stable,
         f.secs[0] * 1e6,
         secs.join(",")
     );
     match cfg.json_path {
         None => println!("{s}"),
+        Some(path) if !f.trustworthy() && !cfg.force => {
+            eprintln!(
+                "error: not writing {path}: {}; measure again on an idle machine (or with a larger --niters or --maxh), or write it anyway with --force",
+                f.doubt().unwrap_or_default()
+            );
+            std::process::exit(1);
+        }
         Some(path) => match std::fs::write(path, format!("{s}\n")) {
             Ok(()) => println!(
                 "wrote {path}: p= {}, r= {:.3} Mflop/s, g= {:.2} ns per word, l= {:.3} us",
@@ -302,6 +350,30 @@ fn print_json(f: &Figures, cfg: Config) {
                 std::process::exit(1);
             }
         },
+    }
+}
+
+impl Figures {
+    /// Whether the fit is good enough to predict with.
+    fn trustworthy(&self) -> bool {
+        self.doubt().is_none()
+    }
+
+    /// What is wrong with the fit, if anything.
+    fn doubt(&self) -> Option<String> {
+        if self.r2 < R2_MIN {
+            Some(format!(
+                "the fit of T(h) = g·h + l is poor (R^2 = {:.3}, below {R2_MIN}): the times are not a line in h, and g and l say more about other work on the machine than about the machine",
+                self.r2
+            ))
+        } else if !self.stable {
+            Some(format!(
+                "the fit did not settle in {} rounds (g moved by more than 5% from round to round)",
+                self.rounds
+            ))
+        } else {
+            None
+        }
     }
 }
 
@@ -328,6 +400,8 @@ fn medians(runs: &[Figures]) -> Figures {
         fit_small: (m(&|f| f.fit_small.0), m(&|f| f.fit_small.1)),
         fit: (g_secs * r, l_secs * r),
         r2: m(&|f| f.r2),
+        rounds: runs.iter().map(|f| f.rounds).max().unwrap_or(0),
+        stable: runs.iter().all(|f| f.stable),
     }
 }
 
@@ -370,6 +444,9 @@ fn main() -> ExitCode {
         runs.push(f);
     }
     let f = if runs.len() == 1 { runs.pop().expect("one run") } else { medians(&runs) };
+    if let Some(doubt) = f.doubt() {
+        eprintln!("warning: {doubt}");
+    }
     if cfg.json {
         print_json(&f, cfg);
     } else {

@@ -28,7 +28,23 @@
 //! The longer pages are the modules of [`docs`].
 
 pub use bsp_macros::{program, superstep};
+// Everything the runtime exports is `bsp::…` through the glob, and documented here through the
+// list: rustdoc inlines a glob re-export wholesale, the runtime's `bytemuck` (and through it
+// all of `core`) included, which wrote 9,148 pages of other crates under this crate's docs and
+// linked `Option` to them. A runtime item missing from the list is still `bsp::…`; it gets its
+// page here once listed.
+/// The plain-old-data traits [`Value`] builds on (and their derives), re-exported so that a
+/// program needs no dependency of its own on a matching version (see the crate docs).
+#[doc(no_inline)]
+pub use bsp_runtime::bytemuck;
+#[doc(hidden)]
 pub use bsp_runtime::*;
+pub use bsp_runtime::{
+    collective, exit_on_error, gp, ops, run, stats, AsRemote, Combiner, Ctx, Dest, DestPart, Elems, ElemsMut, Error,
+    ErrorKind, GetBatch, GetDest, Grid, Launch, LocalPart, LocalParts, OnlyInsideASuperstep, PutBatch, Reg, RegData,
+    RegHandle, RegSet, RegValues, Registered, Registration, Remote, Superstep, Team, Unregistration, Value,
+    MAX_LOCAL_PROCS, NPROCS_VAR, THREADS_VAR,
+};
 
 mod macro_support;
 mod prologue;

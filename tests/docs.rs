@@ -274,3 +274,82 @@ fn contributing_lists_every_runtime_file() {
     missing.sort();
     assert!(missing.is_empty(), "CONTRIBUTING.md does not list these files of bsp-runtime/src/: {missing:?}");
 }
+
+/// The facade documents the runtime's items under `bsp::` by naming each (the glob that makes
+/// them all `bsp::…` is hidden from rustdoc, which would copy bytemuck's and `core`'s docs
+/// through it): every item the runtime's root exports, other than hidden ones and `bytemuck`,
+/// is in the facade's list.
+#[test]
+fn the_facade_documents_every_runtime_item() {
+    let names = |text: &str| -> Vec<String> {
+        let mut names = Vec::new();
+        let mut hidden = false;
+        // The top-level `pub use` items, each possibly over several lines.
+        let mut item = String::new();
+        for line in text.lines() {
+            if item.is_empty() {
+                if line.starts_with("#[doc(hidden)]") {
+                    hidden = true;
+                    continue;
+                }
+                if !line.starts_with("pub use ") {
+                    if !line.starts_with("#[") && !line.starts_with("//") {
+                        hidden = false;
+                    }
+                    continue;
+                }
+            }
+            item.push_str(line.trim());
+            item.push(' ');
+            if !line.trim_end().ends_with(';') {
+                continue;
+            }
+            let path = std::mem::take(&mut item);
+            let path = path.trim().trim_start_matches("pub use ").trim_end_matches(';');
+            if std::mem::take(&mut hidden) {
+                continue;
+            }
+            let (prefix, list) = match path.split_once('{') {
+                Some((prefix, list)) => (prefix, list.trim_end_matches('}').trim().to_string()),
+                None => ("", path.to_string()),
+            };
+            for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                let part = part.rsplit_once(" as ").map_or(part, |(_, alias)| alias);
+                let name = part.rsplit("::").next().unwrap();
+                let name =
+                    if name == "self" { prefix.trim_end_matches("::").rsplit("::").next().unwrap() } else { name };
+                names.push(name.to_string());
+            }
+        }
+        names
+    };
+    let read = |path: &str| std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let runtime = names(&read("bsp-runtime/src/lib.rs"));
+    let facade = names(&read("src/lib.rs"));
+    assert!(runtime.len() > 30 && runtime.contains(&"Ctx".to_string()), "parsed {runtime:?}");
+    let missing: Vec<&String> = runtime.iter().filter(|n| *n != "bytemuck" && !facade.contains(n)).collect();
+    assert!(missing.is_empty(), "src/lib.rs does not list these items of the runtime (add them to its `pub use bsp_runtime::{{…}}`): {missing:?}");
+}
+
+/// README.md's table of examples names every program of `examples/`.
+#[test]
+fn readme_lists_every_example() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let table = readme.split_once("\n## Examples\n").expect("README.md has a section `## Examples`").1;
+    let table = table.split("\n## ").next().unwrap();
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| `")).collect();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(root().join("examples")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let named = format!("`{name}`");
+            // In the first column of a row.
+            if !rows.iter().any(|row| row.split(" | ").next().is_some_and(|first| first.contains(&named))) {
+                missing.push(name);
+            }
+        }
+    }
+    missing.sort();
+    assert!(missing.is_empty(), "README.md's table of examples lacks: {missing:?}");
+}

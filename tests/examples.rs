@@ -505,3 +505,39 @@ fn checkpoint_runs_its_rounds_and_matches_the_sequential_computation() {
         }
     }
 }
+
+/// bspbench will not save a fit that did not settle (one round cannot: nothing to compare it
+/// with), says why, and saves it with `--force`.
+#[test]
+fn bspbench_refuses_to_save_a_fit_that_did_not_settle() {
+    let dir = std::env::temp_dir().join(format!("bsp-bspbench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("machine.json");
+    let path_arg = path.to_str().unwrap();
+    let quick =
+        ["-p", "2", "--maxh", "4", "--maxn", "8", "--niters", "2", "--rounds", "1", "--quiet", "--json", path_arg];
+    let (out, status, err) = run_with_args("bspbench", 2, &quick);
+    assert_eq!(status.code(), Some(1), "{out}{err}");
+    assert_eq!(out, "");
+    // Why: a poor line (R² below 0.9, likely with these few iterations), else no settling.
+    let why = err
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("error: not writing {path_arg}: ")))
+        .and_then(|l| l.strip_suffix("; measure again on an idle machine (or with a larger --niters or --maxh), or write it anyway with --force"))
+        .unwrap_or_else(|| panic!("no refusal in: {err}"));
+    assert!(
+        why == "the fit did not settle in 1 rounds (g moved by more than 5% from round to round)"
+            || (why.starts_with("the fit of T(h) = g·h + l is poor (R^2 = ")
+                && why.ends_with(", below 0.9): the times are not a line in h, and g and l say more about other work on the machine than about the machine")),
+        "{why}"
+    );
+    assert_eq!(err.lines().next(), Some(format!("warning: {why}").as_str()));
+    assert!(!path.exists());
+    let forced: Vec<&str> = quick.iter().copied().chain(["--force"]).collect();
+    let (out, status, _) = run_with_args("bspbench", 2, &forced);
+    assert!(status.success(), "{out}");
+    assert!(out.starts_with(&format!("wrote {path_arg}: p= 2, ")), "{out}");
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(saved.contains("\"rounds\":1,\"stable\":false"), "{saved}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -19,7 +19,10 @@ use std::fmt;
 /// assert_eq!(err.pid(), Some(1));
 /// assert!(err.to_string().contains("no data"));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Its `Debug` is its message, so that `fn main() -> Result<(), bsp::Error>` prints what went
+/// wrong (`Error: process 1 aborted: no data`); `{:#?}` shows the fields.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Error {
     pid: Option<usize>,
     kind: Kind,
@@ -63,7 +66,10 @@ pub enum ErrorKind {
     /// The processes disagreed about something collective (registrations, tag sizes, the
     /// number of syncs), found at a sync by every process; the message names the superstep.
     Collective,
-    /// The run could not start: zero processes, or a bad `BSP_NPROCS`.
+    /// The run could not start: zero processes, more than one OS process can run
+    /// ([`MAX_LOCAL_PROCS`](crate::MAX_LOCAL_PROCS)), a bad `BSP_*` variable, more processes
+    /// than `mpirun` started ranks, or a program built without the `mpi` feature started by
+    /// `mpirun` on several ranks.
     Launch,
 }
 
@@ -92,7 +98,6 @@ impl Error {
     }
 
     /// Marks the error as printed by another OS process (see `exit_on_error`).
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the MPI engine has several OS processes"))]
     pub(crate) fn quieted(mut self) -> Self {
         self.quiet = true;
         self
@@ -149,6 +154,33 @@ impl fmt::Display for Error {
             (Kind::Abort, Some(pid)) => write!(f, "process {pid} aborted: {}", self.message),
             (_, Some(pid)) => write!(f, "process {pid} failed: {}", self.message),
             (_, None) => write!(f, "{}", self.message),
+        }
+    }
+}
+
+/// The message, as `Display` writes it; with `{:#?}`, the fields.
+///
+/// ```
+/// let err = bsp_runtime::run(2, |ctx| {
+///     if ctx.pid() == 1 {
+///         ctx.abort("no data");
+///     }
+///     ctx.sync();
+/// })
+/// .unwrap_err();
+/// assert_eq!(format!("{err:?}"), "process 1 aborted: no data");
+/// assert!(format!("{err:#?}").contains("kind: Abort"));
+/// ```
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            f.debug_struct("Error")
+                .field("pid", &self.pid)
+                .field("kind", &self.kind())
+                .field("message", &self.message)
+                .finish_non_exhaustive()
+        } else {
+            fmt::Display::fmt(self, f)
         }
     }
 }

@@ -28,7 +28,14 @@ use crate::{Ctx, Error};
 ///
 /// # Errors
 /// The first failure of any process (a panic, an `abort`, misuse detected by the runtime), or
-/// a launch error if `nprocs == 0`.
+/// a launch error if `nprocs == 0` or, on threads, `nprocs >`
+/// [`MAX_LOCAL_PROCS`](crate::MAX_LOCAL_PROCS) (checked before anything is allocated):
+///
+/// ```
+/// let err = bsp_runtime::run(usize::MAX, |ctx| ctx.pid()).unwrap_err();
+/// assert_eq!(err.kind(), bsp_runtime::ErrorKind::Launch);
+/// assert!(err.message().starts_with("18446744073709551615 processes: cannot run more than 8192"));
+/// ```
 pub fn run<R, F>(nprocs: usize, f: F) -> Result<Vec<R>, Error>
 where
     R: Send,
@@ -118,20 +125,24 @@ impl Launch {
         self
     }
 
-    /// The threads per rank asked for by the call or by `BSP_THREADS`.
+    /// The threads per rank asked for by the call or by `BSP_THREADS`, at most
+    /// [`MAX_LOCAL_PROCS`](crate::MAX_LOCAL_PROCS).
     fn requested_threads(&self) -> Result<Option<usize>, Error> {
-        if let Some(t) = self.threads {
-            return Ok(Some(t));
+        match self.threads {
+            Some(t) if t > crate::MAX_LOCAL_PROCS => {
+                Err(crate::env::too_many_threads(&format!("threads_per_rank({t})")))
+            }
+            Some(t) => Ok(Some(t)),
+            None => crate::env::threads(),
         }
-        crate::env::threads()
     }
 
-    /// The number of processes asked for by the call or by `BSP_NPROCS` (not a default).
-    pub(crate) fn requested_procs(&self) -> Result<Option<usize>, Error> {
-        crate::env::check()?;
+    /// The number of processes asked for by the call or by `BSP_NPROCS` (not a default), and
+    /// where it came from (for the messages).
+    fn requested_procs(&self) -> Result<Option<(usize, String)>, Error> {
         match self.procs {
-            Some(p) => Ok(Some(p)),
-            None => crate::env::nprocs(),
+            Some(p) => Ok(Some((p, format!("{p} processes")))),
+            None => Ok(crate::env::nprocs()?.map(|p| (p, format!("{}=\"{p}\"", crate::NPROCS_VAR)))),
         }
     }
 
@@ -150,18 +161,51 @@ impl Launch {
     /// ```
     ///
     /// # Errors
-    /// If `BSP_NPROCS` is set but is not a positive integer, if the number is 0, or under
-    /// `mpirun` if more processes are asked for than there are ranks.
+    /// If `BSP_NPROCS` is set but is not a positive integer, if the number is 0, on threads if
+    /// it is above [`MAX_LOCAL_PROCS`](crate::MAX_LOCAL_PROCS) (so are threads per rank, on any
+    /// engine), under `mpirun` if more processes are asked for than there are ranks, and if a
+    /// program built without the `mpi` feature was started by `mpirun` on several ranks.
     pub fn nprocs(&self) -> Result<usize, Error> {
         crate::engine::nprocs(self.want()?)
     }
 
-    /// What this launch asks the engine for.
+    /// What this launch asks the engine for, every count checked before anything is allocated
+    /// for it. Under `mpirun`, an error is printed by rank 0 only (see [`once_per_job`]).
     ///
     /// # Errors
     /// As [`nprocs`](Launch::nprocs), for a bad `BSP_NPROCS`.
     fn want(&self) -> Result<Want, Error> {
-        Ok(Want { requested: self.requested_procs()?, default: self.default_procs, threads: self.requested_threads()? })
+        self.checked_want().map_err(once_per_job)
+    }
+
+    fn checked_want(&self) -> Result<Want, Error> {
+        crate::env::check()?;
+        #[cfg(not(feature = "mpi"))]
+        if let Some(ranks) = crate::env::mpirun().and_then(|m| m.ranks).filter(|&r| r > 1) {
+            return Err(crate::env::not_built_for_mpi(ranks));
+        }
+        let requested = self.requested_procs()?;
+        let threads = self.requested_threads()?;
+        if let Some((0, _)) = requested {
+            // The same words on every engine (the hybrid one would otherwise look for ranks and
+            // threads whose product is 0).
+            return Err(Error::launch("cannot run an SPMD program on 0 processes".to_string()));
+        }
+        // Under mpirun the engine checks a count against the ranks (it allocates per rank); on
+        // threads every process is a thread of this OS process.
+        if let Some((p, from)) = &requested
+            && *p > crate::MAX_LOCAL_PROCS
+            && !under_mpi()
+        {
+            return Err(crate::env::too_many(from));
+        }
+        let default = match self.default_procs {
+            Some(p) if p > crate::MAX_LOCAL_PROCS && !under_mpi() => {
+                return Err(crate::env::too_many(&format!("default_procs({p})")));
+            }
+            d => d,
+        };
+        Ok(Want { requested: requested.map(|(p, _)| p), default, threads })
     }
 
     /// Runs `f` on every process and returns the results, indexed by pid.
@@ -173,7 +217,41 @@ impl Launch {
         R: Send,
         F: Fn(&mut Ctx) -> R + Sync,
     {
-        crate::engine::launch(self.want()?, |endpoint| process(Ctx::new(endpoint), &f))
+        let want = match self.want() {
+            Ok(want) => want,
+            // As the MPI engine reports the errors every rank finds: rank 0 prints it before any
+            // rank exits (a rank's non-zero exit makes mpirun stop the others, which could cut
+            // rank 0 off before it printed), the others exit with status 1, and rank 0 returns
+            // it quieted.
+            #[cfg(feature = "mpi")]
+            Err(e) if under_mpi() => {
+                use crate::engine::mpi::{report_once, with_world};
+                return with_world(::mpi::Threading::Single, |world| Err(report_once(&world, e)));
+            }
+            Err(e) => return Err(e),
+        };
+        crate::env::warn_once();
+        crate::engine::launch(want, |endpoint| process(Ctx::new(endpoint), &f))
+    }
+}
+
+/// Whether a launch now runs on MPI ranks (the `mpi` feature, started by `mpirun`, not nested
+/// in another run).
+fn under_mpi() -> bool {
+    #[cfg(feature = "mpi")]
+    return crate::engine::mpi::wanted();
+    #[cfg(not(feature = "mpi"))]
+    false
+}
+
+/// A launch error found before the engine starts is found identically by every rank under
+/// `mpirun` (they share the environment and the code): every rank returns it, the ones other
+/// than 0 quieted, so that [`exit_on_error`] prints it once per job. (On the MPI engine,
+/// [`Launch::run`] reports it as the engine reports its own launch errors.)
+fn once_per_job(error: Error) -> Error {
+    match crate::env::mpirun() {
+        Some(m) if !m.is_first() => error.quieted(),
+        _ => error,
     }
 }
 

@@ -5,7 +5,8 @@
 //! **Running a program.** [`run`] starts `p` processes and returns each one's result;
 //! [`Launch`] sets the count, the engine's threads per rank and the statistics; [`Error`] (with
 //! [`ErrorKind`]) is the first failure of a run, [`exit_on_error`] prints it and exits.
-//! [`NPROCS_VAR`] and [`THREADS_VAR`] name the environment variables a launch reads.
+//! [`NPROCS_VAR`] and [`THREADS_VAR`] name the environment variables a launch reads, and
+//! [`MAX_LOCAL_PROCS`] is the most processes one OS process runs.
 //!
 //! **A process.** [`Ctx`] is one process: [`pid`](Ctx::pid), [`nprocs`](Ctx::nprocs),
 //! [`time`](Ctx::time), [`step`](Ctx::step), [`abort`](Ctx::abort), and every primitive below.
@@ -165,7 +166,7 @@ pub use drma::batch::PutBatch;
 pub use drma::combine::Combiner;
 pub use drma::dest::{Dest, DestPart, GetDest};
 pub use drma::get_batch::GetBatch;
-pub use env::{NPROCS_VAR, THREADS_VAR};
+pub use env::{MAX_LOCAL_PROCS, NPROCS_VAR, THREADS_VAR};
 pub use error::{Error, ErrorKind};
 pub use ext::collective::{self, Grid, Team, ops};
 pub use ext::gp;

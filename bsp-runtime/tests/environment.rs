@@ -4,12 +4,24 @@
 //! checks one after the other on its own thread, and each sets the variable only between runs,
 //! when every thread of the previous run has been joined.
 
-use bsp_runtime::{Launch, NPROCS_VAR};
+use bsp_runtime::{ErrorKind, Launch, MAX_LOCAL_PROCS, NPROCS_VAR, THREADS_VAR};
 
 fn main() {
     launch_takes_the_process_count_from_the_call_then_bsp_nprocs_then_the_default();
     a_bad_process_count_is_a_launch_error();
-    println!("environment: 2 checks passed");
+    a_count_that_cannot_be_served_is_a_launch_error_before_allocating();
+    println!("environment: 3 checks passed");
+}
+
+/// Sets `name` to `value` (or removes it).
+fn set(name: &str, value: Option<&str>) {
+    // SAFETY: as in `set_nprocs`.
+    unsafe {
+        match value {
+            Some(v) => std::env::set_var(name, v),
+            None => std::env::remove_var(name),
+        }
+    }
 }
 
 /// Sets `BSP_NPROCS` to `value` (or removes it).
@@ -67,4 +79,48 @@ fn a_bad_process_count_is_a_launch_error() {
     let err = bsp_runtime::run(0, |ctx| ctx.pid()).unwrap_err();
     assert_eq!(err.pid(), None);
     assert_eq!(err.to_string(), "cannot run an SPMD program on 0 processes");
+}
+
+/// A count above `MAX_LOCAL_PROCS` (from `BSP_NPROCS`, `BSP_THREADS` or the code) fails the
+/// launch with a message that states the limit, before the runtime allocates anything for it:
+/// these counts used to abort on an allocation ("capacity overflow", or out of memory).
+fn a_count_that_cannot_be_served_is_a_launch_error_before_allocating() {
+    assert_eq!(MAX_LOCAL_PROCS, 8192);
+    let limit = "cannot run more than 8192 processes in one OS process (one thread each); more processes run as MPI ranks (the `mpi` feature, started by mpirun)";
+    let ran = std::sync::atomic::AtomicUsize::new(0);
+    let count = |l: Launch| l.run(|_| ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    for big in ["18446744073709551615", "18446744073709551616", "1000000000000", "8193"] {
+        set_nprocs(Some(big));
+        let err = count(Launch::new()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Launch);
+        assert_eq!(err.pid(), None);
+        assert_eq!(err.to_string(), format!("BSP_NPROCS=\"{big}\": {limit}"));
+        assert_eq!(Launch::new().default_procs(2).nprocs().unwrap_err(), err);
+    }
+    set_nprocs(None);
+    for (launch, from) in [
+        (Launch::new().procs(usize::MAX), "18446744073709551615 processes"),
+        (Launch::new().procs(MAX_LOCAL_PROCS + 1), "8193 processes"),
+        (Launch::new().default_procs(1 << 40), "default_procs(1099511627776)"),
+    ] {
+        assert_eq!(launch.nprocs().unwrap_err().to_string(), format!("{from}: {limit}"));
+        assert_eq!(count(launch).unwrap_err().to_string(), format!("{from}: {limit}"));
+    }
+    let err = bsp_runtime::run(usize::MAX, |ctx| ctx.pid()).unwrap_err();
+    assert_eq!(err.to_string(), format!("18446744073709551615 processes: {limit}"));
+    // Threads per rank: refused on any engine (without mpirun they would change nothing, but
+    // such a count is a mistake wherever it is written).
+    let threads = "cannot run more than 8192 threads per rank (one process each); start more ranks instead";
+    for big in ["99999999999", "1000000"] {
+        set(THREADS_VAR, Some(big));
+        let err = count(Launch::new().procs(2)).unwrap_err();
+        assert_eq!(err.to_string(), format!("BSP_THREADS=\"{big}\": {threads}"));
+    }
+    set(THREADS_VAR, None);
+    let err = count(Launch::new().procs(2).threads_per_rank(usize::MAX)).unwrap_err();
+    assert_eq!(err.to_string(), format!("threads_per_rank(18446744073709551615): {threads}"));
+    assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 0, "no process may start");
+    // The limit itself is served (counted, not started: 8,192 threads are too many for a test).
+    assert_eq!(Launch::new().procs(MAX_LOCAL_PROCS).nprocs().unwrap(), MAX_LOCAL_PROCS);
+    assert_eq!(count(Launch::new().procs(2)).unwrap().len(), 2);
 }

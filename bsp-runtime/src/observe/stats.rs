@@ -279,6 +279,133 @@ pub struct Stats {
     pub total: Totals,
 }
 
+/// A few lines: the times, h, and a table of what was sent, received and sent to itself, by
+/// kind (kinds with nothing in any column are left out).
+///
+/// ```
+/// let last = bsp_runtime::run(2, |ctx| {
+///     let x = ctx.register([0u64; 2]); // superstep 0 ends with the registration
+///     ctx.put(1 - ctx.pid(), &[1u64, 2], &x, 0);
+///     ctx.sync();
+///     ctx.stats().last
+/// })
+/// .unwrap();
+/// assert_eq!(
+///     last[0].to_string(),
+///     "superstep 1: times not measured (BSP_STATS=timed measures them); h = 16 bytes (2 words)
+///        sent         received     local
+/// puts   1 (16 B)     1 (16 B)     0
+/// all    1 (16 B)     1 (16 B)     0
+/// "
+/// );
+/// ```
+impl std::fmt::Display for StepStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "superstep {}: ", self.step)?;
+        times(f, self.compute, self.wait, self.data)?;
+        write!(f, "; h = {} bytes ({} words)", self.h_bytes, self.h_words())?;
+        if self.engine_messages > 0 {
+            write!(f, "; {} engine messages", self.engine_messages)?;
+        }
+        writeln!(f)?;
+        traffic_table(f, &self.sent, &self.received, &self.local)
+    }
+}
+
+/// As [`StepStats`]'s: the sums over the supersteps.
+///
+/// ```
+/// let total = bsp_runtime::run(2, |ctx| {
+///     ctx.set_tag::<u8>(); // in force from the next superstep
+///     ctx.sync();
+///     for _ in 0..3 {
+///         ctx.send(1 - ctx.pid(), &1u8, &[0u32; 2]);
+///         ctx.sync();
+///     }
+///     ctx.stats().total
+/// })
+/// .unwrap();
+/// assert_eq!(
+///     total[1].to_string(),
+///     "4 supersteps: times not measured (BSP_STATS=timed measures them); sum of h = 27 bytes
+///            sent         received     local
+/// messages   3 (27 B)     3 (27 B)     0
+/// all        3 (27 B)     3 (27 B)     0
+/// "
+/// );
+/// ```
+impl std::fmt::Display for Totals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} supersteps: ", self.supersteps)?;
+        times(f, self.compute, self.wait, self.data)?;
+        write!(f, "; sum of h = {} bytes", self.h_bytes)?;
+        if self.engine_messages > 0 {
+            write!(f, "; {} engine messages", self.engine_messages)?;
+        }
+        writeln!(f)?;
+        traffic_table(f, &self.sent, &self.received, &self.local)
+    }
+}
+
+/// `compute …, wait …, data …`, or that times were not measured (all zero).
+fn times(f: &mut std::fmt::Formatter<'_>, compute: Duration, wait: Duration, data: Duration) -> std::fmt::Result {
+    if compute.is_zero() && wait.is_zero() && data.is_zero() {
+        write!(f, "times not measured (BSP_STATS=timed measures them)")
+    } else {
+        write!(f, "compute {}, wait {}, data {}", short(compute), short(wait), short(data))
+    }
+}
+
+/// A duration in the unit that suits it, to three significant figures or so.
+fn short(d: Duration) -> String {
+    let ns = d.as_nanos();
+    match ns {
+        0..1_000 => format!("{ns} ns"),
+        1_000..1_000_000 => format!("{:.1} \u{b5}s", ns as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} ms", ns as f64 / 1e6),
+        _ => format!("{:.2} s", d.as_secs_f64()),
+    }
+}
+
+/// The table of [`StepStats`]'s and [`Totals`]'s `Display`: a row per kind with something in
+/// it, then all kinds; a cell is `count (bytes B)`, or `0`.
+fn traffic_table(
+    f: &mut std::fmt::Formatter<'_>,
+    sent: &Traffic,
+    received: &Traffic,
+    local: &Traffic,
+) -> std::fmt::Result {
+    let kinds = |t: &Traffic| {
+        [
+            (t.puts, t.put_bytes),
+            (t.gets, t.get_bytes),
+            (t.messages, t.message_bytes),
+            (t.records, t.record_bytes),
+            (t.collectives, t.collective_bytes),
+            (t.count(), t.bytes()),
+        ]
+    };
+    let names = ["puts", "gets", "messages", "records", "collectives", "all"];
+    let columns = [kinds(sent), kinds(received), kinds(local)];
+    let cell = |(n, b): (usize, usize)| if n == 0 && b == 0 { "0".to_string() } else { format!("{n} ({b} B)") };
+    let rows: Vec<usize> =
+        (0..names.len()).filter(|&k| k == names.len() - 1 || columns.iter().any(|c| c[k] != (0, 0))).collect();
+    let first = rows.iter().map(|&k| names[k].len()).max().unwrap_or(0) + 3;
+    let width = columns.iter().flat_map(|c| rows.iter().map(|&k| cell(c[k]).len())).max().unwrap_or(0).max(8) + 5;
+    writeln!(f, "{:first$}{:width$}{:width$}local", "", "sent", "received")?;
+    for k in rows {
+        writeln!(
+            f,
+            "{:first$}{:width$}{:width$}{}",
+            names[k],
+            cell(columns[0][k]),
+            cell(columns[1][k]),
+            cell(columns[2][k])
+        )?;
+    }
+    Ok(())
+}
+
 /// What the statistics of a process collect (see [`Ctx::set_stats`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StatsMode {
@@ -336,28 +463,41 @@ impl Machine {
     ///
     /// # Errors
     /// If one of them is missing or not a number.
-    pub fn from_json(text: &str) -> Result<Machine, String> {
-        let num = |key: &str| -> Result<f64, String> {
+    pub fn from_json(text: &str) -> Result<Machine, MachineError> {
+        let fail = |key: &'static str, problem| MachineError { path: None, key: Some(key), problem };
+        let num = |key: &'static str| -> Result<f64, MachineError> {
             let pat = format!("\"{key}\"");
-            let at = text.find(&pat).ok_or_else(|| format!("the machine file has no `{key}`"))?;
+            let at = text.find(&pat).ok_or_else(|| fail(key, Problem::Missing))?;
             let rest = text[at + pat.len()..].trim_start();
-            let rest = rest.strip_prefix(':').ok_or_else(|| format!("`{key}` is not followed by `:`"))?.trim_start();
+            let rest = rest.strip_prefix(':').ok_or_else(|| fail(key, Problem::NoColon))?.trim_start();
             let end = rest
                 .find(|c: char| !(c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E')))
                 .unwrap_or(rest.len());
-            rest[..end].parse::<f64>().map_err(|_| format!("`{key}` is not a number: {:?}", &rest[..end]))
+            rest[..end].parse::<f64>().map_err(|_| fail(key, Problem::NotANumber(rest[..end].to_string())))
         };
         Ok(Machine { p: num("p")? as usize, r: num("r_mflops")? * 1e6, g: num("g_ns")? * 1e-9, l: num("l_us")? * 1e-6 })
     }
 
     /// Reads a file written by `bspbench --json PATH`.
     ///
+    /// ```
+    /// use bsp_runtime::stats::Machine;
+    /// let e = Machine::load("/no/such/machine.json").unwrap_err();
+    /// assert_eq!(e.path(), Some(std::path::Path::new("/no/such/machine.json")));
+    /// assert!(e.to_string().starts_with("cannot read /no/such/machine.json: "));
+    /// assert!(std::error::Error::source(&e).is_some()); // the I/O error
+    /// ```
+    ///
     /// # Errors
     /// If the file cannot be read or lacks a figure.
-    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Machine, String> {
+    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Machine, MachineError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        Machine::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+        let text = std::fs::read_to_string(path).map_err(|e| MachineError {
+            path: Some(path.to_path_buf()),
+            key: None,
+            problem: Problem::Read(e),
+        })?;
+        Machine::from_json(&text).map_err(|e| MachineError { path: Some(path.to_path_buf()), ..e })
     }
 
     /// The BSP cost of a superstep: `w + h·g + l`, with h in bytes (counted in words of
@@ -365,6 +505,64 @@ impl Machine {
     pub fn predict(&self, w: Duration, h_bytes: usize) -> Duration {
         let comm = h_bytes.div_ceil(WORD) as f64 * self.g + self.l;
         w + Duration::from_secs_f64(comm.max(0.0))
+    }
+}
+
+/// Why [`Machine::load`] or [`Machine::from_json`] failed: the file could not be read, or a
+/// figure is missing or not a number. `Display` says which, naming the file and the figure.
+#[derive(Debug)]
+pub struct MachineError {
+    path: Option<std::path::PathBuf>,
+    key: Option<&'static str>,
+    problem: Problem,
+}
+
+#[derive(Debug)]
+enum Problem {
+    Read(std::io::Error),
+    Missing,
+    NoColon,
+    NotANumber(String),
+}
+
+impl MachineError {
+    /// The file, for an error of [`Machine::load`].
+    pub fn path(&self) -> Option<&std::path::Path> {
+        self.path.as_deref()
+    }
+
+    /// The figure that is missing or not a number (`p`, `r_mflops`, `g_ns`, `l_us`); `None`
+    /// if the file could not be read.
+    pub fn figure(&self) -> Option<&str> {
+        self.key
+    }
+}
+
+impl std::fmt::Display for MachineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = self.path.as_deref().map(std::path::Path::display);
+        let key = self.key.unwrap_or("");
+        match (&self.problem, path) {
+            (Problem::Read(e), Some(path)) => return write!(f, "cannot read {path}: {e}"),
+            (Problem::Read(e), None) => return write!(f, "cannot read the machine file: {e}"),
+            (_, Some(path)) => write!(f, "{path}: ")?,
+            (_, None) => {}
+        }
+        match &self.problem {
+            Problem::Read(_) => Ok(()),
+            Problem::Missing => write!(f, "the machine file has no `{key}`"),
+            Problem::NoColon => write!(f, "`{key}` is not followed by `:`"),
+            Problem::NotANumber(text) => write!(f, "`{key}` is not a number: {text:?}"),
+        }
+    }
+}
+
+impl std::error::Error for MachineError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.problem {
+            Problem::Read(e) => Some(e),
+            _ => None,
+        }
     }
 }
 
@@ -380,11 +578,62 @@ mod tests {
         .expect("a bspbench file");
         assert_eq!(m, Machine { p: 3, r: 1.5e9, g: 20.5e-9, l: 0.25e-6 });
         let e = Machine::from_json(r#"{"p":3,"r_mflops":1.0,"g_ns":2.0}"#).unwrap_err();
-        assert!(e.contains("`l_us`"), "{e}");
+        assert_eq!(e.to_string(), "the machine file has no `l_us`");
+        assert_eq!((e.figure(), e.path()), (Some("l_us"), None));
         let e = Machine::from_json(r#"{"p":3,"r_mflops":1.0,"g_ns":"x","l_us":1}"#).unwrap_err();
-        assert!(e.contains("`g_ns` is not a number"), "{e}");
+        assert_eq!(e.to_string(), "`g_ns` is not a number: \"\"");
+        let e = Machine::from_json(r#"{"p" 3}"#).unwrap_err();
+        assert_eq!(e.to_string(), "`p` is not followed by `:`");
         // h is counted in whole words: 9 bytes are 2 words.
         let t = m.predict(Duration::ZERO, 9);
         assert_eq!(t, Duration::from_secs_f64(2.0 * 20.5e-9 + 0.25e-6));
+    }
+
+    #[test]
+    fn a_machine_file_error_names_the_file() {
+        let path = std::env::temp_dir().join(format!("bsp-machine-{}.json", std::process::id()));
+        std::fs::write(&path, r#"{"p":2,"r_mflops":10.0,"l_us":1.0}"#).unwrap();
+        let e = Machine::load(&path).unwrap_err();
+        assert_eq!(e.to_string(), format!("{}: the machine file has no `g_ns`", path.display()));
+        assert_eq!((e.path(), e.figure()), (Some(path.as_path()), Some("g_ns")));
+        assert!(std::error::Error::source(&e).is_none());
+        std::fs::remove_file(&path).unwrap();
+        let e = Machine::load(&path).unwrap_err();
+        assert!(e.to_string().starts_with(&format!("cannot read {}: ", path.display())), "{e}");
+        assert_eq!(e.figure(), None);
+    }
+
+    /// The tables of `Display`: the kinds with traffic, then all; times when measured.
+    #[test]
+    fn step_stats_and_totals_display_as_a_table() {
+        let s = StepStats {
+            step: 4,
+            compute: Duration::from_micros(1500),
+            wait: Duration::from_nanos(300),
+            data: Duration::from_nanos(2500),
+            sent: Traffic { puts: 2, put_bytes: 16, collectives: 3, collective_bytes: 2400, ..Traffic::default() },
+            received: Traffic { gets: 1, get_bytes: 40, ..Traffic::default() },
+            local: Traffic::default(),
+            h_bytes: 2416,
+            engine_messages: 5,
+        };
+        assert_eq!(
+            s.to_string(),
+            "superstep 4: compute 1.5 ms, wait 300 ns, data 2.5 \u{b5}s; h = 2416 bytes (302 words); 5 engine messages
+              sent           received       local
+puts          2 (16 B)       0              0
+gets          0              1 (40 B)       0
+collectives   3 (2400 B)     0              0
+all           5 (2416 B)     1 (40 B)       0
+"
+        );
+        let t = Totals { supersteps: 2, h_bytes: 0, ..Totals::default() };
+        assert_eq!(
+            t.to_string(),
+            "2 supersteps: times not measured (BSP_STATS=timed measures them); sum of h = 0 bytes
+      sent         received     local
+all   0            0            0
+"
+        );
     }
 }

@@ -817,7 +817,8 @@ fn procs(want: Want, size: usize) -> Result<usize, Error> {
     }
     if p > size {
         return Err(Error::launch(format!(
-            "{p} processes were requested but mpirun started only {size} MPI ranks: start more ranks (`mpirun -n {p}`) or ask for fewer"
+            "{p} processes were requested but mpirun started only {size} MPI {}: start more ranks (`mpirun -n {p}`) or ask for fewer",
+            if size == 1 { "rank" } else { "ranks" }
         )));
     }
     Ok(p)

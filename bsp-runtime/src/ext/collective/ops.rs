@@ -19,7 +19,7 @@
 //! assert_eq!(r, vec![(6, 1, 3, 6); 3]);
 //! ```
 
-use std::ops::{Add, Mul};
+use std::ops::{Add, Mul, Neg};
 
 /// `a + b`.
 ///
@@ -149,4 +149,75 @@ pub fn max_loc<T: PartialOrd + Copy>(a: Loc<T>, b: Loc<T>) -> Loc<T> {
 pub fn min_loc<T: PartialOrd + Copy>(a: Loc<T>, b: Loc<T>) -> Loc<T> {
     let (x, y) = (a.value(), b.value());
     if y < x || (y == x && b.index() < a.index()) { b } else { a }
+}
+
+/// The value of larger magnitude, `|x|`, with its sign and index: partial pivoting's choice.
+/// Of equal magnitudes (`-3.0` and `3.0` too), `a`: the one that comes first in the order of
+/// combination. Collectives combine in ascending pid order, so in a
+/// [`reduce`](crate::Ctx::reduce) or [`allreduce`](crate::Ctx::allreduce) of one candidate per
+/// process the lowest pid wins a tie, whatever the indices; a process that first picks its own
+/// candidate by folding its rows in index order with this operator keeps the lowest index. That
+/// is BSPlib's LU: each process takes its first row of largest |a_ik|, then the first process
+/// of those with the largest. `a` as well when the magnitudes are unordered (a NaN in `b` is
+/// ignored, as [`max`]).
+///
+/// The magnitude is compared without negating a negative value, so `i32::MIN` needs no
+/// `-i32::MIN`.
+///
+/// ```
+/// use bsp_runtime::ops::{max_abs_loc, Loc};
+/// // The sign is kept: -5 is the pivot, not 4.
+/// assert_eq!(max_abs_loc(Loc::new(4.0, 0), Loc::new(-5.0, 7)), Loc::new(-5.0, 7));
+/// // Equal magnitudes: the first operand, whatever the indices.
+/// assert_eq!(max_abs_loc(Loc::new(-3.0, 9), Loc::new(3.0, 2)), Loc::new(-3.0, 9));
+/// assert_eq!(max_abs_loc(Loc::new(i32::MIN, 1), Loc::new(i32::MAX, 0)), Loc::new(i32::MIN, 1));
+///
+/// // A pivot search: every process offers its first row of largest magnitude; the lowest pid
+/// // of those with the largest wins.
+/// let pivots = bsp_runtime::run(4, |ctx| {
+///     let s = ctx.pid();
+///     // Rows s, s + 4, s + 8 (cyclic); processes 1 and 3 both hold a -9.
+///     let column = [[1.0, 2.0, 0.5], [-9.0, 3.0, 9.0], [4.0, -2.0, 1.0], [0.0, -9.0, 8.0]][s];
+///     let mine = (0..3)
+///         .map(|k| Loc::new(column[k], (s + 4 * k) as u64))
+///         .reduce(max_abs_loc)
+///         .unwrap();
+///     ctx.allreduce_one(mine, max_abs_loc)
+/// })
+/// .unwrap();
+/// assert_eq!(pivots, vec![Loc::new(-9.0, 1); 4]);
+/// ```
+pub fn max_abs_loc<T: PartialOrd + Copy + Neg<Output = T> + Default>(a: Loc<T>, b: Loc<T>) -> Loc<T> {
+    // -|x|, which cannot overflow: a positive value negated.
+    let minus_magnitude = |x: T| if x > T::default() { -x } else { x };
+    if minus_magnitude(b.value()) < minus_magnitude(a.value()) { b } else { a }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// max_abs_loc is associative (a fold in any grouping of the same order gives the same
+    /// result) and picks the first of the largest magnitudes, its sign kept.
+    #[test]
+    fn max_abs_loc_picks_the_first_largest_magnitude_in_any_grouping() {
+        let xs = [2.0, -7.0, 7.0, 0.0, -7.0, 6.5, -0.0];
+        let locs: Vec<Loc<f64>> = xs.iter().enumerate().map(|(i, &x)| Loc::new(x, i as u64)).collect();
+        let left = locs.iter().copied().reduce(max_abs_loc).unwrap();
+        let right = locs.iter().rev().copied().reduce(|acc, x| max_abs_loc(x, acc)).unwrap();
+        assert_eq!(left, Loc::new(-7.0, 1));
+        assert_eq!(right, left);
+        for split in 1..locs.len() {
+            let (l, r) = locs.split_at(split);
+            let l = l.iter().copied().reduce(max_abs_loc).unwrap();
+            let r = r.iter().copied().reduce(max_abs_loc).unwrap();
+            assert_eq!(max_abs_loc(l, r), left, "split at {split}");
+        }
+        // NaN: ignored in `b`, kept in `a` (as `max`).
+        assert_eq!(max_abs_loc(Loc::new(1.0, 0), Loc::new(f64::NAN, 1)).index(), 0);
+        assert!(max_abs_loc(Loc::new(f64::NAN, 0), Loc::new(1.0, 1)).value().is_nan());
+        // Integers at the edge of their range.
+        assert_eq!(max_abs_loc(Loc::new(i64::MAX, 0), Loc::new(i64::MIN, 1)), Loc::new(i64::MIN, 1));
+        assert_eq!(max_abs_loc(Loc::new(-1i8, 0), Loc::new(1, 1)), Loc::new(-1, 0));
+    }
 }

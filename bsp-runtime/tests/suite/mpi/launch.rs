@@ -244,6 +244,53 @@ pub const CASES: &[Case] = &[
             rank_says(job, 0, "  process 0: waiting in `sync` at bsp-runtime/tests/suite/mpi/launch.rs:")
         },
     },
+    Case {
+        name: "hybrid-zero-processes",
+        ranks: 2,
+        env: &[("BSP_THREADS", "2"), ("OMPI_MCA_orte_abort_on_non_zero_status", "0")],
+        summary: "`bsp::run(0, f)` on the hybrid engine is the launch error it is on the other engines",
+        judge: |job| {
+            has_lines(job, &["rank 0: Err(\"cannot run an SPMD program on 0 processes\"), f ran 0 times"])?;
+            lacks_rank_lines(job, 1..2)
+        },
+    },
+    Case {
+        name: "threads-beyond-the-limit",
+        ranks: 2,
+        env: &[("BSP_THREADS", "99999999999")],
+        summary: "BSP_THREADS=99999999999 is a launch error stating the limit, printed once, before anything is allocated",
+        judge: |job| {
+            fails_promptly(job)?;
+            mentions_once(
+                job,
+                "error: BSP_THREADS=\"99999999999\": cannot run more than 8192 threads per rank (one process each); start more ranks instead",
+            )
+        },
+    },
+    Case {
+        name: "environment-error-once",
+        ranks: 4,
+        env: &[("BSP_STATS", "bogus")],
+        summary: "a bad BSP_STATS under mpirun -n 4 is printed once, by rank 0",
+        judge: |job| {
+            fails_promptly(job)?;
+            mentions_once(job, "error: BSP_STATS=\"bogus\" is not one of `counts`, `timed`, `1`, `off`, `0`")
+        },
+    },
+    Case {
+        name: "misspelt-variable-warns-once",
+        ranks: 2,
+        env: &[("BSP_NPROC", "4")],
+        summary: "BSP_NPROC=4 under mpirun -n 2 warns once, naming BSP_NPROCS, and the run goes on",
+        judge: |job| {
+            succeeds(job)?;
+            mentions_once(
+                job,
+                "warning: BSP_NPROC is not a variable bsp reads (it changes nothing): did you mean BSP_NPROCS?",
+            )?;
+            has_lines(job, &["rank 0: Ok([0])"])
+        },
+    },
 ];
 
 /// Fails unless rank `rank`'s stderr contains `text`.
@@ -328,7 +375,7 @@ pub fn run_case(name: &str) -> ExitCode {
             let run = launch.run(|ctx| ctx.nprocs()).map_err(|e| e.to_string());
             crate::say!("rank {}: run {run:?}", world_rank());
         }
-        "zero-processes" => {
+        "zero-processes" | "hybrid-zero-processes" => {
             let ran = std::sync::atomic::AtomicUsize::new(0);
             let result = bsp_runtime::run(0, |_| {
                 // Relaxed: read after the run returned.
@@ -336,6 +383,11 @@ pub fn run_case(name: &str) -> ExitCode {
             })
             .map_err(|e| e.to_string());
             crate::say!("rank {}: {result:?}, f ran {} times", world_rank(), ran.into_inner());
+        }
+        "misspelt-variable-warns-once" => {
+            let results = Launch::new().run(|ctx| ctx.pid());
+            crate::say!("rank {}: {results:?}", world_rank());
+            exit_on_error(results);
         }
         "hybrid-layout" => {
             let results = Launch::new().run(|ctx| {
@@ -351,7 +403,7 @@ pub fn run_case(name: &str) -> ExitCode {
             crate::say!("rank {}: {results:?}", world_rank());
             exit_on_error(results);
         }
-        "hybrid-zero-threads" | "hybrid-count-mismatch" => {
+        "hybrid-zero-threads" | "hybrid-count-mismatch" | "threads-beyond-the-limit" | "environment-error-once" => {
             exit_on_error(Launch::new().run(|ctx| ctx.sync()));
         }
         "hang-never-syncs" | "hang-hybrid-thread-loops" | "hang-rank-killed" => {
