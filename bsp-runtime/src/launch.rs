@@ -235,6 +235,82 @@ impl Launch {
     }
 }
 
+impl Launch {
+    /// BSPlib's `bsp_init`: `setup` runs once, before any process starts, and returns the number
+    /// of processes and a value that every process receives; then `f` runs on that many
+    /// processes, with the value. `setup` runs on the thread that calls this, and under
+    /// `mpirun` on rank 0, the only rank with the standard input: it may ask "how many
+    /// processors?", read a file, or choose P from the size of the input.
+    ///
+    /// The set-up's count is the count: [`procs`](Launch::procs),
+    /// [`default_procs`](Launch::default_procs) and `BSP_NPROCS` are not read (the set-up may read
+    /// them itself, as its default). Under `mpirun -n R` a count P ≤ R runs on ranks `0..P`, and the
+    /// others end quietly; P > R is a launch error that says so, printed once; with threads per
+    /// rank (the hybrid engine) P must be R times their number. On threads P is at most
+    /// [`MAX_LOCAL_PROCS`](crate::MAX_LOCAL_PROCS).
+    ///
+    /// ```
+    /// use bsp_runtime::Launch;
+    /// // Lower P until P·P ≤ N, as a sample sort must: here the input would give N.
+    /// let got = Launch::new()
+    ///     .run_set_up(
+    ///         || {
+    ///             let n: u64 = 10;
+    ///             let p = (1..=4).rev().find(|p| p * p <= n).unwrap();
+    ///             (p as usize, n)
+    ///         },
+    ///         |ctx, &n| (ctx.nprocs(), n),
+    ///     )
+    ///     .unwrap();
+    /// assert_eq!(got, [(3, 10); 3]);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`run`](Launch::run); a launch error if the set-up's count is 0 or too large, and the
+    /// run's failure, on process 0, if the set-up panics.
+    pub fn run_set_up<S, R, G, F>(self, setup: G, f: F) -> Result<Vec<R>, Error>
+    where
+        S: crate::Value,
+        R: Send,
+        G: FnOnce() -> (usize, S),
+        F: Fn(&mut Ctx, &S) -> R + Sync,
+    {
+        // The checks of every launch (the environment, the threads per rank), with a count that
+        // stands in for the set-up's, so that BSP_NPROCS is not read.
+        let want = match (Launch { procs: Some(1), default_procs: None, ..self }).want() {
+            Ok(want) => Want { requested: None, default: None, ..want },
+            #[cfg(feature = "mpi")]
+            Err(e) if under_mpi() => {
+                use crate::engine::mpi::{report_once, with_world};
+                return with_world(::mpi::Threading::Single, |world| Err(report_once(&world, e)));
+            }
+            Err(e) => return Err(e),
+        };
+        crate::env::warn_once();
+        let on_threads = !under_mpi();
+        let setup = move || {
+            let (p, value) = catch_unwind(AssertUnwindSafe(setup)).map_err(|payload| {
+                let error = Error::panic(0, failure_message(&*payload, 0));
+                drop_payload(payload);
+                error
+            })?;
+            if p == 0 {
+                return Err(Error::launch(
+                    "the set-up asked for 0 processes: cannot run an SPMD program on 0 processes".to_string(),
+                ));
+            }
+            if on_threads && p > crate::MAX_LOCAL_PROCS {
+                return Err(crate::env::too_many(&format!("the set-up asked for {p} processes")));
+            }
+            Ok((p, bytemuck::bytes_of(&value).to_vec()))
+        };
+        crate::engine::launch_set_up(want, setup, |endpoint, bytes| {
+            let value: S = bytemuck::pod_read_unaligned(bytes);
+            process(Ctx::new(endpoint), &|ctx: &mut Ctx| f(ctx, &value))
+        })
+    }
+}
+
 /// Whether a launch now runs on MPI ranks (the `mpi` feature, started by `mpirun`, not nested
 /// in another run).
 fn under_mpi() -> bool {

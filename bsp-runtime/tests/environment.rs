@@ -10,7 +10,8 @@ fn main() {
     launch_takes_the_process_count_from_the_call_then_bsp_nprocs_then_the_default();
     a_bad_process_count_is_a_launch_error();
     a_count_that_cannot_be_served_is_a_launch_error_before_allocating();
-    println!("environment: 3 checks passed");
+    the_set_up_chooses_the_count_and_the_value();
+    println!("environment: 4 checks passed");
 }
 
 /// Sets `name` to `value` (or removes it).
@@ -123,4 +124,45 @@ fn a_count_that_cannot_be_served_is_a_launch_error_before_allocating() {
     // The limit itself is served (counted, not started: 8,192 threads are too many for a test).
     assert_eq!(Launch::new().procs(MAX_LOCAL_PROCS).nprocs().unwrap(), MAX_LOCAL_PROCS);
     assert_eq!(count(Launch::new().procs(2)).unwrap().len(), 2);
+}
+
+/// `run_set_up`: the set-up's count wins over `procs`, `default_procs` and `BSP_NPROCS`, every
+/// process gets its value, and a count of 0, one above the limit or a panic in the set-up is a
+/// launch error without a process started.
+fn the_set_up_chooses_the_count_and_the_value() {
+    set_nprocs(Some("5"));
+    let got = Launch::new()
+        .procs(4)
+        .default_procs(6)
+        .run_set_up(|| (3, [7u32, 8]), |ctx, v| (ctx.pid(), ctx.nprocs(), *v))
+        .unwrap();
+    assert_eq!(got, [(0, 3, [7, 8]), (1, 3, [7, 8]), (2, 3, [7, 8])]);
+    // A bad BSP_NPROCS is not read either; the other variables still are.
+    set_nprocs(Some("abc"));
+    assert_eq!(Launch::new().run_set_up(|| (2, ()), |ctx, _| ctx.nprocs()).unwrap(), [2, 2]);
+    set_nprocs(None);
+    set("BSP_STATS", Some("bogus"));
+    let err = Launch::new().run_set_up(|| (2, ()), |ctx, _| ctx.nprocs()).unwrap_err();
+    assert!(err.message().starts_with("BSP_STATS=\"bogus\""), "{err}");
+    set("BSP_STATS", None);
+
+    let ran = std::sync::atomic::AtomicUsize::new(0);
+    let count =
+        |p: usize| Launch::new().run_set_up(|| (p, 0u8), |_, _| ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    assert_eq!(
+        count(0).unwrap_err().to_string(),
+        "the set-up asked for 0 processes: cannot run an SPMD program on 0 processes"
+    );
+    assert_eq!(
+        count(MAX_LOCAL_PROCS + 1).unwrap_err().to_string(),
+        "the set-up asked for 8193 processes: cannot run more than 8192 processes in one OS process (one thread each); more processes run as MPI ranks (the `mpi` feature, started by mpirun)"
+    );
+    let err = Launch::new()
+        .run_set_up(
+            || -> (usize, u8) { panic!("no input") },
+            |_, _| ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        )
+        .unwrap_err();
+    assert_eq!((err.kind(), err.to_string().as_str()), (ErrorKind::Panic, "process 0 failed: no input"));
+    assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 0, "no process may start");
 }

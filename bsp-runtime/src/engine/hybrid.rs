@@ -572,7 +572,7 @@ where
     }
 }
 
-fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
+pub(crate) fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
 where
     R: Send,
     B: Fn(Endpoint) -> Option<R> + Sync,

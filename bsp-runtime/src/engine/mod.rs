@@ -273,6 +273,47 @@ where
     threads::launch(want, body)
 }
 
+/// What the set-up of [`launch_set_up`] decided: the number of processes, and the bytes of the
+/// value every process receives.
+pub(crate) type SetUp = Result<(usize, Vec<u8>), Error>;
+
+/// [`launch`] with the number of processes decided at run time by `setup`, which runs once,
+/// before any process starts: on threads on the calling thread; under `mpirun` on rank 0 (the
+/// rank with the standard input) once MPI is up, its result broadcast to the other ranks, which
+/// then run as they would for `want.requested` = that number (ranks beyond it take no part).
+/// `body` gets each endpoint with the set-up's bytes. An error of the set-up ends the launch on
+/// every rank (rank 0 prints it).
+pub(crate) fn launch_set_up<R, S, B>(want: Want, setup: S, body: B) -> Result<Vec<R>, Error>
+where
+    R: Send,
+    S: FnOnce() -> SetUp,
+    B: Fn(Endpoint, &[u8]) -> Option<R> + Sync,
+{
+    #[cfg(feature = "mpi")]
+    if mpi::wanted() {
+        // MPI starts, rank 0 runs `setup`, every rank learns its result, and the run goes on as
+        // the MPI engine's (or the hybrid engine's, with threads per rank) would for that
+        // number of processes.
+        let hybrid = want.threads.is_some_and(|t| t > 1);
+        let threading = if hybrid { ::mpi::Threading::Funneled } else { ::mpi::Threading::Single };
+        return mpi::with_world(threading, |world| {
+            let (p, bytes) = match mpi::share_set_up(&world, setup) {
+                Ok(decided) => decided,
+                Err(e) => return Err(mpi::report_once(&world, e)),
+            };
+            let want = Want { requested: Some(p), ..want };
+            let body = |endpoint: Endpoint| body(endpoint, &bytes);
+            if hybrid {
+                hybrid::run_on(world, want, body)
+            } else {
+                mpi::run_on(world, Want { threads: None, ..want }, body)
+            }
+        });
+    }
+    let (p, bytes) = setup()?;
+    threads::launch(Want { requested: Some(p), ..want }, |endpoint| body(endpoint, &bytes))
+}
+
 /// The number of processes a launch that wants `want` starts, as the engine that would run it
 /// sees it.
 pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {

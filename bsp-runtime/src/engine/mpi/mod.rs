@@ -851,6 +851,33 @@ where
     with_world(mpi::Threading::Single, |world| run_on(world, want, body))
 }
 
+/// Runs `setup` on rank 0 and hands its result to every rank: one broadcast of a header (ok,
+/// the number of processes, the length), one of the bytes (the value, or the error's message).
+pub(crate) fn share_set_up(world: &SimpleCommunicator, setup: impl FnOnce() -> super::SetUp) -> super::SetUp {
+    let root = world.process_at_rank(0);
+    let mut head = [0u64; 3];
+    let mut bytes = Vec::new();
+    let mut failed = None;
+    if world.rank() == 0 {
+        match setup() {
+            Ok((p, value)) => (head, bytes) = ([1, p as u64, value.len() as u64], value),
+            Err(e) => {
+                bytes = e.to_string().into_bytes();
+                head = [0, 0, bytes.len() as u64];
+                failed = Some(e);
+            }
+        }
+    }
+    root.broadcast_into(&mut head[..]);
+    bytes.resize(head[2] as usize, 0);
+    root.broadcast_into(&mut bytes[..]);
+    match failed {
+        Some(e) => Err(e),
+        None if head[0] == 0 => Err(Error::launch(String::from_utf8_lossy(&bytes).into_owned())),
+        None => Ok((head[1] as usize, bytes)),
+    }
+}
+
 /// Initialises MPI at `threading` (once per program), runs `run` with the world communicator
 /// on this thread, and finalises MPI. As with BSPlib's `bsp_begin`/`bsp_end`, the code after the
 /// run continues on rank 0 only: every other rank exits here (status 0, or 1 if the run failed).
@@ -879,7 +906,7 @@ pub(crate) fn with_world<R>(
     result
 }
 
-fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
+pub(crate) fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
 where
     B: Fn(Endpoint) -> Option<R>,
 {

@@ -291,6 +291,53 @@ pub const CASES: &[Case] = &[
             has_lines(job, &["rank 0: Ok([0])"])
         },
     },
+    Case {
+        name: "set-up-fewer-processes",
+        ranks: 4,
+        env: &[("BSP_NPROCS", "4")],
+        summary: "`run_set_up` whose set-up (on rank 0) asks for 3 processes under mpirun -n 4 runs 3 with its value; rank 3 ends quietly",
+        judge: |job| {
+            succeeds(job)?;
+            has_lines(
+                job,
+                &[
+                    "in the run: pid 0 of 3, value 42",
+                    "in the run: pid 1 of 3, value 42",
+                    "in the run: pid 2 of 3, value 42",
+                    "rank 0: Ok([0])",
+                ],
+            )?;
+            expect_count(job, "in the run: ", 3)?;
+            expect_count(job, "set-up on rank ", 1)?;
+            has_lines(job, &["set-up on rank 0"])?;
+            lacks_rank_lines(job, 1..4)
+        },
+    },
+    Case {
+        name: "set-up-more-than-ranks",
+        ranks: 2,
+        env: &[],
+        summary: "a set-up asking for 3 processes under mpirun -n 2 is a launch error, printed once",
+        judge: |job| {
+            fails_promptly(job)?;
+            mentions_once(
+                job,
+                "error: 3 processes were requested but mpirun started only 2 MPI ranks: start more ranks (`mpirun -n 3`) or ask for fewer",
+            )?;
+            expect_count(job, "in the run: ", 0)
+        },
+    },
+    Case {
+        name: "set-up-hybrid",
+        ranks: 2,
+        env: &[("BSP_THREADS", "2")],
+        summary: "a set-up asking for 4 processes on 2 ranks of 2 threads runs them all, with its value",
+        judge: |job| {
+            succeeds(job)?;
+            expect_count(job, "in the run: ", 4)?;
+            has_lines(job, &["in the run: pid 3 of 4, value 42", "rank 0: Ok([0, 1])"])
+        },
+    },
 ];
 
 /// Fails unless rank `rank`'s stderr contains `text`.
@@ -386,6 +433,26 @@ pub fn run_case(name: &str) -> ExitCode {
         }
         "misspelt-variable-warns-once" => {
             let results = Launch::new().run(|ctx| ctx.pid());
+            crate::say!("rank {}: {results:?}", world_rank());
+            exit_on_error(results);
+        }
+        "set-up-fewer-processes" | "set-up-more-than-ranks" | "set-up-hybrid" => {
+            let p = match name {
+                "set-up-fewer-processes" => 3,
+                "set-up-more-than-ranks" => 3,
+                _ => 4,
+            };
+            let results = Launch::new().run_set_up(
+                || {
+                    crate::say!("set-up on rank {}", world_rank());
+                    (p, 42u64)
+                },
+                |ctx, &v| {
+                    crate::say!("in the run: pid {} of {}, value {v}", ctx.pid(), ctx.nprocs());
+                    ctx.sync();
+                    ctx.pid()
+                },
+            );
             crate::say!("rank {}: {results:?}", world_rank());
             exit_on_error(results);
         }
