@@ -104,8 +104,8 @@ use proc_macro::TokenStream;
 /// # Compile-time checks
 ///
 /// Over the whole function (through branches, loops, closures and the arguments of `println!`,
-/// `format!`, `assert!`, ...), the macro reports, spanned at the offending use and with a note on
-/// the operation that caused it:
+/// `format!`, `assert!`, ...), the macro reports, spanned at the offending use, one error per
+/// mistake whose message says where the operation that caused it is (line and column):
 ///
 /// - a read or write of a `get` or `hpget` destination (or of a buffer lent by `ctx.dest(..)`)
 ///   before the sync that completes it (including a second `get` into the same destination,

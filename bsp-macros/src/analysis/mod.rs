@@ -17,11 +17,10 @@
 //! Pending places are tracked below the variable (`pair.0` is not `pair.1`, see
 //! `state::Place`), so a check never says more than the borrow checker would.
 //!
-//! Each finding becomes two `compile_error!`s: the error itself, spanned at the offending use
-//! (with the `note`/`help` lines folded into its message, since stable proc macros cannot attach
-//! spanned notes), then a second one spanned at the operation that made the name pending, whose
-//! message starts with `note:`. In rustc's output (and trybuild's `.stderr`) they read as one
-//! error followed by its note.
+//! Each finding becomes one `compile_error!`, spanned at the offending use, with its `note`/`help`
+//! lines folded into its message (stable proc macros cannot attach spanned notes): the first
+//! note says where the operation that made the name pending is (line and column), so one
+//! mistake is one error.
 
 mod alignment;
 mod macro_args;
@@ -172,13 +171,32 @@ pub(crate) fn check_superstep(input: &SuperstepInput, cx: &mut Ctxt) {
 }
 
 fn report(findings: Vec<Finding>, ctx: &str, cx: &mut Ctxt) {
+    // One mistake, one error: a name used several times after the same operation made it
+    // wrong (an `hpmove` result kept past the sync and used twice, a destination read twice) is
+    // reported at its first use.
+    // The tag and the payload of one `hpmove` are one result: one error for both.
+    let mut seen: Vec<(Problem, String, String)> = Vec::new();
     for finding in findings {
-        cx.error(finding.use_span, message(&finding, ctx));
-        // An `hpmove` call that leaves its superstep is itself the use: no second span.
-        let at_the_use = matches!(finding.problem, Problem::MessageLeavesSuperstep) && finding.name.is_empty();
-        if !at_the_use {
-            cx.error(finding.op_span, note(&finding));
+        let name = if finding.problem == Problem::StaleMessage { String::new() } else { finding.name.clone() };
+        let key = (finding.problem, name, format!("{:?}", finding.op_span));
+        if seen.contains(&key) {
+            continue;
         }
+        seen.push(key);
+        let text = message(&finding, ctx);
+        // An `hpmove` call that leaves its superstep is itself the use: nothing else to point at.
+        let at_the_use = matches!(finding.problem, Problem::MessageLeavesSuperstep) && finding.name.is_empty();
+        let text = if at_the_use { text } else { with_pointer(&text, &note(&finding, finding.op_span)) };
+        cx.error(finding.use_span, text);
+    }
+}
+
+/// `message` with `= note: {pointer}` after its first line: one error per mistake, which says
+/// where its cause is (a proc macro on stable cannot attach a spanned note to its error).
+pub(crate) fn with_pointer(message: &str, pointer: &str) -> String {
+    match message.split_once('\n') {
+        Some((first, rest)) => format!("{first}\n= note: {pointer}\n{rest}"),
+        None => format!("{message}\n= note: {pointer}"),
     }
 }
 
@@ -395,30 +413,32 @@ fn dest_message(finding: &Finding, ctx: &str) -> Option<String> {
     })
 }
 
-/// The second error, at the operation (or declaration) the finding comes from.
-pub(crate) fn note(finding: &Finding) -> String {
+/// Where the finding comes from (the operation or declaration at `op_span`), for the error's
+/// message: "the `get` that makes `left` pending is at line 9, column 13".
+pub(crate) fn note(finding: &Finding, op_span: Span) -> String {
     let Finding { name, op, .. } = finding;
+    let at = crate::ctxt::at(op_span);
     let op = op.name();
     match finding.problem {
         Problem::PendingDestination(_) | Problem::DestinationAgain { .. }
             if matches!(finding.op, Op::Dest | Op::GetBatch) =>
         {
-            format!("note: `{op}` lends `{name}` here")
+            format!("`{op}` lends `{name}` {at}")
         }
         Problem::PendingDestination(_) | Problem::DestinationAgain { .. } | Problem::ModifiedSource => {
-            format!("note: the `{op}` that makes `{name}` pending is here")
+            format!("the `{op}` that makes `{name}` pending is {at}")
         }
-        Problem::DeclaredInSuperstep => format!("note: `{name}` is declared here, inside the superstep"),
-        Problem::SameRegistration => format!("note: the destination borrows `{name}` here"),
-        Problem::RemoteNameAfterLocalMut => format!("note: `{name}.local_mut(..)` borrows `{name}` mutably here"),
-        Problem::LocalPartGivenToCollective(_) => "note: the collective that needs the context mutably".to_owned(),
-        Problem::StaleMessage => format!("note: `{name}` comes from the `{op}` here"),
-        Problem::MessageLeavesSuperstep => "note: the message is taken by `hpmove` here".to_owned(),
+        Problem::DeclaredInSuperstep => format!("`{name}` is declared inside the superstep, {at}"),
+        Problem::SameRegistration => format!("the destination borrows `{name}` {at}"),
+        Problem::RemoteNameAfterLocalMut => format!("`{name}.local_mut(..)` borrows `{name}` mutably {at}"),
+        Problem::LocalPartGivenToCollective(_) => format!("the collective that needs the context mutably is {at}"),
+        Problem::StaleMessage => format!("`{name}` comes from the `{op}` {at}"),
+        Problem::MessageLeavesSuperstep => format!("the message is taken by `hpmove` {at}"),
         Problem::SyncInSuperstep(_)
         | Problem::NestedSuperstep
         | Problem::CollectiveInSuperstep(_)
         | Problem::WithRegInSuperstep(_)
         | Problem::PutBatchInSuperstep
-        | Problem::GpSyncInSuperstep(_) => "note: the superstep in progress starts here".to_owned(),
+        | Problem::GpSyncInSuperstep(_) => format!("the superstep in progress starts {at}"),
     }
 }

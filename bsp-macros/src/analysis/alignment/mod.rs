@@ -45,10 +45,11 @@ pub(crate) fn check_program(body: &Block, ctx: &Ident, cx: &mut Ctxt) {
         return;
     }
     for finding in findings(body, ctx) {
-        cx.error_spanned_by(&finding.cond, finding.message(&ctx.to_string()));
+        let mut text = finding.message(&ctx.to_string());
         if let Some(sync) = finding.sync {
-            cx.error(sync, finding.note());
+            text = super::with_pointer(&text, &finding.note(sync));
         }
+        cx.error_spanned_by(&finding.cond, text);
     }
 }
 
@@ -128,12 +129,13 @@ impl Finding {
         }
     }
 
-    /// The companion error at a sync point that only some processes make.
-    pub(crate) fn note(&self) -> String {
+    /// Where a sync point that only some processes make is (`sync`), for the error's message.
+    pub(crate) fn note(&self, sync: Span) -> String {
+        let at = crate::ctxt::at(sync);
         match &self.kind {
-            Kind::Branches { .. } => "note: a sync point that only the processes taking this branch make".to_owned(),
-            Kind::Loop { .. } => "note: the sync point that each iteration makes".to_owned(),
-            Kind::Return { .. } => "note: a sync point that the processes that leave early skip".to_owned(),
+            Kind::Branches { .. } => format!("a sync point that only the processes taking this branch make is {at}"),
+            Kind::Loop { .. } => format!("the sync point that each iteration makes is {at}"),
+            Kind::Return { .. } => format!("a sync point that the processes that leave early skip is {at}"),
         }
     }
 }
