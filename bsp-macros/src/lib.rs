@@ -3,7 +3,8 @@
 //! This crate is an implementation detail: use the macros through the `bsp` crate, which
 //! re-exports them and provides the hidden `bsp::__private` module their expansions call into.
 //!
-//! The crate only translates: parsing and validation of the knobs (`knobs`), the program
+//! The crate only translates: the one table of the runtime's API that the checks read (`api`),
+//! parsing and validation of the knobs (`knobs`), the program
 //! expansion (`program`), the parsed `superstep!` invocation (`input`), the superstep expansion
 //! (`superstep`), the compile-time checks of pending communication and of superstep alignment
 //! (`analysis`), and the error collector (`ctxt`); with the internal `snapshots` feature, the
@@ -14,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 mod analysis;
+mod api;
 mod ctxt;
 mod input;
 mod knobs;

@@ -36,6 +36,7 @@ pub(crate) use syntax::strip_parens;
 #[cfg(test)]
 pub(crate) use walker::Walker;
 
+use crate::api::Effect;
 use crate::ctxt::Ctxt;
 use crate::input::SuperstepInput;
 use proc_macro2::Span;
@@ -81,8 +82,9 @@ pub(crate) enum Problem {
     CollectiveInSuperstep(&'static str),
     /// `with_reg` or `with_regs` inside a superstep: its registration changes include syncs.
     WithRegInSuperstep(&'static str),
-    /// `put_batch` inside a superstep: the batch borrows the context mutably.
-    PutBatchInSuperstep,
+    /// `put_batch` (or `put_batch_with_local`, named) inside a superstep: the batch borrows the
+    /// context mutably.
+    PutBatchInSuperstep(&'static str),
     /// A global pointer array's `build`, `destroy` or `memzero` given the superstep: each
     /// includes a sync.
     GpSyncInSuperstep(&'static str),
@@ -90,26 +92,6 @@ pub(crate) enum Problem {
     /// (named) needs mutably.
     LocalPartGivenToCollective(&'static str),
 }
-
-/// The collectives of the context: each is a superstep of its own (or several).
-pub(crate) const COLLECTIVES: &[&str] = &[
-    "broadcast",
-    "broadcast_one",
-    "broadcast_large",
-    "reduce",
-    "allreduce",
-    "allreduce_one",
-    "scan",
-    "scan_one",
-    "gather",
-    "gather_into",
-    "allgather",
-    "allgather_into",
-    "scatter",
-    "alltoall",
-    "alltoallv",
-    "alltoallv_into",
-];
 
 /// What is wrong with the method call `call` on a superstep's context, inside the superstep: a
 /// call that syncs, or needs the context mutably (`None` for the calls a superstep allows).
@@ -119,24 +101,22 @@ pub(crate) fn misuse_inside_superstep(call: &syn::ExprMethodCall) -> Option<Prob
     let method = call.method.to_string();
     let nargs = call.args.len();
     let is_closure = |arg: Option<&syn::Expr>| matches!(arg, Some(syn::Expr::Closure(c)) if c.inputs.len() == 1);
-    Some(match method.as_str() {
-        "sync" if nargs == 0 => Problem::SyncInSuperstep(None),
-        "register" if nargs == 1 => Problem::SyncInSuperstep(Some("register")),
-        "register_each" if nargs == 1 => Problem::SyncInSuperstep(Some("register_each")),
-        "unregister" if nargs == 1 => Problem::SyncInSuperstep(Some("unregister")),
-        "unregister_each" if nargs == 1 => Problem::SyncInSuperstep(Some("unregister_each")),
-        "superstep" if nargs == 1 && is_closure(call.args.first()) => Problem::NestedSuperstep,
-        "with_reg" => Problem::WithRegInSuperstep("with_reg"),
-        "with_regs" => Problem::WithRegInSuperstep("with_regs"),
-        "put_batch" if nargs == 1 => Problem::PutBatchInSuperstep,
-        name => Problem::CollectiveInSuperstep(COLLECTIVES.iter().copied().find(|c| *c == name)?),
+    let found = crate::api::on_context(&method)?;
+    Some(match found.effect {
+        Effect::Syncs if method == "sync" && nargs == 0 => Problem::SyncInSuperstep(None),
+        Effect::Syncs if nargs == 1 => Problem::SyncInSuperstep(Some(found.name)),
+        Effect::Superstep if nargs == 1 && is_closure(call.args.first()) => Problem::NestedSuperstep,
+        Effect::Scoped => Problem::WithRegInSuperstep(found.name),
+        Effect::Batch => Problem::PutBatchInSuperstep(found.name),
+        Effect::Collective => Problem::CollectiveInSuperstep(found.name),
+        _ => return None,
     })
 }
 
 /// The methods of other values that sync with the context as an argument: a global pointer
-/// array's `build`, `destroy` and `memzero`.
+/// array's `build`, `memzero`, `sync` and `destroy`.
 pub(crate) fn gp_sync(method: &Ident) -> Option<&'static str> {
-    ["build", "destroy", "memzero"].into_iter().find(|m| method == m)
+    crate::api::sync_with_context(&method.to_string())
 }
 
 /// One reported use.
@@ -350,8 +330,8 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
              = help: call it outside and make the supersteps inside its body: \
              `{name}.{method}(data, |{name}, r| {{ superstep!({name}, {{ ... }}); }})`"
         ),
-        Problem::PutBatchInSuperstep => format!(
-            "`{name}.put_batch(..)` cannot be called inside a superstep\n\
+        Problem::PutBatchInSuperstep(method) => format!(
+            "`{name}.{method}(..)` cannot be called inside a superstep\n\
              = note: a batch borrows the context mutably until it is dropped, and inside a \
              superstep the context is shared by the superstep's operations\n\
              = help: fill the batch before the `superstep!` block (its puts land at the next \
@@ -438,7 +418,7 @@ pub(crate) fn note(finding: &Finding, op_span: Span) -> String {
         | Problem::NestedSuperstep
         | Problem::CollectiveInSuperstep(_)
         | Problem::WithRegInSuperstep(_)
-        | Problem::PutBatchInSuperstep
+        | Problem::PutBatchInSuperstep(_)
         | Problem::GpSyncInSuperstep(_) => format!("the superstep in progress starts {at}"),
     }
 }

@@ -29,6 +29,7 @@ macro_rules! assert_findings {
 
 mod alignment;
 mod analysis;
+mod api;
 mod expansion;
 mod false_alarms;
 mod knobs;

@@ -25,10 +25,10 @@ mod varying;
 use super::macro_args::{self, MacroKind};
 use super::state::{BindingId, Scopes};
 use super::syntax::{bound_names, is_compound_assign, is_process_exit, mentions, place_of, single_ident, strip_parens};
+use crate::api::{self, Effect};
 use crate::ctxt::Ctxt;
 use crate::input::SuperstepInput;
 pub(crate) use count::Count;
-use count::{is_syncing, NOT_SYNCING, NOT_SYNCING_WITH_CTX, SYNCING_WITH_CTX};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens as _;
 use std::collections::{HashMap, HashSet};
@@ -817,10 +817,12 @@ impl<'a> Aligner<'a> {
                 self.arg(arg);
             }
             if call.args.iter().any(|a| self.is_ctx_handle(a)) {
-                if SYNCING_WITH_CTX.contains(&method.as_str()) {
-                    self.sync_point(call.method.span());
-                } else if !NOT_SYNCING_WITH_CTX.contains(&method.as_str()) {
-                    self.unknown();
+                match api::syncs_with_context(&method) {
+                    // A GP array's `build`, `sync`, ...: one sync point; a team's collective:
+                    // at least one, the same on every process.
+                    Some(true) => self.sync_point(call.method.span()),
+                    Some(false) => {}
+                    None => self.unknown(),
                 }
             }
             return;
@@ -872,10 +874,12 @@ impl<'a> Aligner<'a> {
                 for arg in &call.args {
                     self.arg(arg);
                 }
-                if is_syncing(name) {
-                    self.sync_point(call.method.span());
-                } else if !NOT_SYNCING.contains(&name) {
-                    self.unknown();
+                match api::on_context(name).map(|m| m.effect) {
+                    Some(Effect::Syncs | Effect::Collective) => self.sync_point(call.method.span()),
+                    Some(effect) if !effect.syncs() => {}
+                    // Not in the table (or a superstep or `with_reg` not written as the walk
+                    // expects): the macro cannot count it.
+                    _ => self.unknown(),
                 }
             }
         }

@@ -18,20 +18,6 @@ use super::Aligner;
 use crate::analysis::syntax::strip_parens;
 use syn::{Expr, Pat};
 
-/// Methods of the context whose results vary.
-const SOURCES: &[(&str, &str)] = &[
-    ("pid", "is different on every process"),
-    ("time", "is each process's own clock"),
-    ("qsize", "counts the messages this process received"),
-    ("get_tag", "is a message this process received"),
-    ("get_tag_bytes", "is a message this process received"),
-    ("move_message", "is a message this process received"),
-    ("move_into", "is a message this process received"),
-    ("move_bytes", "is a message this process received"),
-    ("hpmove", "is a message this process received"),
-    ("hpmove_bytes", "is a message this process received"),
-];
-
 /// Methods whose result varies when their receiver or an argument does.
 const CARRYING: &[&str] = &[
     "min",
@@ -138,7 +124,7 @@ impl Aligner<'_> {
             }
             Expr::MethodCall(call) if self.is_ctx(&call.receiver) => {
                 let method = call.method.to_string();
-                let (_, why) = SOURCES.iter().find(|(m, _)| *m == method)?;
+                let why = crate::api::varies(&method)?;
                 let ctx = strip_parens(&call.receiver);
                 let ctx = quote::quote!(#ctx).to_string();
                 let args = if call.args.is_empty() { "" } else { ".." };
