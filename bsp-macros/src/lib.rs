@@ -20,6 +20,7 @@ mod ctxt;
 mod input;
 mod knobs;
 mod program;
+mod runtime_check;
 #[cfg(feature = "snapshots")]
 mod snapshot;
 mod superstep;
@@ -126,13 +127,17 @@ use proc_macro::TokenStream;
 ///   superstep inside a superstep (the call is then handed a context of the right type, so rustc
 ///   does not report it a second time);
 /// - `ctx.allreduce(x.local(ctx), ..)` and the other collectives given a local part (pass `&x`);
-/// - processes that would make different sync points: a condition that differs between
-///   processes (computed from `ctx.pid()`, `ctx.time()`, received messages or a `get` from a
-///   process chosen by the pid) whose branches make numbers of sync points that cannot be
+/// - processes that would make different sync points: a condition that certainly differs
+///   between processes (computed from `ctx.pid()` or `ctx.time()`; with `procs = N` given as a
+///   number, decided for each pid) whose branches make numbers of sync points that cannot be
 ///   equal, that guards a loop syncing in every iteration, or under which some processes
-///   return before a sync point the others make. `ctx.same(x)` says that a value is the same
-///   on every process (debug builds check it at the next sync). Where the count of sync points
-///   is not known (a helper given `ctx`, a closure that may sync), nothing is reported.
+///   return before a sync point the others make. Where the condition only perhaps differs
+///   (received messages, a `get` from a process chosen by the pid, data at a position given by
+///   the pid, whether a value is `Some`), the program compiles, and each branch that syncs
+///   starts with a promise of its index (`ctx.same(1u32)`, at the condition's place), which
+///   debug builds check at the next sync. `ctx.same(x)` says that a value is the same on every
+///   process (debug builds check it at the next sync). Where the count of sync points is not
+///   known (a helper given `ctx`, a closure that may sync), nothing is reported.
 ///
 /// The checks follow names: a copy (`let t = *tag;`, `let &t = tag;`), an assignment
 /// (`m = ctx.hpmove()`) or a `&mut` handed out (`mem::swap`) ends what they know of a name, and

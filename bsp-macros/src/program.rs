@@ -33,6 +33,7 @@ use crate::analysis::{self, strip_parens};
 use crate::ctxt::Ctxt;
 use crate::input::SuperstepInput;
 use crate::knobs::{self, Knobs};
+use crate::runtime_check;
 use crate::superstep;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens as _};
@@ -111,7 +112,14 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
         }
     }
 
-    analysis::check_program(&function.block, &ctx.name, cx);
+    // A number of processes written as a literal lets the alignment check decide conditions on
+    // the pid (`pid == 999` on 2 processes is false everywhere).
+    let procs = match knobs.procs.as_ref().map(strip_parens) {
+        Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. })) => n.base10_parse::<u64>().ok(),
+        _ => None,
+    };
+    let checks = analysis::check_program(&function.block, &ctx.name, procs, cx);
+    runtime_check::insert(&mut function.block, &checks);
     LowerSupersteps { ctx: &ctx.name, depth: 0, inner: Vec::new(), krate: &knobs.krate }
         .visit_block_mut(&mut function.block);
     // The errors go first in the generated body (see the module docs).

@@ -29,6 +29,7 @@ mod state;
 mod syntax;
 mod walker;
 
+pub(crate) use alignment::{key_of, RunTimeCheck};
 #[cfg(test)]
 pub(crate) use alignment::{Count, Kind};
 pub(crate) use moved::guard_moved_destinations;
@@ -130,17 +131,24 @@ pub(crate) struct Finding {
 }
 
 /// Checks the body of a `#[bsp::program]` function whose context parameter is `ctx`.
-pub(crate) fn check_program(body: &Block, ctx: &Ident, cx: &mut Ctxt) {
+/// Returns the run-time checks of alignment to insert where the macro cannot decide.
+pub(crate) fn check_program(body: &Block, ctx: &Ident, procs: Option<u64>, cx: &mut Ctxt) -> Vec<RunTimeCheck> {
     let mut walker = walker::Walker::new(ctx);
     walker.walk_program(body);
     report(walker.into_findings(), &ctx.to_string(), cx);
-    alignment::check_program(body, ctx, cx);
+    alignment::check_program(body, ctx, procs, cx)
+}
+
+/// The alignment findings of a body whose context is `ctx`, on `procs` processes, for tests.
+#[cfg(test)]
+pub(crate) fn alignment_findings(body: &Block, ctx: &Ident, procs: Option<u64>) -> Vec<alignment::Finding> {
+    alignment::findings(body, ctx, procs)
 }
 
 /// The kind of each alignment finding of a body whose context is `ctx`, for tests.
 #[cfg(test)]
 pub(crate) fn alignment_kinds(body: &Block, ctx: &Ident) -> Vec<Kind> {
-    alignment::findings(body, ctx).into_iter().map(|f| f.kind).collect()
+    alignment::findings(body, ctx, None).into_iter().map(|f| f.kind).collect()
 }
 
 /// Checks one `superstep!` used outside `#[bsp::program]`: what its block does on its own.

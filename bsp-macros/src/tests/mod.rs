@@ -34,4 +34,5 @@ mod expansion;
 mod false_alarms;
 mod knobs;
 mod moved;
+mod run_time_checks;
 mod superstep_rules;

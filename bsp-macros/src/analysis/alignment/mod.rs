@@ -9,6 +9,12 @@
 //! - a branch (or `let ... else`) that returns from the program where the others go on and
 //!   make a number of sync points that cannot be equal to the returning one's.
 //!
+//! A finding whose condition certainly varies (`Origin::certain`: from the pid or the clock, and
+//! not decided alike for every pid by `decide.rs`) is a compile error. One that only perhaps
+//! varies (messages, a `get`, data, a variant test) is not: the program compiles, and
+//! `runtime_check.rs` makes each branch that syncs promise its index with `ctx.same(..)`, which
+//! the runtime checks at the next sync ([`RunTimeCheck`]).
+//!
 //! It stays silent where it cannot decide: a count is an interval ([`Count`]), and code the
 //! macro cannot see (a helper given `ctx`, a closure that may sync, an unknown method) makes it
 //! unbounded, so no finding can come from it. `break` and `continue` under a varying condition
@@ -20,6 +26,7 @@
 //! build (for the compile-time benchmark, `scripts/alignment-bench`).
 
 mod count;
+mod decide;
 mod varying;
 
 use super::macro_args::{self, MacroKind};
@@ -39,25 +46,60 @@ pub(crate) use varying::Origin;
 /// The environment variable that switches the check off (for the compile-time benchmark).
 const OFF: &str = "BSP_MACROS_NO_ALIGNMENT";
 
-/// Checks the body of a `#[bsp::program]` function whose context parameter is `ctx`.
-pub(crate) fn check_program(body: &Block, ctx: &Ident, cx: &mut Ctxt) {
+/// Checks the body of a `#[bsp::program]` function whose context parameter is `ctx`, run on
+/// `procs` processes if the program says how many (`procs = 2`): reports the conditions that
+/// certainly differ between processes, and returns the run-time checks to insert for those the
+/// macro cannot decide.
+pub(crate) fn check_program(body: &Block, ctx: &Ident, procs: Option<u64>, cx: &mut Ctxt) -> Vec<RunTimeCheck> {
     if std::env::var_os(OFF).is_some_and(|v| v == "1") {
-        return;
+        return Vec::new();
     }
-    for finding in findings(body, ctx) {
+    let mut checks = Vec::new();
+    for finding in findings(body, ctx, procs) {
+        if !finding.origin.certain {
+            if finding.arms.iter().any(|&syncs| syncs) {
+                checks.push(RunTimeCheck { key: finding.key.clone(), ctx: finding.ctx.clone(), arms: finding.arms });
+            }
+            continue;
+        }
         let mut text = finding.message(&ctx.to_string());
         if let Some(sync) = finding.sync {
             text = super::with_pointer(&text, &finding.note(sync));
         }
         cx.error_spanned_by(&finding.cond, text);
     }
+    checks
 }
 
 /// The findings of one function body, in walk order.
-pub(crate) fn findings(body: &Block, ctx: &Ident) -> Vec<Finding> {
+pub(crate) fn findings(body: &Block, ctx: &Ident, procs: Option<u64>) -> Vec<Finding> {
     let mut aligner = Aligner::new(vec![ctx.to_string()], false);
+    aligner.procs = procs;
     aligner.block(body);
     aligner.findings
+}
+
+/// Where a condition's token starts, and the condition as text: finds it again in the lowering.
+pub(crate) fn key_of(cond: &Expr) -> String {
+    let tokens = cond.to_token_stream();
+    let start = tokens.clone().into_iter().next().map(|t| format!("{:?}", t.span())).unwrap_or_default();
+    format!("{start} {tokens}")
+}
+
+/// A condition the macro cannot decide (it depends on messages, a `get`, other data) whose
+/// branches make different numbers of sync points: the lowering makes each branch that syncs
+/// on all its paths promise its index with `ctx.same(..)` first, so that the runtime compares
+/// the branches the processes took at the sync that branch makes, and fails the run with the
+/// condition's place if they differ.
+#[derive(Clone, Debug)]
+pub(crate) struct RunTimeCheck {
+    /// The condition (`key_of`).
+    pub(crate) key: String,
+    /// The context's name where the condition is.
+    pub(crate) ctx: String,
+    /// For each branch (`if`: the `if` branch, then the `else`; `match`: its arms; a loop: its
+    /// body), whether every path through it syncs: those promise.
+    pub(crate) arms: Vec<bool>,
 }
 
 /// What is misaligned.
@@ -81,6 +123,12 @@ pub(crate) struct Finding {
     pub(crate) origin: Origin,
     /// A sync point that some processes make and others do not, if one is known.
     pub(crate) sync: Option<Span>,
+    /// The condition, to find it again (`key_of`).
+    pub(crate) key: String,
+    /// The context's name where the condition is.
+    pub(crate) ctx: String,
+    /// For each branch (see [`RunTimeCheck::arms`]), whether every path through it syncs.
+    pub(crate) arms: Vec<bool>,
 }
 
 impl Finding {
@@ -160,6 +208,12 @@ struct Region {
     first_sync: Option<Span>,
 }
 
+/// For each branch, whether every path through it makes a sync point (it may promise which
+/// branch it is: a sync follows the promise on every path).
+fn syncing_arms(branches: &[(String, Region)]) -> Vec<bool> {
+    branches.iter().map(|(_, r)| either(either(r.fall, r.returns), r.exits).is_some_and(|c| c.min >= 1)).collect()
+}
+
 fn either(a: Option<Count>, b: Option<Count>) -> Option<Count> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.either(b)),
@@ -192,6 +246,11 @@ pub(crate) struct Aligner<'a> {
     /// Conditions already reported (a loop is walked twice), by ordinal.
     reported: HashSet<usize>,
     next_node: usize,
+    /// The number of processes, if the program gives it as a number (`procs = 2`).
+    procs: Option<u64>,
+    /// The values of immutable variables bound to arithmetic on the pid, the number of
+    /// processes and literals, to decide conditions on a known number of processes.
+    inits: HashMap<BindingId, Expr>,
 }
 
 impl<'a> Aligner<'a> {
@@ -217,6 +276,8 @@ impl<'a> Aligner<'a> {
             findings: Vec::new(),
             reported: HashSet::new(),
             next_node: 0,
+            procs: None,
+            inits: HashMap::new(),
         }
     }
 
@@ -339,11 +400,21 @@ impl<'a> Aligner<'a> {
         self.next_node
     }
 
-    fn report(&mut self, key: usize, kind: Kind, cond: &Expr, origin: Origin, sync: Option<Span>) {
-        if self.dry || !self.reported.insert(key) {
+    fn report(&mut self, key: usize, kind: Kind, cond: &Expr, origin: Origin, sync: Option<Span>, arms: Vec<bool>) {
+        if self.dry || self.reported.contains(&key) {
             return;
         }
-        self.findings.push(Finding { kind, cond: cond.to_token_stream(), origin, sync });
+        // A condition on the pid that every process decides alike (`pid == 999` on 2
+        // processes) does not vary; one that does not vary on any number of processes tried
+        // perhaps varies (`pid < ctx.nprocs()`).
+        let origin = match self.decide(cond, self.procs) {
+            Some(decide::Decided::Alike) => return,
+            Some(decide::Decided::Perhaps) => origin.undecided(),
+            Some(decide::Decided::Differs) | None => origin,
+        };
+        self.reported.insert(key);
+        let ctx = self.ctx_names.last().cloned().unwrap_or_default();
+        self.findings.push(Finding { kind, cond: cond.to_token_stream(), origin, sync, key: key_of(cond), ctx, arms });
     }
 
     /// The branches of a condition that varies: reported if two that go on make numbers of
@@ -370,7 +441,7 @@ impl<'a> Aligner<'a> {
                             first: (first_name.clone(), a),
                             second: (second_name.clone(), b),
                         };
-                        self.report(key, kind, cond, origin.clone(), sync);
+                        self.report(key, kind, cond, origin.clone(), sync, syncing_arms(branches));
                         return;
                     }
                 }
@@ -393,7 +464,9 @@ impl<'a> Aligner<'a> {
                     let (exit, other, other_region) =
                         if first.returns.is_some() && first.fall.is_none() { (a, b, second) } else { (b, a, first) };
                     let sync = other_region.first_sync.or(rest_sync);
-                    self.report(key, Kind::Return { exit, other }, cond, origin.clone(), sync);
+                    // Returns are found by the runtime when the others sync: nothing to promise.
+                    let arms = vec![false; branches.len()];
+                    self.report(key, Kind::Return { exit, other }, cond, origin.clone(), sync, arms);
                     return;
                 }
             }
@@ -427,7 +500,7 @@ impl<'a> Aligner<'a> {
                     None => {}
                 }
                 if let Some((_, diverge)) = local.init.as_ref().and_then(|init| init.diverge.as_ref()) {
-                    self.let_else(init, diverge);
+                    self.let_else(&local.pat, init, diverge);
                 }
                 self.bind(&local.pat, init);
                 if let (true, Some(ident)) = (syncing_closure, single_ident(&local.pat)) {
@@ -444,9 +517,10 @@ impl<'a> Aligner<'a> {
 
     /// `let PAT = init else { diverge };`: where `init` varies, the processes that take the
     /// `else` leave the program (or the loop) there.
-    fn let_else(&mut self, init: Option<&'a Expr>, diverge: &'a Expr) {
+    fn let_else(&mut self, pat: &Pat, init: Option<&'a Expr>, diverge: &'a Expr) {
         let key = self.node();
         let origin = init.and_then(|init| self.varies(init));
+        let origin = origin.map(|o| if decide::tests_a_variant(pat) { o.undecided() } else { o });
         let (else_region, _) = self.region(|this| this.expr(diverge));
         if let (Some(origin), Some(init)) = (origin, init) {
             let on = Region { fall: Some(Count::ZERO), returns: None, exits: None, first_sync: None };
@@ -474,6 +548,7 @@ impl<'a> Aligner<'a> {
         Some(Origin {
             source: format!("an assignment in code that only some processes run (it depends on {})", origin.describe()),
             via: None,
+            certain: origin.certain,
         })
     }
 
@@ -677,6 +752,18 @@ impl<'a> Aligner<'a> {
         let key = self.node();
         self.expr(&node.expr);
         let scrutinee = self.varies(&node.expr);
+        // Arms that test variants may be taken alike by every process.
+        let scrutinee = scrutinee.map(|o| {
+            let variants = node.arms.iter().any(|arm| match &arm.pat {
+                Pat::Guard(guarded) => decide::tests_a_variant(&guarded.pat),
+                pat => decide::tests_a_variant(pat),
+            });
+            if variants {
+                o.undecided()
+            } else {
+                o
+            }
+        });
         let depth = self.scopes.depth();
         let mut regions = Vec::new();
         let mut vars = Vec::new();
@@ -770,7 +857,7 @@ impl<'a> Aligner<'a> {
         if let (Some(origin), Some(per)) = (origin, iteration) {
             if per.min >= 1 && per.max == Some(per.min) {
                 let sync = first.first_sync;
-                self.report(key, Kind::Loop { keyword, body: per }, cond, origin, sync);
+                self.report(key, Kind::Loop { keyword, body: per }, cond, origin, sync, vec![true]);
             }
         }
         let body_count =
@@ -893,7 +980,8 @@ impl<'a> Aligner<'a> {
         };
         if let Some(binding) = self.scopes.find(&ident.to_string()) {
             let source = format!("a `get` from a process chosen by {}", origin.describe());
-            self.varying.insert(binding, Origin { source, via: None });
+            // The data of another process may be the same everywhere: not certain.
+            self.varying.insert(binding, Origin { source, via: None, certain: false });
         }
     }
 
