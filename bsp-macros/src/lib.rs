@@ -136,8 +136,9 @@ use proc_macro::TokenStream;
 ///   the pid, whether a value is `Some`), the program compiles, and each branch that syncs
 ///   starts with a promise of its index (`ctx.same(1u32)`, at the condition's place), which
 ///   debug builds check at the next sync. `ctx.same(x)` says that a value is the same on every
-///   process (debug builds check it at the next sync). Where the count of sync points is not
-///   known (a helper given `ctx`, a closure that may sync), nothing is reported.
+///   process (debug builds check it at the next sync). A closure bound to a variable counts
+///   where it is called; where the count of sync points is not known (a helper given `ctx`, a
+///   closure whose count is not known), nothing is reported.
 ///
 /// The checks follow names: a copy (`let t = *tag;`, `let &t = tag;`), an assignment
 /// (`m = ctx.hpmove()`) or a `&mut` handed out (`mem::swap`) ends what they know of a name, and

@@ -133,3 +133,38 @@ fn a_let_else_on_a_message_fails_when_the_others_sync() {
     let text = let_else_on_a_message().unwrap_err().to_string();
     assert!(text.contains("process 1 returned from the SPMD function while process 0 called `sync`"), "{text}");
 }
+
+/// A loop bound counted by an iterator chain over the pid (`filter` might make it the same
+/// everywhere, so the macro leaves it to the run): process 1 counts one, process 0 none.
+#[bsp::program(procs = 2)]
+fn loop_bound_from_an_iterator_chain(ctx: &mut Ctx) {
+    let counted = (0..ctx.pid()).filter(|q| q % 2 == 0).count();
+    for _ in 0..counted {
+        ctx.sync();
+    }
+    ctx.sync();
+}
+
+#[test]
+fn a_loop_bound_from_an_iterator_chain_fails_at_the_sync_of_the_extra_iteration() {
+    let error = loop_bound_from_an_iterator_chain().unwrap_err();
+    let want = "process 0 made no such promise, process 1 has 1";
+    assert_fails_at(error, "for _ in 0..counted {", want, SYNC_COUNTS);
+}
+
+/// A `?` on a result that is an error on process 0 only: process 0 returns, process 1 syncs.
+/// (Whether a value is `Ok` may be the same everywhere: left to the run, whose end check finds
+/// the process that returned.)
+#[bsp::program(procs = 2)]
+fn question_mark_on_some_processes(ctx: &mut Ctx) -> Result<u32, String> {
+    let parsed: Result<u32, String> = if ctx.pid() == 0 { Err("no number".to_owned()) } else { Ok(1) };
+    let v = parsed?;
+    ctx.sync();
+    Ok(v)
+}
+
+#[test]
+fn a_question_mark_on_some_processes_fails_when_the_others_sync() {
+    let text = question_mark_on_some_processes().unwrap_err().to_string();
+    assert!(text.contains("process 0 returned from the SPMD function while process 1 called `sync`"), "{text}");
+}

@@ -195,3 +195,91 @@ fn a_certain_condition_is_an_error_without_a_promise() {
     assert!(out.contains("compile_error"), "{out}");
     assert!(!out.contains("ctx.same(0u32)") && !out.contains("ctx.same(1u32)"), "{out}");
 }
+
+#[test]
+fn values_followed_through_structs_iterators_and_closures() {
+    // A struct literal's field, read back.
+    assert_eq!(
+        certainty(None, quote!(let plan = Plan { rounds: ctx.pid() % 2 + 1 }; for _ in 0..plan.rounds { ctx.sync(); })),
+        [true]
+    );
+    // An iterator chain or a closure's argument: perhaps (a closure may make it uniform).
+    assert_eq!(
+        certainty(None, quote!(let n = (0..ctx.pid()).filter(|q| q % 2 == 0).count(); for _ in 0..n { ctx.sync(); })),
+        [false]
+    );
+    assert_eq!(
+        certainty(None, quote!(let t = ctx.get_tag::<u32>().map(|(_, t)| t); if t == Some(1) { ctx.sync(); })),
+        [false]
+    );
+    // A closure that syncs is a sync point where it is called.
+    assert_eq!(
+        certainty(None, quote!(let barrier = |c: &mut Ctx| c.sync(); if ctx.pid() == 0 { barrier(ctx); })),
+        [true]
+    );
+    // One that does not sync is not.
+    assert_eq!(
+        certainty(None, quote!(let who = |c: &mut Ctx| c.pid(); if ctx.pid() == 0 { who(ctx); })),
+        Vec::<bool>::new()
+    );
+}
+
+#[test]
+fn on_a_known_number_of_processes_only_what_the_evaluation_shows_is_an_error() {
+    // A flag set under a condition on the pid, a `mut` bound as the loop first sees it, a field.
+    let flag = quote! {
+        let mut leader = false;
+        if ctx.pid() == 0 { leader = true; }
+        if leader { ctx.sync(); }
+    };
+    assert_eq!(certainty(Some(2), flag), [true]);
+    let flag_on_all = quote! {
+        let mut leader = false;
+        if ctx.pid() < 2 { leader = true; }
+        if leader { ctx.sync(); }
+    };
+    assert_eq!(certainty(Some(2), flag_on_all), Vec::<bool>::new());
+    let countdown = quote! {
+        let mut left = ctx.pid() * 3;
+        while left > 0 { ctx.sync(); left -= 1; }
+    };
+    assert_eq!(certainty(Some(2), countdown), [true]);
+    // Entered alike by every process, a `while` may still be left at different iterations.
+    let entered_alike = quote! {
+        let mut left = ctx.pid() / 8 + 1;
+        while left > 0 { ctx.sync(); left -= 1; }
+    };
+    assert_eq!(certainty(Some(2), entered_alike), [false]);
+    assert_eq!(
+        certainty(Some(2), quote!(let plan = Plan { rounds: ctx.pid() + 1 }; for _ in 0..plan.rounds { ctx.sync(); })),
+        [true]
+    );
+    // What it cannot evaluate is left to the run; the clock stays certain.
+    assert_eq!(
+        certainty(
+            Some(2),
+            quote!(if (ctx.pid() as f64).sqrt() > 5.0 {
+                ctx.sync();
+            })
+        ),
+        [false]
+    );
+    assert_eq!(
+        certainty(
+            None,
+            quote!(if (ctx.pid() as f64).sqrt() > 5.0 {
+                ctx.sync();
+            })
+        ),
+        [true]
+    );
+    assert_eq!(
+        certainty(
+            Some(2),
+            quote!(while ctx.time() < 1.0 {
+                ctx.sync();
+            })
+        ),
+        [true]
+    );
+}

@@ -10,6 +10,7 @@
 //! Also here: which pattern tests leave a value's variation undecided.
 
 use super::Aligner;
+use crate::analysis::state::BindingId;
 use crate::analysis::syntax::strip_parens;
 use syn::{BinOp, Expr, Lit, Pat, UnOp};
 
@@ -71,20 +72,48 @@ impl Aligner<'_> {
         }
     }
 
-    /// Remembers the value of `name` if it is bound, immutably, to an expression the evaluator
-    /// understands.
+    /// Remembers the value of `name` if it is bound to an expression the evaluator understands
+    /// (or to a struct literal, whose fields it may read).
     pub(super) fn remember(&mut self, pat: &Pat, init: &Expr) {
         let Pat::Ident(ident) = pat else {
             return;
         };
-        if ident.mutability.is_some() || ident.by_ref.is_some() || ident.subpat.is_some() {
+        if ident.by_ref.is_some() || ident.subpat.is_some() {
             return;
         }
-        if self.eval(init, 0, 1, 0).is_none() {
+        let understood = match strip_parens(init) {
+            Expr::Struct(literal) => literal.fields.iter().all(|f| self.eval(&f.expr, 0, 1, 0).is_some()),
+            init => self.eval(init, 0, 1, 0).is_some(),
+        };
+        if !understood {
             return;
         }
         if let Some(binding) = self.scopes.find(&ident.ident.to_string()) {
             self.inits.insert(binding, init.clone());
+        }
+    }
+
+    /// `name = value` (`partial`: a compound assignment, or to a part of `name`): where the
+    /// code runs under known conditions (`if pid == 0 { leader = true; }`), the variable's value
+    /// becomes `if cond { value } else { before }`; elsewhere (a loop's body, a `match` arm) or
+    /// for a partial assignment it is no longer known.
+    pub(super) fn assign_init(&mut self, binding: BindingId, value: &Expr, partial: bool) {
+        let conds: Option<Vec<Expr>> = self.paths.iter().cloned().collect();
+        let known = match (partial, conds) {
+            (false, Some(conds)) if conds.is_empty() => Some(value.clone()),
+            (false, Some(conds)) => self.inits.get(&binding).map(|before| {
+                let all = conds.iter().skip(1).fold(conds[0].clone(), |a, c| syn::parse_quote!((#a) && (#c)));
+                syn::parse_quote!(if #all { #value } else { #before })
+            }),
+            _ => None,
+        };
+        match known {
+            Some(init) if self.eval(&init, 0, 1, 0).is_some() => {
+                self.inits.insert(binding, init);
+            }
+            _ => {
+                self.inits.remove(&binding);
+            }
         }
     }
 
@@ -107,6 +136,26 @@ impl Aligner<'_> {
                 _ => return None,
             },
             Expr::Cast(cast) => self.eval(&cast.expr, pid, p, depth)?,
+            Expr::If(node) => {
+                if boolean(&node.cond)? {
+                    self.eval(tail(&node.then_branch)?, pid, p, depth)?
+                } else {
+                    self.eval(&node.else_branch.as_ref()?.1, pid, p, depth)?
+                }
+            }
+            Expr::Block(block) => self.eval(tail(&block.block)?, pid, p, depth)?,
+            // `plan.rounds` with `let plan = Plan { rounds: .. }`.
+            Expr::Field(field) => {
+                let Expr::Path(path) = strip_parens(&field.base) else {
+                    return None;
+                };
+                let binding = self.scopes.find(&path.path.get_ident()?.to_string())?;
+                let Expr::Struct(literal) = strip_parens(self.inits.get(&binding)?) else {
+                    return None;
+                };
+                let found = literal.fields.iter().find(|f| f.member == field.member)?;
+                self.eval(&found.expr, pid, p, depth + 1)?
+            }
             Expr::Range(range) => {
                 let start = match range.start.as_deref() {
                     Some(start) => int(start)?,
@@ -178,6 +227,14 @@ impl Aligner<'_> {
             },
             _ => return None,
         })
+    }
+}
+
+/// The value of a block that is one expression.
+fn tail(block: &syn::Block) -> Option<&Expr> {
+    match block.stmts.as_slice() {
+        [syn::Stmt::Expr(tail, None)] => Some(tail),
+        _ => None,
     }
 }
 

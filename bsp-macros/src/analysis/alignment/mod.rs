@@ -39,6 +39,7 @@ pub(crate) use count::Count;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens as _;
 use std::collections::{HashMap, HashSet};
+use syn::spanned::Spanned as _;
 use syn::visit::{self, Visit};
 use syn::{Block, Expr, Ident, Pat, Stmt};
 pub(crate) use varying::Origin;
@@ -241,16 +242,22 @@ pub(crate) struct Aligner<'a> {
     closures: usize,
     /// Counting only (the rest of a function): no findings.
     dry: bool,
-    syncing_closures: HashSet<BindingId>,
+    /// The closures bound to variables, with the sync points a call makes.
+    closures_bound: HashMap<BindingId, Count>,
     findings: Vec<Finding>,
     /// Conditions already reported (a loop is walked twice), by ordinal.
     reported: HashSet<usize>,
     next_node: usize,
     /// The number of processes, if the program gives it as a number (`procs = 2`).
     procs: Option<u64>,
-    /// The values of immutable variables bound to arithmetic on the pid, the number of
-    /// processes and literals, to decide conditions on a known number of processes.
+    /// The values of variables bound (or last assigned) to arithmetic on the pid, the number
+    /// of processes and literals, to decide conditions for each pid (`decide.rs`).
     inits: HashMap<BindingId, Expr>,
+    /// The conditions under which the code being walked runs (`None`: not known, as in a loop's
+    /// body or a `match` arm), outermost first: an assignment there is conditional.
+    paths: Vec<Option<Expr>>,
+    /// What the condition of the loop being reported came to at the loop's start.
+    at_entry: Option<Option<decide::Decided>>,
 }
 
 impl<'a> Aligner<'a> {
@@ -272,12 +279,14 @@ impl<'a> Aligner<'a> {
             rest: Vec::new(),
             closures: 0,
             dry,
-            syncing_closures: HashSet::new(),
+            closures_bound: HashMap::new(),
             findings: Vec::new(),
             reported: HashSet::new(),
             next_node: 0,
             procs: None,
             inits: HashMap::new(),
+            paths: Vec::new(),
+            at_entry: None,
         }
     }
 
@@ -376,7 +385,7 @@ impl<'a> Aligner<'a> {
                     let mut dry = Aligner::new(self.ctx_names.clone(), true);
                     dry.scopes = self.scopes.clone();
                     dry.varying = self.varying.clone();
-                    dry.syncing_closures = self.syncing_closures.clone();
+                    dry.closures_bound = self.closures_bound.clone();
                     let (region, _) = dry.region(|d| d.stmts(stmts));
                     first = first.or(region.first_sync);
                     exit = either(exit, region.returns.map(|r| prefix.then(r)));
@@ -407,10 +416,19 @@ impl<'a> Aligner<'a> {
         // A condition on the pid that every process decides alike (`pid == 999` on 2
         // processes) does not vary; one that does not vary on any number of processes tried
         // perhaps varies (`pid < ctx.nprocs()`).
-        let origin = match self.decide(cond, self.procs) {
+        let decided = match self.at_entry {
+            Some(at_entry) => at_entry,
+            None => self.decide(cond, self.procs),
+        };
+        let origin = match decided {
             Some(decide::Decided::Alike) => return,
             Some(decide::Decided::Perhaps) => origin.undecided(),
-            Some(decide::Decided::Differs) | None => origin,
+            Some(decide::Decided::Differs) => origin,
+            // On a known number of processes, only what the evaluation shows is certain (a
+            // value computed from the pid may still be the same on each of them); the clock
+            // stays certain.
+            None if self.procs.is_some() && !origin.source.contains(".time()") => origin.undecided(),
+            None => origin,
         };
         self.reported.insert(key);
         let ctx = self.ctx_names.last().cloned().unwrap_or_default();
@@ -493,9 +511,9 @@ impl<'a> Aligner<'a> {
         match stmt {
             Stmt::Local(local) => {
                 let init = local.init.as_ref().map(|init| &*init.expr);
-                let mut syncing_closure = false;
+                let mut closure_count = None;
                 match init.map(strip_parens) {
-                    Some(Expr::Closure(closure)) => syncing_closure = self.closure(closure),
+                    Some(Expr::Closure(closure)) => closure_count = Some(self.closure(closure)),
                     Some(init) => self.expr(init),
                     None => {}
                 }
@@ -503,9 +521,9 @@ impl<'a> Aligner<'a> {
                     self.let_else(&local.pat, init, diverge);
                 }
                 self.bind(&local.pat, init);
-                if let (true, Some(ident)) = (syncing_closure, single_ident(&local.pat)) {
+                if let (Some(count), Some(ident)) = (closure_count, single_ident(&local.pat)) {
                     if let Some(binding) = self.scopes.find(&ident.to_string()) {
-                        self.syncing_closures.insert(binding);
+                        self.closures_bound.insert(binding, count);
                     }
                 }
             }
@@ -564,6 +582,7 @@ impl<'a> Aligner<'a> {
             return;
         };
         let depth = self.scopes.depth_of(&name);
+        self.assign_init(binding, value, compound || !projection.0.is_empty());
         let origin = self.varies(value).or_else(|| self.guard_for(depth));
         match origin {
             Some(origin) => {
@@ -596,13 +615,24 @@ impl<'a> Aligner<'a> {
                 }
                 if is_process_exit(&call.func) {
                     self.reachable = false;
-                } else if call.args.iter().any(|a| self.is_ctx_handle(a)) || self.calls_syncing_closure(&call.func) {
+                } else if let Some(count) = self.closure_called(&call.func) {
+                    // A closure the walk has seen: a call makes its sync points (a sync point
+                    // where it is called, for `let barrier = |c: &mut Ctx| c.sync();`).
+                    if count.max == Some(count.min) && count.min > 0 {
+                        self.sync_points(count);
+                        if self.reachable && self.first_sync.is_none() {
+                            self.first_sync = Some(call.func.span());
+                        }
+                    } else if count != Count::ZERO {
+                        self.unknown();
+                    }
+                } else if call.args.iter().any(|a| self.is_ctx_handle(a)) {
                     self.unknown();
                 }
             }
             Expr::Macro(mac) => self.mac(&mac.mac),
             Expr::Closure(closure) => {
-                if self.closure(closure) {
+                if self.closure(closure) != Count::ZERO {
                     self.unknown();
                 }
             }
@@ -673,14 +703,14 @@ impl<'a> Aligner<'a> {
         self.expr(arg);
     }
 
-    fn calls_syncing_closure(&self, func: &Expr) -> bool {
+    /// The sync points of a call of `func`, if it is a closure bound to a variable.
+    fn closure_called(&self, func: &Expr) -> Option<Count> {
         match strip_parens(func) {
-            Expr::Path(path) => path
-                .path
-                .get_ident()
-                .and_then(|i| self.scopes.find(&i.to_string()))
-                .is_some_and(|b| self.syncing_closures.contains(&b)),
-            _ => false,
+            Expr::Path(path) => {
+                let binding = self.scopes.find(&path.path.get_ident()?.to_string())?;
+                self.closures_bound.get(&binding).copied()
+            }
+            _ => None,
         }
     }
 
@@ -708,13 +738,20 @@ impl<'a> Aligner<'a> {
         if let Some(origin) = &origin {
             self.guards.push((origin.clone(), depth));
         }
+        let (on, off) = match &*node.cond {
+            Expr::Let(_) => (None, None),
+            cond => (Some(cond.clone()), Some(syn::parse_quote!(!(#cond)))),
+        };
+        self.paths.push(on);
         let (then_region, then_vars) = self.region(|this| {
             this.scopes.push();
             this.cond(&node.cond);
             this.block(&node.then_branch);
             this.scopes.pop();
         });
+        self.paths.pop();
         // A condition's own sync points run on both paths: count them once, before the branch.
+        self.paths.push(off);
         let (else_region, else_vars) = self.region(|this| {
             this.scopes.push();
             this.cond_syncs_only(&node.cond);
@@ -723,6 +760,7 @@ impl<'a> Aligner<'a> {
             }
             this.scopes.pop();
         });
+        self.paths.pop();
         if origin.is_some() {
             self.guards.pop();
         }
@@ -778,6 +816,7 @@ impl<'a> Aligner<'a> {
             if let Some(o) = &origin {
                 self.guards.push((o.clone(), depth));
             }
+            self.paths.push(None);
             let (region, arm_vars) = self.region(|this| {
                 this.scopes.push();
                 match &arm.pat {
@@ -790,6 +829,7 @@ impl<'a> Aligner<'a> {
                 this.expr(&arm.body);
                 this.scopes.pop();
             });
+            self.paths.pop();
             if origin.is_some() {
                 self.guards.pop();
             }
@@ -817,6 +857,14 @@ impl<'a> Aligner<'a> {
     fn looped(&mut self, keyword: &'static str, cond: &'a Expr, origin: Option<Origin>, body: impl Fn(&mut Self)) {
         let key = self.node();
         let depth = self.scopes.depth();
+        // The condition as it first runs, before the body changes what it reads: if it
+        // differs there, some processes make no iteration and others one at least. (A `while`
+        // that every process enters alike may still leave at different iterations.)
+        let at_entry = match self.decide(cond, self.procs) {
+            Some(decide::Decided::Alike) if keyword == "while" => None,
+            decided => decided,
+        };
+        self.paths.push(None);
         if let Some(o) = &origin {
             self.guards.push((o.clone(), depth));
         }
@@ -850,6 +898,7 @@ impl<'a> Aligner<'a> {
         });
         self.next_node = after_nodes;
         self.rest.pop();
+        self.paths.pop();
         if origin.is_some() {
             self.guards.pop();
         }
@@ -857,7 +906,9 @@ impl<'a> Aligner<'a> {
         if let (Some(origin), Some(per)) = (origin, iteration) {
             if per.min >= 1 && per.max == Some(per.min) {
                 let sync = first.first_sync;
+                self.at_entry = Some(at_entry);
                 self.report(key, Kind::Loop { keyword, body: per }, cond, origin, sync, vec![true]);
+                self.at_entry = None;
             }
         }
         let body_count =
@@ -878,10 +929,14 @@ impl<'a> Aligner<'a> {
     }
 
     /// A closure, walked where it is written with a copy of the walker's position; its sync
-    /// points do not count here. Returns whether its body may sync.
-    fn closure(&mut self, closure: &'a syn::ExprClosure) -> bool {
+    /// points do not count here. Returns the sync points a call of it makes. A parameter typed
+    /// as the context (`|c: &mut Ctx|`) is a context name in its body.
+    fn closure(&mut self, closure: &'a syn::ExprClosure) -> Count {
         let saved_rest = std::mem::take(&mut self.rest);
         self.closures += 1;
+        let names = self.ctx_names.len();
+        self.ctx_names.extend(closure.inputs.iter().filter_map(ctx_param_name));
+        self.paths.push(None);
         let (region, _) = self.region(|this| {
             this.scopes.push();
             for input in &closure.inputs {
@@ -890,10 +945,11 @@ impl<'a> Aligner<'a> {
             this.expr(&closure.body);
             this.scopes.pop();
         });
+        self.paths.pop();
+        self.ctx_names.truncate(names);
         self.closures -= 1;
         self.rest = saved_rest;
-        let count = either(either(region.fall, region.returns), region.exits).unwrap_or(Count::ZERO);
-        count != Count::ZERO
+        either(either(region.fall, region.returns), region.exits).unwrap_or(Count::ZERO)
     }
 
     fn method_call(&mut self, call: &'a syn::ExprMethodCall) {
@@ -1067,6 +1123,24 @@ impl<'a> Aligner<'a> {
             self.first_sync = inner.first_sync;
         }
     }
+}
+
+/// `c` in a closure's parameter `c: &mut Ctx` (any path ending in `Ctx`, or `Superstep`).
+fn ctx_param_name(pat: &Pat) -> Option<String> {
+    let Pat::Type(typed) = pat else {
+        return None;
+    };
+    let syn::Type::Reference(reference) = &*typed.ty else {
+        return None;
+    };
+    let syn::Type::Path(path) = &*reference.elem else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "Ctx" && last.ident != "Superstep" {
+        return None;
+    }
+    single_ident(&typed.pat).map(ToString::to_string)
 }
 
 /// The walk of the expressions with nothing to do for alignment: their subexpressions.

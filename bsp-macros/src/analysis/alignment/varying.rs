@@ -5,7 +5,8 @@
 //! `ctx.time()`, what arrived as messages (`qsize`, `get_tag`, `move_message`, `hpmove`, ...),
 //! the destination of a `get` from a process that depends on the pid — or is computed from one
 //! by the operations that keep the difference: arithmetic, comparisons, casts, fields, indexing,
-//! ranges, the numeric and `Option` methods listed in [`CARRYING`], `if`/`match`/blocks whose
+//! ranges, struct literals, the numeric and `Option` methods listed in [`CARRYING`], the
+//! iterator adapters and closures' methods of [`CARRYING_PERHAPS`], `if`/`match`/blocks whose
 //! value or condition varies. A variable varies when it is bound or assigned such a value, or
 //! assigned anything under a condition that varies.
 //!
@@ -80,6 +81,45 @@ const CARRYING: &[&str] = &[
     "step_by",
     "skip",
     "take",
+];
+
+/// Methods whose result varies when their receiver or an argument does, but whose closures or
+/// data may make it the same everywhere (`(0..pid).filter(|_| false).count()`): iterator
+/// adapters and consumers, `then`/`then_some`, `map` on an `Option`. Their variation is only
+/// perhaps.
+const CARRYING_PERHAPS: &[&str] = &[
+    "iter",
+    "into_iter",
+    "map",
+    "filter",
+    "filter_map",
+    "flat_map",
+    "flatten",
+    "enumerate",
+    "zip",
+    "chain",
+    "copied",
+    "cloned",
+    "count",
+    "sum",
+    "product",
+    "fold",
+    "last",
+    "nth",
+    "position",
+    "find",
+    "any",
+    "all",
+    "collect",
+    "then",
+    "then_some",
+    "and_then",
+    "ok",
+    "ok_or",
+    "unwrap_or_else",
+    "map_or",
+    "get",
+    "first",
 ];
 
 /// Where a varying value comes from, for the messages.
@@ -163,6 +203,12 @@ impl Aligner<'_> {
             Expr::MethodCall(call) if CARRYING.contains(&call.method.to_string().as_str()) => {
                 stronger(self.varies(&call.receiver), || self.varies_any(call.args.iter()))
             }
+            Expr::MethodCall(call) if CARRYING_PERHAPS.contains(&call.method.to_string().as_str()) => {
+                stronger(self.varies(&call.receiver), || self.varies_any(call.args.iter())).map(Origin::undecided)
+            }
+            // `Plan { rounds: pid % 2 + 1 }`: a struct varies with its fields (read back with
+            // `plan.rounds`).
+            Expr::Struct(e) => self.varies_any(e.fields.iter().map(|f| &f.expr)),
             // `Some(x)`, `Ok(x)`, `usize::from(x)`: constructors and conversions.
             Expr::Call(call) if is_carrying_fn(&call.func) => self.varies_any(call.args.iter()),
             Expr::Block(block) => self.varies_tail(&block.block),
