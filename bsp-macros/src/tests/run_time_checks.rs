@@ -283,3 +283,20 @@ fn on_a_known_number_of_processes_only_what_the_evaluation_shows_is_an_error() {
         [true]
     );
 }
+
+#[test]
+fn a_variable_written_through_a_reference_is_no_longer_evaluated() {
+    // `n` starts at 0 on every process, then a `get` from the neighbour writes it.
+    let fetched = quote! {
+        let mut n = 0;
+        superstep!(ctx, { ctx.get((ctx.pid() + 1) % ctx.nprocs(), &x, 0, &mut n); });
+        for _ in 0..n { ctx.sync(); }
+    };
+    assert_eq!(certainty(Some(2), fetched), [false]);
+    let pushed = quote! {
+        let mut n = ctx.pid() * 0;
+        bump(&mut n);
+        for _ in 0..n { ctx.sync(); }
+    };
+    assert_eq!(certainty(Some(2), pushed), [false]);
+}

@@ -11,6 +11,7 @@
 
 use super::Aligner;
 use crate::analysis::state::BindingId;
+use crate::analysis::syntax::place_of;
 use crate::analysis::syntax::strip_parens;
 use syn::{BinOp, Expr, Lit, Pat, UnOp};
 
@@ -90,6 +91,25 @@ impl Aligner<'_> {
         }
         if let Some(binding) = self.scopes.find(&ident.ident.to_string()) {
             self.inits.insert(binding, init.clone());
+            if ident.mutability.is_some() {
+                self.mutable.insert(binding);
+            }
+        }
+    }
+
+    /// Forgets the value of the variable at the root of `place`: something may change it.
+    pub(super) fn forget(&mut self, place: &Expr) {
+        if let Some(binding) = place_of(place).and_then(|(ident, _)| self.scopes.find(&ident.to_string())) {
+            self.inits.remove(&binding);
+        }
+    }
+
+    /// Forgets the value of the variable at the root of `place` if it is `mut`.
+    pub(super) fn forget_if_mutable(&mut self, place: &Expr) {
+        if let Some(binding) = place_of(place).and_then(|(ident, _)| self.scopes.find(&ident.to_string())) {
+            if self.mutable.contains(&binding) {
+                self.inits.remove(&binding);
+            }
         }
     }
 

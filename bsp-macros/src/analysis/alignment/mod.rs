@@ -253,6 +253,8 @@ pub(crate) struct Aligner<'a> {
     /// The values of variables bound (or last assigned) to arithmetic on the pid, the number
     /// of processes and literals, to decide conditions for each pid (`decide.rs`).
     inits: HashMap<BindingId, Expr>,
+    /// The variables of `inits` declared `mut`.
+    mutable: HashSet<BindingId>,
     /// The conditions under which the code being walked runs (`None`: not known, as in a loop's
     /// body or a `match` arm), outermost first: an assignment there is conditional.
     paths: Vec<Option<Expr>>,
@@ -285,6 +287,7 @@ impl<'a> Aligner<'a> {
             next_node: 0,
             procs: None,
             inits: HashMap::new(),
+            mutable: HashSet::new(),
             paths: Vec::new(),
             at_entry: None,
         }
@@ -607,7 +610,16 @@ impl<'a> Aligner<'a> {
                 self.expr(&binary.left);
                 self.assign(&binary.left, &binary.right, true);
             }
-            Expr::MethodCall(call) => self.method_call(call),
+            Expr::MethodCall(call) => {
+                // A method of a `mut` variable may change it (`n.push(..)`).
+                self.forget_if_mutable(&call.receiver);
+                self.method_call(call);
+            }
+            Expr::Reference(reference) if reference.mutability.is_some() => {
+                // `&mut n` (a `get`'s destination, an argument): `n` may change behind it.
+                self.forget(&reference.expr);
+                self.expr(&reference.expr);
+            }
             Expr::Call(call) => {
                 self.expr(&call.func);
                 for arg in &call.args {
@@ -1071,12 +1083,10 @@ impl<'a> Aligner<'a> {
                     // a superstep has no `return` (it is an error), so it needs none.
                     let saved_rest = std::mem::take(&mut self.rest);
                     let mut inner = Aligner::new(self.ctx_names.clone(), true);
-                    std::mem::swap(&mut inner.scopes, &mut self.scopes);
-                    std::mem::swap(&mut inner.varying, &mut self.varying);
+                    inner.swap_state(self);
                     inner.guards = self.guards.clone();
                     inner.superstep(&input.ctx, at, |this| this.block(&input.block));
-                    std::mem::swap(&mut inner.scopes, &mut self.scopes);
-                    std::mem::swap(&mut inner.varying, &mut self.varying);
+                    inner.swap_state(self);
                     self.rest = saved_rest;
                     self.sync_points(inner.count);
                     if self.reachable && self.first_sync.is_none() {
@@ -1107,17 +1117,24 @@ impl<'a> Aligner<'a> {
         }
     }
 
+    /// Exchanges what is known of the variables with `other` (an inner walk over tokens parsed
+    /// out of a macro works on the outer walk's variables).
+    fn swap_state(&mut self, other: &mut Aligner<'_>) {
+        std::mem::swap(&mut self.scopes, &mut other.scopes);
+        std::mem::swap(&mut self.varying, &mut other.varying);
+        std::mem::swap(&mut self.inits, &mut other.inits);
+        std::mem::swap(&mut self.mutable, &mut other.mutable);
+    }
+
     /// Expressions parsed out of a macro's tokens: only their sync points count (they cannot
     /// return from the program, and are not borrowed for the walk's frames).
     fn owned_exprs(&mut self, args: &[Expr]) {
         let mut inner = Aligner::new(self.ctx_names.clone(), true);
-        std::mem::swap(&mut inner.scopes, &mut self.scopes);
-        std::mem::swap(&mut inner.varying, &mut self.varying);
+        inner.swap_state(self);
         for arg in args {
             inner.expr(arg);
         }
-        std::mem::swap(&mut inner.scopes, &mut self.scopes);
-        std::mem::swap(&mut inner.varying, &mut self.varying);
+        inner.swap_state(self);
         self.sync_points(inner.count);
         if self.reachable && self.first_sync.is_none() {
             self.first_sync = inner.first_sync;
