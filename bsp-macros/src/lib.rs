@@ -4,12 +4,13 @@
 //! re-exports them and provides the hidden `bsp::__private` module their expansions call into.
 //!
 //! The crate only translates: the one table of the runtime's API that the checks read (`api`),
-//! parsing and validation of the knobs (`knobs`), the program
-//! expansion (`program`), the parsed `superstep!` invocation (`input`), the superstep expansion
-//! (`superstep`), the compile-time checks of pending communication and of superstep alignment
-//! (`analysis`), and the error collector (`ctxt`); with the internal `snapshots` feature, the
-//! examples' expansions for the snapshot test of `ui-tests` (`snapshot`). It never panics on user input: every error
-//! is reported as a spanned `compile_error!`, all of them at once, beside the best expansion of
+//! parsing and validation of the knobs (`knobs`), the program expansion (`program`), the parsed
+//! `superstep!` invocation (`input`), the superstep expansion (`superstep`), the compile-time
+//! checks of pending communication and of superstep alignment (`analysis`), the run-time checks
+//! of alignment inserted where the analysis cannot decide (`runtime_check`), and the error
+//! collector (`ctxt`); with the internal `snapshots` feature, the examples' expansions for the
+//! snapshot test of `ui-tests` (`snapshot`). It never panics on user input: every error is
+//! reported as a spanned `compile_error!`, all of them at once, beside the best expansion of
 //! the user's code that could be made.
 
 #![forbid(unsafe_code)]
