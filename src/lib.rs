@@ -27,7 +27,7 @@
 //!
 //! The longer pages are the modules of [`docs`].
 
-pub use bsp_macros::{program, superstep};
+pub use bsp_macros::{program, superstep, superstep_fn};
 pub use bsp_runtime::*;
 
 mod macro_support;

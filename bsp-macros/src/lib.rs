@@ -1,23 +1,25 @@
-//! Procedural macros of [`bsplib`](https://docs.rs/bsplib): `#[bsp::program]` and `bsp::superstep!`.
+//! Procedural macros of [`bsplib`](https://docs.rs/bsplib): `#[bsp::program]`, `#[bsp::superstep_fn]`
+//! and `bsp::superstep!`.
 //!
 //! This crate is an implementation detail: use the macros through the `bsp` crate, which
 //! re-exports them and provides the hidden `bsp::__private` module their expansions call into.
 //!
 //! The crate only translates: the one table of the runtime's API that the checks read (`api`),
-//! parsing and validation of the knobs (`knobs`), the program expansion (`program`), the parsed
-//! `superstep!` invocation (`input`), the superstep expansion (`superstep`), the compile-time
-//! checks of pending communication and of superstep alignment (`analysis`), the run-time checks
-//! of alignment inserted where the analysis cannot decide (`runtime_check`), and the error
-//! collector (`ctxt`); with the internal `snapshots` feature, the examples' expansions for the
-//! snapshot test of `ui-tests` (`snapshot`). It never panics on user input: every error is
-//! reported as a spanned `compile_error!`, all of them at once, beside the best expansion of
-//! the user's code that could be made.
+//! parsing and validation of the knobs (`knobs`), the program expansion (`program`), the helper
+//! expansion (`helper`), the parsed `superstep!` invocation (`input`), the superstep expansion
+//! (`superstep`), the compile-time checks of pending communication and of superstep alignment
+//! (`analysis`), the run-time checks of alignment inserted where the analysis cannot decide
+//! (`runtime_check`), and the error collector (`ctxt`); with the internal `snapshots` feature, the
+//! examples' expansions for the snapshot test of `ui-tests` (`snapshot`). It never panics on user
+//! input: every error is reported as a spanned `compile_error!`, all of them at once, beside the
+//! best expansion of the user's code that could be made.
 
 #![forbid(unsafe_code)]
 
 mod analysis;
 mod api;
 mod ctxt;
+mod helper;
 mod input;
 mod knobs;
 mod program;
@@ -158,6 +160,35 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn program(args: TokenStream, item: TokenStream) -> TokenStream {
     program::expand(args.into(), item.into()).into()
+}
+
+/// Checks a helper function given the context as `#[bsp::program]` checks a program, and makes
+/// a helper that syncs on every path promise, at its start, that every process calls it.
+///
+/// ```rust,ignore
+/// #[bsp::superstep_fn]
+/// fn exchange(ctx: &mut bsp::Ctx, x: &bsp::Reg<u64>) -> u64 {
+///     let mut left = 0;
+///     bsp::superstep!(ctx, {
+///         ctx.get((ctx.pid() + 1) % ctx.nprocs(), x, 0, &mut left);
+///     });
+///     left
+/// }
+/// ```
+///
+/// The helper's first parameter is the context (`ctx: &mut bsp::Ctx`, any name). Its body gets
+/// the checks of `#[bsp::program]`: a `get` destination read before its sync, an `hpmove`
+/// result kept past it, processes that would make different sync points inside the helper, ...
+/// The body's `superstep!` blocks are lowered as in a program.
+///
+/// A caller's check cannot read the helper, so a call of it counts as code the caller does not
+/// know. Where every path through the helper makes a sync point, its expansion starts with
+/// `ctx.same(1u32)` spanned at its name: if only some processes call it
+/// (`if ctx.pid() == 0 { exchange(ctx, &x); }`), debug builds fail the run at the helper's first
+/// sync, naming the helper's place ("process 1 made no such promise").
+#[proc_macro_attribute]
+pub fn superstep_fn(args: TokenStream, item: TokenStream) -> TokenStream {
+    helper::expand(args.into(), item.into()).into()
 }
 
 /// Marks one superstep: its block runs the BSPlib operations, then the superstep ends with a

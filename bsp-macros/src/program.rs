@@ -118,10 +118,7 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
         Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. })) => n.base10_parse::<u64>().ok(),
         _ => None,
     };
-    let checks = analysis::check_program(&function.block, &ctx.name, procs, cx);
-    runtime_check::insert(&mut function.block, &checks);
-    LowerSupersteps { ctx: &ctx.name, depth: 0, inner: Vec::new(), krate: &knobs.krate }
-        .visit_block_mut(&mut function.block);
+    check_and_lower(&mut function.block, &ctx.name, procs, &knobs.krate, cx);
     // The errors go first in the generated body (see the module docs).
     let errors = std::mem::take(cx).into_compile_errors();
 
@@ -176,6 +173,20 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
             }
         }
     }
+}
+
+/// The checks of a body whose context parameter is `ctx` (a program's, a helper's), then its
+/// lowering: the run-time checks of alignment, and the supersteps.
+pub(crate) fn check_and_lower(
+    body: &mut syn::Block,
+    ctx: &Ident,
+    procs: Option<u64>,
+    krate: &syn::Path,
+    cx: &mut Ctxt,
+) {
+    let checks = analysis::check_program(body, ctx, procs, cx);
+    runtime_check::insert(body, &checks);
+    LowerSupersteps { ctx, depth: 0, inner: Vec::new(), krate }.visit_block_mut(body);
 }
 
 /// `async` and `const` are reported and dropped, so the rest still expands.
@@ -237,7 +248,7 @@ fn ctx_param(first: Option<FnArg>, fn_name: &Ident, cx: &mut Ctxt) -> CtxParam {
 }
 
 /// `&mut Ctx`, `&mut bsp::Ctx`, `&mut some::path::Ctx` (any lifetime).
-fn is_ctx_type(ty: &Type) -> bool {
+pub(crate) fn is_ctx_type(ty: &Type) -> bool {
     let Type::Reference(reference) = ty else {
         return false;
     };

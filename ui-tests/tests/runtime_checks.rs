@@ -168,3 +168,29 @@ fn a_question_mark_on_some_processes_fails_when_the_others_sync() {
     let text = question_mark_on_some_processes().unwrap_err().to_string();
     assert!(text.contains("process 0 returned from the SPMD function while process 1 called `sync`"), "{text}");
 }
+
+/// A helper that syncs, marked `#[bsp::superstep_fn]`, called by process 0 only.
+#[bsp::superstep_fn]
+fn exchange_with_the_right(ctx: &mut Ctx, x: &bsp::Reg<u64>) -> u64 {
+    let mut right = 0;
+    bsp::superstep!(ctx, {
+        ctx.get((ctx.pid() + 1) % ctx.nprocs(), x, 0, &mut right);
+    });
+    right
+}
+
+#[bsp::program(procs = 2)]
+fn helper_on_one_process(ctx: &mut Ctx) {
+    let x = ctx.register([ctx.pid() as u64]);
+    if ctx.pid() == 0 {
+        exchange_with_the_right(ctx, &x);
+    }
+    ctx.sync();
+}
+
+#[test]
+fn a_helper_called_on_some_processes_fails_at_its_first_sync() {
+    let error = helper_on_one_process().unwrap_err();
+    let want = "process 0 has 1, process 1 made no such promise";
+    assert_fails_at(error, "fn exchange_with_the_right(", want, SYNC_COUNTS);
+}

@@ -29,7 +29,7 @@ mod state;
 mod syntax;
 mod walker;
 
-pub(crate) use alignment::{key_of, RunTimeCheck};
+pub(crate) use alignment::{helper_count, key_of, RunTimeCheck};
 #[cfg(test)]
 pub(crate) use alignment::{Count, Kind};
 pub(crate) use moved::guard_moved_destinations;

@@ -300,3 +300,28 @@ fn a_variable_written_through_a_reference_is_no_longer_evaluated() {
     };
     assert_eq!(certainty(Some(2), pushed), [false]);
 }
+
+fn helper(item: TokenStream) -> String {
+    let tokens = crate::helper::expand(quote!(), item);
+    prettyplease::unparse(&syn::parse2(tokens).expect("a file"))
+}
+
+#[test]
+fn a_helper_that_syncs_on_every_path_promises_at_its_start() {
+    let out = helper(quote! {
+        fn step(c: &mut bsp::Ctx, n: u32) -> u32 {
+            if n > 0 { c.sync(); } else { superstep!(c, { c.put(0, &n, &r, 0); }); }
+            n
+        }
+    });
+    assert!(out.contains("fn step(c: &mut bsp::Ctx, n: u32) -> u32 {\n    c.same(1u32);"), "{out}");
+    // Its supersteps are lowered, as in a program.
+    assert!(out.contains("c.superstep(|c| {"), "{out}");
+    // A helper that may not sync promises nothing: a promise must be followed by a sync.
+    let out = helper(quote! {
+        fn maybe(c: &mut bsp::Ctx, n: u32) { if n > 0 { c.sync(); } }
+    });
+    assert!(!out.contains("same(1u32)"), "{out}");
+    let out = helper(quote! { fn double(x: u64) -> u64 { 2 * x } });
+    assert!(out.contains("goes on a helper function whose first parameter is the process context"), "{out}");
+}

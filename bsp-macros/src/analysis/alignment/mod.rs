@@ -72,6 +72,14 @@ pub(crate) fn check_program(body: &Block, ctx: &Ident, procs: Option<u64>, cx: &
     checks
 }
 
+/// The sync points a call of a helper whose body is `body` and whose context parameter is
+/// `ctx` makes, on every path (to its end or to a `return`).
+pub(crate) fn helper_count(body: &Block, ctx: &Ident) -> Count {
+    let mut aligner = Aligner::new(vec![ctx.to_string()], true);
+    let (region, _) = aligner.region(|this| this.block(body));
+    either(region.fall, region.returns).unwrap_or(Count::ZERO)
+}
+
 /// The findings of one function body, in walk order.
 pub(crate) fn findings(body: &Block, ctx: &Ident, procs: Option<u64>) -> Vec<Finding> {
     let mut aligner = Aligner::new(vec![ctx.to_string()], false);
