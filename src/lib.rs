@@ -27,7 +27,7 @@
 //!
 //! The longer pages are the modules of [`docs`].
 
-pub use bsp_macros::{program, superstep};
+pub use bsp_macros::{program, superstep, superstep_fn};
 // Everything the runtime exports is `bsp::…` through the glob, and documented here through the
 // list: rustdoc inlines a glob re-export wholesale, the runtime's `bytemuck` (and through it
 // all of `core`) included, which wrote 9,148 pages of other crates under this crate's docs and

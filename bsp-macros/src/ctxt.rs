@@ -7,6 +7,26 @@
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 
+/// Where `span` starts in its source file, as rustc shows it (`line 8, column 13`), for a
+/// message that points at a second place: stable proc macros cannot attach a spanned note to an
+/// error, so the place goes into the one error's text. Outside a proc macro (the crate's unit
+/// tests) spans carry no location: `None`.
+pub(crate) fn location(span: Span) -> Option<String> {
+    if !proc_macro::is_available() {
+        return None;
+    }
+    let span = span.unwrap();
+    Some(format!("line {}, column {}", span.line(), span.column()))
+}
+
+/// `at line 8, column 13`, or `elsewhere in the function` where no location is known.
+pub(crate) fn at(span: Span) -> String {
+    match location(span) {
+        Some(place) => format!("at {place}"),
+        None => "elsewhere in the function".to_owned(),
+    }
+}
+
 /// Collected errors of one macro invocation, in the order they were found.
 #[derive(Debug, Default)]
 pub(crate) struct Ctxt {

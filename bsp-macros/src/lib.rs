@@ -1,23 +1,29 @@
-//! Procedural macros of [`bsplib`](https://docs.rs/bsplib): `#[bsp::program]` and `bsp::superstep!`.
+//! Procedural macros of [`bsplib`](https://docs.rs/bsplib): `#[bsp::program]`, `#[bsp::superstep_fn]`
+//! and `bsp::superstep!`.
 //!
 //! This crate is an implementation detail: use the macros through the `bsp` crate, which
 //! re-exports them and provides the hidden `bsp::__private` module their expansions call into.
 //!
-//! The crate only translates: parsing and validation of the knobs (`knobs`), the program
-//! expansion (`program`), the parsed `superstep!` invocation (`input`), the superstep expansion
+//! The crate only translates: the one table of the runtime's API that the checks read (`api`),
+//! parsing and validation of the knobs (`knobs`), the program expansion (`program`), the helper
+//! expansion (`helper`), the parsed `superstep!` invocation (`input`), the superstep expansion
 //! (`superstep`), the compile-time checks of pending communication and of superstep alignment
-//! (`analysis`), and the error collector (`ctxt`); with the internal `snapshots` feature, the
-//! examples' expansions for the snapshot test of `ui-tests` (`snapshot`). It never panics on user input: every error
-//! is reported as a spanned `compile_error!`, all of them at once, beside the best expansion of
-//! the user's code that could be made.
+//! (`analysis`), the run-time checks of alignment inserted where the analysis cannot decide
+//! (`runtime_check`), and the error collector (`ctxt`); with the internal `snapshots` feature, the
+//! examples' expansions for the snapshot test of `ui-tests` (`snapshot`). It never panics on user
+//! input: every error is reported as a spanned `compile_error!`, all of them at once, beside the
+//! best expansion of the user's code that could be made.
 
 #![forbid(unsafe_code)]
 
 mod analysis;
+mod api;
 mod ctxt;
+mod helper;
 mod input;
 mod knobs;
 mod program;
+mod runtime_check;
 #[cfg(feature = "snapshots")]
 mod snapshot;
 mod superstep;
@@ -104,8 +110,8 @@ use proc_macro::TokenStream;
 /// # Compile-time checks
 ///
 /// Over the whole function (through branches, loops, closures and the arguments of `println!`,
-/// `format!`, `assert!`, ...), the macro reports, spanned at the offending use and with a note on
-/// the operation that caused it:
+/// `format!`, `assert!`, ...), the macro reports, spanned at the offending use, one error per
+/// mistake whose message says where the operation that caused it is (line and column):
 ///
 /// - a read or write of a `get` or `hpget` destination (or of a buffer lent by `ctx.dest(..)`)
 ///   before the sync that completes it (including a second `get` into the same destination,
@@ -124,13 +130,18 @@ use proc_macro::TokenStream;
 ///   superstep inside a superstep (the call is then handed a context of the right type, so rustc
 ///   does not report it a second time);
 /// - `ctx.allreduce(x.local(ctx), ..)` and the other collectives given a local part (pass `&x`);
-/// - processes that would make different sync points: a condition that differs between
-///   processes (computed from `ctx.pid()`, `ctx.time()`, received messages or a `get` from a
-///   process chosen by the pid) whose branches make numbers of sync points that cannot be
+/// - processes that would make different sync points: a condition that certainly differs
+///   between processes (computed from `ctx.pid()` or `ctx.time()`; with `procs = N` given as a
+///   number, decided for each pid) whose branches make numbers of sync points that cannot be
 ///   equal, that guards a loop syncing in every iteration, or under which some processes
-///   return before a sync point the others make. `ctx.same(x)` says that a value is the same
-///   on every process (debug builds check it at the next sync). Where the count of sync points
-///   is not known (a helper given `ctx`, a closure that may sync), nothing is reported.
+///   return before a sync point the others make. Where the condition only perhaps differs
+///   (received messages, a `get` from a process chosen by the pid, data at a position given by
+///   the pid, whether a value is `Some`), the program compiles, and each branch that syncs
+///   starts with a promise of its index (`ctx.same(1u32)`, at the condition's place), which
+///   debug builds check at the next sync. `ctx.same(x)` says that a value is the same on every
+///   process (debug builds check it at the next sync). A closure bound to a variable counts
+///   where it is called; where the count of sync points is not known (a helper given `ctx`, a
+///   closure whose count is not known), nothing is reported.
 ///
 /// The checks follow names: a copy (`let t = *tag;`, `let &t = tag;`), an assignment
 /// (`m = ctx.hpmove()`) or a `&mut` handed out (`mem::swap`) ends what they know of a name, and
@@ -149,6 +160,35 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn program(args: TokenStream, item: TokenStream) -> TokenStream {
     program::expand(args.into(), item.into()).into()
+}
+
+/// Checks a helper function given the context as `#[bsp::program]` checks a program, and makes
+/// a helper that syncs on every path promise, at its start, that every process calls it.
+///
+/// ```rust,ignore
+/// #[bsp::superstep_fn]
+/// fn exchange(ctx: &mut bsp::Ctx, x: &bsp::Reg<u64>) -> u64 {
+///     let mut left = 0;
+///     bsp::superstep!(ctx, {
+///         ctx.get((ctx.pid() + 1) % ctx.nprocs(), x, 0, &mut left);
+///     });
+///     left
+/// }
+/// ```
+///
+/// The helper's first parameter is the context (`ctx: &mut bsp::Ctx`, any name). Its body gets
+/// the checks of `#[bsp::program]`: a `get` destination read before its sync, an `hpmove`
+/// result kept past it, processes that would make different sync points inside the helper, ...
+/// The body's `superstep!` blocks are lowered as in a program.
+///
+/// A caller's check cannot read the helper, so a call of it counts as code the caller does not
+/// know. Where every path through the helper makes a sync point, its expansion starts with
+/// `ctx.same(1u32)` spanned at its name: if only some processes call it
+/// (`if ctx.pid() == 0 { exchange(ctx, &x); }`), debug builds fail the run at the helper's first
+/// sync, naming the helper's place ("process 1 made no such promise").
+#[proc_macro_attribute]
+pub fn superstep_fn(args: TokenStream, item: TokenStream) -> TokenStream {
+    helper::expand(args.into(), item.into()).into()
 }
 
 /// Marks one superstep: its block runs the BSPlib operations, then the superstep ends with a

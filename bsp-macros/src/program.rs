@@ -33,6 +33,7 @@ use crate::analysis::{self, strip_parens};
 use crate::ctxt::Ctxt;
 use crate::input::SuperstepInput;
 use crate::knobs::{self, Knobs};
+use crate::runtime_check;
 use crate::superstep;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens as _};
@@ -111,9 +112,13 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
         }
     }
 
-    analysis::check_program(&function.block, &ctx.name, cx);
-    LowerSupersteps { ctx: &ctx.name, depth: 0, inner: Vec::new(), krate: &knobs.krate }
-        .visit_block_mut(&mut function.block);
+    // A number of processes written as a literal lets the alignment check decide conditions on
+    // the pid (`pid == 999` on 2 processes is false everywhere).
+    let procs = match knobs.procs.as_ref().map(strip_parens) {
+        Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. })) => n.base10_parse::<u64>().ok(),
+        _ => None,
+    };
+    check_and_lower(&mut function.block, &ctx.name, procs, &knobs.krate, cx);
     // The errors go first in the generated body (see the module docs).
     let errors = std::mem::take(cx).into_compile_errors();
 
@@ -168,6 +173,20 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
             }
         }
     }
+}
+
+/// The checks of a body whose context parameter is `ctx` (a program's, a helper's), then its
+/// lowering: the run-time checks of alignment, and the supersteps.
+pub(crate) fn check_and_lower(
+    body: &mut syn::Block,
+    ctx: &Ident,
+    procs: Option<u64>,
+    krate: &syn::Path,
+    cx: &mut Ctxt,
+) {
+    let checks = analysis::check_program(body, ctx, procs, cx);
+    runtime_check::insert(body, &checks);
+    LowerSupersteps { ctx, depth: 0, inner: Vec::new(), krate }.visit_block_mut(body);
 }
 
 /// `async` and `const` are reported and dropped, so the rest still expands.
@@ -229,7 +248,7 @@ fn ctx_param(first: Option<FnArg>, fn_name: &Ident, cx: &mut Ctxt) -> CtxParam {
 }
 
 /// `&mut Ctx`, `&mut bsp::Ctx`, `&mut some::path::Ctx` (any lifetime).
-fn is_ctx_type(ty: &Type) -> bool {
+pub(crate) fn is_ctx_type(ty: &Type) -> bool {
     let Type::Reference(reference) = ty else {
         return false;
     };

@@ -17,11 +17,10 @@
 //! Pending places are tracked below the variable (`pair.0` is not `pair.1`, see
 //! `state::Place`), so a check never says more than the borrow checker would.
 //!
-//! Each finding becomes two `compile_error!`s: the error itself, spanned at the offending use
-//! (with the `note`/`help` lines folded into its message, since stable proc macros cannot attach
-//! spanned notes), then a second one spanned at the operation that made the name pending, whose
-//! message starts with `note:`. In rustc's output (and trybuild's `.stderr`) they read as one
-//! error followed by its note.
+//! Each finding becomes one `compile_error!`, spanned at the offending use, with its `note`/`help`
+//! lines folded into its message (stable proc macros cannot attach spanned notes): the first
+//! note says where the operation that made the name pending is (line and column), so one
+//! mistake is one error.
 
 mod alignment;
 mod macro_args;
@@ -30,6 +29,7 @@ mod state;
 mod syntax;
 mod walker;
 
+pub(crate) use alignment::{helper_count, key_of, RunTimeCheck};
 #[cfg(test)]
 pub(crate) use alignment::{Count, Kind};
 pub(crate) use moved::guard_moved_destinations;
@@ -37,6 +37,7 @@ pub(crate) use syntax::strip_parens;
 #[cfg(test)]
 pub(crate) use walker::Walker;
 
+use crate::api::Effect;
 use crate::ctxt::Ctxt;
 use crate::input::SuperstepInput;
 use proc_macro2::Span;
@@ -82,8 +83,9 @@ pub(crate) enum Problem {
     CollectiveInSuperstep(&'static str),
     /// `with_reg` or `with_regs` inside a superstep: its registration changes include syncs.
     WithRegInSuperstep(&'static str),
-    /// `put_batch` inside a superstep: the batch borrows the context mutably.
-    PutBatchInSuperstep,
+    /// `put_batch` (or `put_batch_with_local`, named) inside a superstep: the batch borrows the
+    /// context mutably.
+    PutBatchInSuperstep(&'static str),
     /// A global pointer array's `build`, `destroy` or `memzero` given the superstep: each
     /// includes a sync.
     GpSyncInSuperstep(&'static str),
@@ -91,26 +93,6 @@ pub(crate) enum Problem {
     /// (named) needs mutably.
     LocalPartGivenToCollective(&'static str),
 }
-
-/// The collectives of the context: each is a superstep of its own (or several).
-pub(crate) const COLLECTIVES: &[&str] = &[
-    "broadcast",
-    "broadcast_one",
-    "broadcast_large",
-    "reduce",
-    "allreduce",
-    "allreduce_one",
-    "scan",
-    "scan_one",
-    "gather",
-    "gather_into",
-    "allgather",
-    "allgather_into",
-    "scatter",
-    "alltoall",
-    "alltoallv",
-    "alltoallv_into",
-];
 
 /// What is wrong with the method call `call` on a superstep's context, inside the superstep: a
 /// call that syncs, or needs the context mutably (`None` for the calls a superstep allows).
@@ -120,24 +102,22 @@ pub(crate) fn misuse_inside_superstep(call: &syn::ExprMethodCall) -> Option<Prob
     let method = call.method.to_string();
     let nargs = call.args.len();
     let is_closure = |arg: Option<&syn::Expr>| matches!(arg, Some(syn::Expr::Closure(c)) if c.inputs.len() == 1);
-    Some(match method.as_str() {
-        "sync" if nargs == 0 => Problem::SyncInSuperstep(None),
-        "register" if nargs == 1 => Problem::SyncInSuperstep(Some("register")),
-        "register_each" if nargs == 1 => Problem::SyncInSuperstep(Some("register_each")),
-        "unregister" if nargs == 1 => Problem::SyncInSuperstep(Some("unregister")),
-        "unregister_each" if nargs == 1 => Problem::SyncInSuperstep(Some("unregister_each")),
-        "superstep" if nargs == 1 && is_closure(call.args.first()) => Problem::NestedSuperstep,
-        "with_reg" => Problem::WithRegInSuperstep("with_reg"),
-        "with_regs" => Problem::WithRegInSuperstep("with_regs"),
-        "put_batch" if nargs == 1 => Problem::PutBatchInSuperstep,
-        name => Problem::CollectiveInSuperstep(COLLECTIVES.iter().copied().find(|c| *c == name)?),
+    let found = crate::api::on_context(&method)?;
+    Some(match found.effect {
+        Effect::Syncs if method == "sync" && nargs == 0 => Problem::SyncInSuperstep(None),
+        Effect::Syncs if nargs == 1 => Problem::SyncInSuperstep(Some(found.name)),
+        Effect::Superstep if nargs == 1 && is_closure(call.args.first()) => Problem::NestedSuperstep,
+        Effect::Scoped => Problem::WithRegInSuperstep(found.name),
+        Effect::Batch => Problem::PutBatchInSuperstep(found.name),
+        Effect::Collective => Problem::CollectiveInSuperstep(found.name),
+        _ => return None,
     })
 }
 
 /// The methods of other values that sync with the context as an argument: a global pointer
-/// array's `build`, `destroy` and `memzero`.
+/// array's `build`, `memzero`, `sync` and `destroy`.
 pub(crate) fn gp_sync(method: &Ident) -> Option<&'static str> {
-    ["build", "destroy", "memzero"].into_iter().find(|m| method == m)
+    crate::api::sync_with_context(&method.to_string())
 }
 
 /// One reported use.
@@ -151,17 +131,24 @@ pub(crate) struct Finding {
 }
 
 /// Checks the body of a `#[bsp::program]` function whose context parameter is `ctx`.
-pub(crate) fn check_program(body: &Block, ctx: &Ident, cx: &mut Ctxt) {
+/// Returns the run-time checks of alignment to insert where the macro cannot decide.
+pub(crate) fn check_program(body: &Block, ctx: &Ident, procs: Option<u64>, cx: &mut Ctxt) -> Vec<RunTimeCheck> {
     let mut walker = walker::Walker::new(ctx);
     walker.walk_program(body);
     report(walker.into_findings(), &ctx.to_string(), cx);
-    alignment::check_program(body, ctx, cx);
+    alignment::check_program(body, ctx, procs, cx)
+}
+
+/// The alignment findings of a body whose context is `ctx`, on `procs` processes, for tests.
+#[cfg(test)]
+pub(crate) fn alignment_findings(body: &Block, ctx: &Ident, procs: Option<u64>) -> Vec<alignment::Finding> {
+    alignment::findings(body, ctx, procs)
 }
 
 /// The kind of each alignment finding of a body whose context is `ctx`, for tests.
 #[cfg(test)]
 pub(crate) fn alignment_kinds(body: &Block, ctx: &Ident) -> Vec<Kind> {
-    alignment::findings(body, ctx).into_iter().map(|f| f.kind).collect()
+    alignment::findings(body, ctx, None).into_iter().map(|f| f.kind).collect()
 }
 
 /// Checks one `superstep!` used outside `#[bsp::program]`: what its block does on its own.
@@ -172,13 +159,32 @@ pub(crate) fn check_superstep(input: &SuperstepInput, cx: &mut Ctxt) {
 }
 
 fn report(findings: Vec<Finding>, ctx: &str, cx: &mut Ctxt) {
+    // One mistake, one error: a name used several times after the same operation made it
+    // wrong (an `hpmove` result kept past the sync and used twice, a destination read twice) is
+    // reported at its first use.
+    // The tag and the payload of one `hpmove` are one result: one error for both.
+    let mut seen: Vec<(Problem, String, String)> = Vec::new();
     for finding in findings {
-        cx.error(finding.use_span, message(&finding, ctx));
-        // An `hpmove` call that leaves its superstep is itself the use: no second span.
-        let at_the_use = matches!(finding.problem, Problem::MessageLeavesSuperstep) && finding.name.is_empty();
-        if !at_the_use {
-            cx.error(finding.op_span, note(&finding));
+        let name = if finding.problem == Problem::StaleMessage { String::new() } else { finding.name.clone() };
+        let key = (finding.problem, name, format!("{:?}", finding.op_span));
+        if seen.contains(&key) {
+            continue;
         }
+        seen.push(key);
+        let text = message(&finding, ctx);
+        // An `hpmove` call that leaves its superstep is itself the use: nothing else to point at.
+        let at_the_use = matches!(finding.problem, Problem::MessageLeavesSuperstep) && finding.name.is_empty();
+        let text = if at_the_use { text } else { with_pointer(&text, &note(&finding, finding.op_span)) };
+        cx.error(finding.use_span, text);
+    }
+}
+
+/// `message` with `= note: {pointer}` after its first line: one error per mistake, which says
+/// where its cause is (a proc macro on stable cannot attach a spanned note to its error).
+pub(crate) fn with_pointer(message: &str, pointer: &str) -> String {
+    match message.split_once('\n') {
+        Some((first, rest)) => format!("{first}\n= note: {pointer}\n{rest}"),
+        None => format!("{message}\n= note: {pointer}"),
     }
 }
 
@@ -332,8 +338,8 @@ pub(crate) fn message(finding: &Finding, ctx: &str) -> String {
              = help: call it outside and make the supersteps inside its body: \
              `{name}.{method}(data, |{name}, r| {{ superstep!({name}, {{ ... }}); }})`"
         ),
-        Problem::PutBatchInSuperstep => format!(
-            "`{name}.put_batch(..)` cannot be called inside a superstep\n\
+        Problem::PutBatchInSuperstep(method) => format!(
+            "`{name}.{method}(..)` cannot be called inside a superstep\n\
              = note: a batch borrows the context mutably until it is dropped, and inside a \
              superstep the context is shared by the superstep's operations\n\
              = help: fill the batch before the `superstep!` block (its puts land at the next \
@@ -395,30 +401,32 @@ fn dest_message(finding: &Finding, ctx: &str) -> Option<String> {
     })
 }
 
-/// The second error, at the operation (or declaration) the finding comes from.
-pub(crate) fn note(finding: &Finding) -> String {
+/// Where the finding comes from (the operation or declaration at `op_span`), for the error's
+/// message: "the `get` that makes `left` pending is at line 9, column 13".
+pub(crate) fn note(finding: &Finding, op_span: Span) -> String {
     let Finding { name, op, .. } = finding;
+    let at = crate::ctxt::at(op_span);
     let op = op.name();
     match finding.problem {
         Problem::PendingDestination(_) | Problem::DestinationAgain { .. }
             if matches!(finding.op, Op::Dest | Op::GetBatch) =>
         {
-            format!("note: `{op}` lends `{name}` here")
+            format!("`{op}` lends `{name}` {at}")
         }
         Problem::PendingDestination(_) | Problem::DestinationAgain { .. } | Problem::ModifiedSource => {
-            format!("note: the `{op}` that makes `{name}` pending is here")
+            format!("the `{op}` that makes `{name}` pending is {at}")
         }
-        Problem::DeclaredInSuperstep => format!("note: `{name}` is declared here, inside the superstep"),
-        Problem::SameRegistration => format!("note: the destination borrows `{name}` here"),
-        Problem::RemoteNameAfterLocalMut => format!("note: `{name}.local_mut(..)` borrows `{name}` mutably here"),
-        Problem::LocalPartGivenToCollective(_) => "note: the collective that needs the context mutably".to_owned(),
-        Problem::StaleMessage => format!("note: `{name}` comes from the `{op}` here"),
-        Problem::MessageLeavesSuperstep => "note: the message is taken by `hpmove` here".to_owned(),
+        Problem::DeclaredInSuperstep => format!("`{name}` is declared inside the superstep, {at}"),
+        Problem::SameRegistration => format!("the destination borrows `{name}` {at}"),
+        Problem::RemoteNameAfterLocalMut => format!("`{name}.local_mut(..)` borrows `{name}` mutably {at}"),
+        Problem::LocalPartGivenToCollective(_) => format!("the collective that needs the context mutably is {at}"),
+        Problem::StaleMessage => format!("`{name}` comes from the `{op}` {at}"),
+        Problem::MessageLeavesSuperstep => format!("the message is taken by `hpmove` {at}"),
         Problem::SyncInSuperstep(_)
         | Problem::NestedSuperstep
         | Problem::CollectiveInSuperstep(_)
         | Problem::WithRegInSuperstep(_)
-        | Problem::PutBatchInSuperstep
-        | Problem::GpSyncInSuperstep(_) => "note: the superstep in progress starts here".to_owned(),
+        | Problem::PutBatchInSuperstep(_)
+        | Problem::GpSyncInSuperstep(_) => format!("the superstep in progress starts {at}"),
     }
 }

@@ -29,8 +29,10 @@ macro_rules! assert_findings {
 
 mod alignment;
 mod analysis;
+mod api;
 mod expansion;
 mod false_alarms;
 mod knobs;
 mod moved;
+mod run_time_checks;
 mod superstep_rules;

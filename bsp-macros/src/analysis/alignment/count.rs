@@ -1,5 +1,5 @@
-//! How many sync points a stretch of code makes, as an interval over its paths, and which calls
-//! are sync points.
+//! How many sync points a stretch of code makes, as an interval over its paths. (Which calls
+//! are sync points is in the API's table, `api.rs`.)
 
 use std::fmt;
 
@@ -53,74 +53,3 @@ impl fmt::Display for Count {
         }
     }
 }
-
-/// Methods of the context that are sync points besides the collectives (`analysis::COLLECTIVES`,
-/// each of which ends with one or more syncs, the same on every process): `sync`, and the
-/// registration calls (each includes a sync).
-const SYNCING: &[&str] = &["sync", "register", "register_each", "unregister", "unregister_each"];
-
-/// Whether the context's method `name` is a sync point.
-pub(crate) fn is_syncing(name: &str) -> bool {
-    SYNCING.contains(&name) || crate::analysis::COLLECTIVES.contains(&name)
-}
-
-/// Methods of the context that are certainly not sync points.
-pub(crate) const NOT_SYNCING: &[&str] = &[
-    "pid",
-    "nprocs",
-    "time",
-    "step",
-    "put",
-    "put_combine",
-    "put_batch",
-    "put_batch_with_local",
-    "combiner",
-    "set_tagsize",
-    "set_tag",
-    "send",
-    "send_bytes",
-    "qsize",
-    "get_tag",
-    "get_tag_bytes",
-    "move_message",
-    "move_into",
-    "move_bytes",
-    "hpmove",
-    "hpmove_bytes",
-    "get",
-    "hpget",
-    "hpput",
-    "dest",
-    "get_batch",
-    "locals",
-    "stats",
-    "set_stats",
-    "same",
-];
-
-/// Methods of other values that take the context as an argument and sync: a global pointer
-/// array's `build`, `destroy`, `memzero` and `sync`.
-pub(crate) const SYNCING_WITH_CTX: &[&str] = &["build", "destroy", "memzero", "sync"];
-
-/// Methods of other values that take the context as an argument and certainly do not sync:
-/// a registration's parts, a global pointer array's local accesses and one-sided operations.
-pub(crate) const NOT_SYNCING_WITH_CTX: &[&str] = &[
-    "local",
-    "local_mut",
-    "value",
-    "value_mut",
-    "split_mut",
-    "access",
-    "access_mut",
-    "assign_local",
-    "free_local",
-    "get",
-    "get_into",
-    "get_size",
-    "gather",
-    "gather_into",
-    "gather_size",
-    "put",
-    "scatter",
-    "distribution",
-];

@@ -9,6 +9,12 @@
 //! - a branch (or `let ... else`) that returns from the program where the others go on and
 //!   make a number of sync points that cannot be equal to the returning one's.
 //!
+//! A finding whose condition certainly varies (`Origin::certain`: from the pid or the clock, and
+//! not decided alike for every pid by `decide.rs`) is a compile error. One that only perhaps
+//! varies (messages, a `get`, data, a variant test) is not: the program compiles, and
+//! `runtime_check.rs` makes each branch that syncs promise its index with `ctx.same(..)`, which
+//! the runtime checks at the next sync ([`RunTimeCheck`]).
+//!
 //! It stays silent where it cannot decide: a count is an interval ([`Count`]), and code the
 //! macro cannot see (a helper given `ctx`, a closure that may sync, an unknown method) makes it
 //! unbounded, so no finding can come from it. `break` and `continue` under a varying condition
@@ -20,18 +26,20 @@
 //! build (for the compile-time benchmark, `scripts/alignment-bench`).
 
 mod count;
+mod decide;
 mod varying;
 
 use super::macro_args::{self, MacroKind};
 use super::state::{BindingId, Scopes};
 use super::syntax::{bound_names, is_compound_assign, is_process_exit, mentions, place_of, single_ident, strip_parens};
+use crate::api::{self, Effect};
 use crate::ctxt::Ctxt;
 use crate::input::SuperstepInput;
 pub(crate) use count::Count;
-use count::{is_syncing, NOT_SYNCING, NOT_SYNCING_WITH_CTX, SYNCING_WITH_CTX};
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens as _;
 use std::collections::{HashMap, HashSet};
+use syn::spanned::Spanned as _;
 use syn::visit::{self, Visit};
 use syn::{Block, Expr, Ident, Pat, Stmt};
 pub(crate) use varying::Origin;
@@ -39,24 +47,68 @@ pub(crate) use varying::Origin;
 /// The environment variable that switches the check off (for the compile-time benchmark).
 const OFF: &str = "BSP_MACROS_NO_ALIGNMENT";
 
-/// Checks the body of a `#[bsp::program]` function whose context parameter is `ctx`.
-pub(crate) fn check_program(body: &Block, ctx: &Ident, cx: &mut Ctxt) {
+/// Checks the body of a `#[bsp::program]` function whose context parameter is `ctx`, run on
+/// `procs` processes if the program says how many (`procs = 2`): reports the conditions that
+/// certainly differ between processes, and returns the run-time checks to insert for those the
+/// macro cannot decide.
+pub(crate) fn check_program(body: &Block, ctx: &Ident, procs: Option<u64>, cx: &mut Ctxt) -> Vec<RunTimeCheck> {
     if std::env::var_os(OFF).is_some_and(|v| v == "1") {
-        return;
+        return Vec::new();
     }
-    for finding in findings(body, ctx) {
-        cx.error_spanned_by(&finding.cond, finding.message(&ctx.to_string()));
-        if let Some(sync) = finding.sync {
-            cx.error(sync, finding.note());
+    let mut checks = Vec::new();
+    for finding in findings(body, ctx, procs) {
+        if !finding.origin.certain {
+            if finding.arms.iter().any(|&syncs| syncs) {
+                checks.push(RunTimeCheck { key: finding.key.clone(), ctx: finding.ctx.clone(), arms: finding.arms });
+            }
+            continue;
         }
+        let mut text = finding.message(&ctx.to_string());
+        if let Some(sync) = finding.sync {
+            text = super::with_pointer(&text, &finding.note(sync));
+        }
+        cx.error_spanned_by(&finding.cond, text);
     }
+    checks
+}
+
+/// The sync points a call of a helper whose body is `body` and whose context parameter is
+/// `ctx` makes, on every path (to its end or to a `return`).
+pub(crate) fn helper_count(body: &Block, ctx: &Ident) -> Count {
+    let mut aligner = Aligner::new(vec![ctx.to_string()], true);
+    let (region, _) = aligner.region(|this| this.block(body));
+    either(region.fall, region.returns).unwrap_or(Count::ZERO)
 }
 
 /// The findings of one function body, in walk order.
-pub(crate) fn findings(body: &Block, ctx: &Ident) -> Vec<Finding> {
+pub(crate) fn findings(body: &Block, ctx: &Ident, procs: Option<u64>) -> Vec<Finding> {
     let mut aligner = Aligner::new(vec![ctx.to_string()], false);
+    aligner.procs = procs;
     aligner.block(body);
     aligner.findings
+}
+
+/// Where a condition's token starts, and the condition as text: finds it again in the lowering.
+pub(crate) fn key_of(cond: &Expr) -> String {
+    let tokens = cond.to_token_stream();
+    let start = tokens.clone().into_iter().next().map(|t| format!("{:?}", t.span())).unwrap_or_default();
+    format!("{start} {tokens}")
+}
+
+/// A condition the macro cannot decide (it depends on messages, a `get`, other data) whose
+/// branches make different numbers of sync points: the lowering makes each branch that syncs
+/// on all its paths promise its index with `ctx.same(..)` first, so that the runtime compares
+/// the branches the processes took at the sync that branch makes, and fails the run with the
+/// condition's place if they differ.
+#[derive(Clone, Debug)]
+pub(crate) struct RunTimeCheck {
+    /// The condition (`key_of`).
+    pub(crate) key: String,
+    /// The context's name where the condition is.
+    pub(crate) ctx: String,
+    /// For each branch (`if`: the `if` branch, then the `else`; `match`: its arms; a loop: its
+    /// body), whether every path through it syncs: those promise.
+    pub(crate) arms: Vec<bool>,
 }
 
 /// What is misaligned.
@@ -80,6 +132,12 @@ pub(crate) struct Finding {
     pub(crate) origin: Origin,
     /// A sync point that some processes make and others do not, if one is known.
     pub(crate) sync: Option<Span>,
+    /// The condition, to find it again (`key_of`).
+    pub(crate) key: String,
+    /// The context's name where the condition is.
+    pub(crate) ctx: String,
+    /// For each branch (see [`RunTimeCheck::arms`]), whether every path through it syncs.
+    pub(crate) arms: Vec<bool>,
 }
 
 impl Finding {
@@ -128,12 +186,13 @@ impl Finding {
         }
     }
 
-    /// The companion error at a sync point that only some processes make.
-    pub(crate) fn note(&self) -> String {
+    /// Where a sync point that only some processes make is (`sync`), for the error's message.
+    pub(crate) fn note(&self, sync: Span) -> String {
+        let at = crate::ctxt::at(sync);
         match &self.kind {
-            Kind::Branches { .. } => "note: a sync point that only the processes taking this branch make".to_owned(),
-            Kind::Loop { .. } => "note: the sync point that each iteration makes".to_owned(),
-            Kind::Return { .. } => "note: a sync point that the processes that leave early skip".to_owned(),
+            Kind::Branches { .. } => format!("a sync point that only the processes taking this branch make is {at}"),
+            Kind::Loop { .. } => format!("the sync point that each iteration makes is {at}"),
+            Kind::Return { .. } => format!("a sync point that the processes that leave early skip is {at}"),
         }
     }
 }
@@ -156,6 +215,12 @@ struct Region {
     /// The count of the paths that end an iteration of an enclosing loop (`break`, `continue`).
     exits: Option<Count>,
     first_sync: Option<Span>,
+}
+
+/// For each branch, whether every path through it makes a sync point (it may promise which
+/// branch it is: a sync follows the promise on every path).
+fn syncing_arms(branches: &[(String, Region)]) -> Vec<bool> {
+    branches.iter().map(|(_, r)| either(either(r.fall, r.returns), r.exits).is_some_and(|c| c.min >= 1)).collect()
 }
 
 fn either(a: Option<Count>, b: Option<Count>) -> Option<Count> {
@@ -185,11 +250,24 @@ pub(crate) struct Aligner<'a> {
     closures: usize,
     /// Counting only (the rest of a function): no findings.
     dry: bool,
-    syncing_closures: HashSet<BindingId>,
+    /// The closures bound to variables, with the sync points a call makes.
+    closures_bound: HashMap<BindingId, Count>,
     findings: Vec<Finding>,
     /// Conditions already reported (a loop is walked twice), by ordinal.
     reported: HashSet<usize>,
     next_node: usize,
+    /// The number of processes, if the program gives it as a number (`procs = 2`).
+    procs: Option<u64>,
+    /// The values of variables bound (or last assigned) to arithmetic on the pid, the number
+    /// of processes and literals, to decide conditions for each pid (`decide.rs`).
+    inits: HashMap<BindingId, Expr>,
+    /// The variables of `inits` declared `mut`.
+    mutable: HashSet<BindingId>,
+    /// The conditions under which the code being walked runs (`None`: not known, as in a loop's
+    /// body or a `match` arm), outermost first: an assignment there is conditional.
+    paths: Vec<Option<Expr>>,
+    /// What the condition of the loop being reported came to at the loop's start.
+    at_entry: Option<Option<decide::Decided>>,
 }
 
 impl<'a> Aligner<'a> {
@@ -211,10 +289,15 @@ impl<'a> Aligner<'a> {
             rest: Vec::new(),
             closures: 0,
             dry,
-            syncing_closures: HashSet::new(),
+            closures_bound: HashMap::new(),
             findings: Vec::new(),
             reported: HashSet::new(),
             next_node: 0,
+            procs: None,
+            inits: HashMap::new(),
+            mutable: HashSet::new(),
+            paths: Vec::new(),
+            at_entry: None,
         }
     }
 
@@ -313,7 +396,7 @@ impl<'a> Aligner<'a> {
                     let mut dry = Aligner::new(self.ctx_names.clone(), true);
                     dry.scopes = self.scopes.clone();
                     dry.varying = self.varying.clone();
-                    dry.syncing_closures = self.syncing_closures.clone();
+                    dry.closures_bound = self.closures_bound.clone();
                     let (region, _) = dry.region(|d| d.stmts(stmts));
                     first = first.or(region.first_sync);
                     exit = either(exit, region.returns.map(|r| prefix.then(r)));
@@ -337,11 +420,30 @@ impl<'a> Aligner<'a> {
         self.next_node
     }
 
-    fn report(&mut self, key: usize, kind: Kind, cond: &Expr, origin: Origin, sync: Option<Span>) {
-        if self.dry || !self.reported.insert(key) {
+    fn report(&mut self, key: usize, kind: Kind, cond: &Expr, origin: Origin, sync: Option<Span>, arms: Vec<bool>) {
+        if self.dry || self.reported.contains(&key) {
             return;
         }
-        self.findings.push(Finding { kind, cond: cond.to_token_stream(), origin, sync });
+        // A condition on the pid that every process decides alike (`pid == 999` on 2
+        // processes) does not vary; one that does not vary on any number of processes tried
+        // perhaps varies (`pid < ctx.nprocs()`).
+        let decided = match self.at_entry {
+            Some(at_entry) => at_entry,
+            None => self.decide(cond, self.procs),
+        };
+        let origin = match decided {
+            Some(decide::Decided::Alike) => return,
+            Some(decide::Decided::Perhaps) => origin.undecided(),
+            Some(decide::Decided::Differs) => origin,
+            // On a known number of processes, only what the evaluation shows is certain (a
+            // value computed from the pid may still be the same on each of them); the clock
+            // stays certain.
+            None if self.procs.is_some() && !origin.source.contains(".time()") => origin.undecided(),
+            None => origin,
+        };
+        self.reported.insert(key);
+        let ctx = self.ctx_names.last().cloned().unwrap_or_default();
+        self.findings.push(Finding { kind, cond: cond.to_token_stream(), origin, sync, key: key_of(cond), ctx, arms });
     }
 
     /// The branches of a condition that varies: reported if two that go on make numbers of
@@ -368,7 +470,7 @@ impl<'a> Aligner<'a> {
                             first: (first_name.clone(), a),
                             second: (second_name.clone(), b),
                         };
-                        self.report(key, kind, cond, origin.clone(), sync);
+                        self.report(key, kind, cond, origin.clone(), sync, syncing_arms(branches));
                         return;
                     }
                 }
@@ -391,7 +493,9 @@ impl<'a> Aligner<'a> {
                     let (exit, other, other_region) =
                         if first.returns.is_some() && first.fall.is_none() { (a, b, second) } else { (b, a, first) };
                     let sync = other_region.first_sync.or(rest_sync);
-                    self.report(key, Kind::Return { exit, other }, cond, origin.clone(), sync);
+                    // Returns are found by the runtime when the others sync: nothing to promise.
+                    let arms = vec![false; branches.len()];
+                    self.report(key, Kind::Return { exit, other }, cond, origin.clone(), sync, arms);
                     return;
                 }
             }
@@ -418,19 +522,19 @@ impl<'a> Aligner<'a> {
         match stmt {
             Stmt::Local(local) => {
                 let init = local.init.as_ref().map(|init| &*init.expr);
-                let mut syncing_closure = false;
+                let mut closure_count = None;
                 match init.map(strip_parens) {
-                    Some(Expr::Closure(closure)) => syncing_closure = self.closure(closure),
+                    Some(Expr::Closure(closure)) => closure_count = Some(self.closure(closure)),
                     Some(init) => self.expr(init),
                     None => {}
                 }
                 if let Some((_, diverge)) = local.init.as_ref().and_then(|init| init.diverge.as_ref()) {
-                    self.let_else(init, diverge);
+                    self.let_else(&local.pat, init, diverge);
                 }
                 self.bind(&local.pat, init);
-                if let (true, Some(ident)) = (syncing_closure, single_ident(&local.pat)) {
+                if let (Some(count), Some(ident)) = (closure_count, single_ident(&local.pat)) {
                     if let Some(binding) = self.scopes.find(&ident.to_string()) {
-                        self.syncing_closures.insert(binding);
+                        self.closures_bound.insert(binding, count);
                     }
                 }
             }
@@ -442,9 +546,10 @@ impl<'a> Aligner<'a> {
 
     /// `let PAT = init else { diverge };`: where `init` varies, the processes that take the
     /// `else` leave the program (or the loop) there.
-    fn let_else(&mut self, init: Option<&'a Expr>, diverge: &'a Expr) {
+    fn let_else(&mut self, pat: &Pat, init: Option<&'a Expr>, diverge: &'a Expr) {
         let key = self.node();
         let origin = init.and_then(|init| self.varies(init));
+        let origin = origin.map(|o| if decide::tests_a_variant(pat) { o.undecided() } else { o });
         let (else_region, _) = self.region(|this| this.expr(diverge));
         if let (Some(origin), Some(init)) = (origin, init) {
             let on = Region { fall: Some(Count::ZERO), returns: None, exits: None, first_sync: None };
@@ -472,6 +577,7 @@ impl<'a> Aligner<'a> {
         Some(Origin {
             source: format!("an assignment in code that only some processes run (it depends on {})", origin.describe()),
             via: None,
+            certain: origin.certain,
         })
     }
 
@@ -487,6 +593,7 @@ impl<'a> Aligner<'a> {
             return;
         };
         let depth = self.scopes.depth_of(&name);
+        self.assign_init(binding, value, compound || !projection.0.is_empty());
         let origin = self.varies(value).or_else(|| self.guard_for(depth));
         match origin {
             Some(origin) => {
@@ -511,7 +618,16 @@ impl<'a> Aligner<'a> {
                 self.expr(&binary.left);
                 self.assign(&binary.left, &binary.right, true);
             }
-            Expr::MethodCall(call) => self.method_call(call),
+            Expr::MethodCall(call) => {
+                // A method of a `mut` variable may change it (`n.push(..)`).
+                self.forget_if_mutable(&call.receiver);
+                self.method_call(call);
+            }
+            Expr::Reference(reference) if reference.mutability.is_some() => {
+                // `&mut n` (a `get`'s destination, an argument): `n` may change behind it.
+                self.forget(&reference.expr);
+                self.expr(&reference.expr);
+            }
             Expr::Call(call) => {
                 self.expr(&call.func);
                 for arg in &call.args {
@@ -519,13 +635,24 @@ impl<'a> Aligner<'a> {
                 }
                 if is_process_exit(&call.func) {
                     self.reachable = false;
-                } else if call.args.iter().any(|a| self.is_ctx_handle(a)) || self.calls_syncing_closure(&call.func) {
+                } else if let Some(count) = self.closure_called(&call.func) {
+                    // A closure the walk has seen: a call makes its sync points (a sync point
+                    // where it is called, for `let barrier = |c: &mut Ctx| c.sync();`).
+                    if count.max == Some(count.min) && count.min > 0 {
+                        self.sync_points(count);
+                        if self.reachable && self.first_sync.is_none() {
+                            self.first_sync = Some(call.func.span());
+                        }
+                    } else if count != Count::ZERO {
+                        self.unknown();
+                    }
+                } else if call.args.iter().any(|a| self.is_ctx_handle(a)) {
                     self.unknown();
                 }
             }
             Expr::Macro(mac) => self.mac(&mac.mac),
             Expr::Closure(closure) => {
-                if self.closure(closure) {
+                if self.closure(closure) != Count::ZERO {
                     self.unknown();
                 }
             }
@@ -596,14 +723,14 @@ impl<'a> Aligner<'a> {
         self.expr(arg);
     }
 
-    fn calls_syncing_closure(&self, func: &Expr) -> bool {
+    /// The sync points of a call of `func`, if it is a closure bound to a variable.
+    fn closure_called(&self, func: &Expr) -> Option<Count> {
         match strip_parens(func) {
-            Expr::Path(path) => path
-                .path
-                .get_ident()
-                .and_then(|i| self.scopes.find(&i.to_string()))
-                .is_some_and(|b| self.syncing_closures.contains(&b)),
-            _ => false,
+            Expr::Path(path) => {
+                let binding = self.scopes.find(&path.path.get_ident()?.to_string())?;
+                self.closures_bound.get(&binding).copied()
+            }
+            _ => None,
         }
     }
 
@@ -631,13 +758,20 @@ impl<'a> Aligner<'a> {
         if let Some(origin) = &origin {
             self.guards.push((origin.clone(), depth));
         }
+        let (on, off) = match &*node.cond {
+            Expr::Let(_) => (None, None),
+            cond => (Some(cond.clone()), Some(syn::parse_quote!(!(#cond)))),
+        };
+        self.paths.push(on);
         let (then_region, then_vars) = self.region(|this| {
             this.scopes.push();
             this.cond(&node.cond);
             this.block(&node.then_branch);
             this.scopes.pop();
         });
+        self.paths.pop();
         // A condition's own sync points run on both paths: count them once, before the branch.
+        self.paths.push(off);
         let (else_region, else_vars) = self.region(|this| {
             this.scopes.push();
             this.cond_syncs_only(&node.cond);
@@ -646,6 +780,7 @@ impl<'a> Aligner<'a> {
             }
             this.scopes.pop();
         });
+        self.paths.pop();
         if origin.is_some() {
             self.guards.pop();
         }
@@ -675,6 +810,18 @@ impl<'a> Aligner<'a> {
         let key = self.node();
         self.expr(&node.expr);
         let scrutinee = self.varies(&node.expr);
+        // Arms that test variants may be taken alike by every process.
+        let scrutinee = scrutinee.map(|o| {
+            let variants = node.arms.iter().any(|arm| match &arm.pat {
+                Pat::Guard(guarded) => decide::tests_a_variant(&guarded.pat),
+                pat => decide::tests_a_variant(pat),
+            });
+            if variants {
+                o.undecided()
+            } else {
+                o
+            }
+        });
         let depth = self.scopes.depth();
         let mut regions = Vec::new();
         let mut vars = Vec::new();
@@ -689,6 +836,7 @@ impl<'a> Aligner<'a> {
             if let Some(o) = &origin {
                 self.guards.push((o.clone(), depth));
             }
+            self.paths.push(None);
             let (region, arm_vars) = self.region(|this| {
                 this.scopes.push();
                 match &arm.pat {
@@ -701,6 +849,7 @@ impl<'a> Aligner<'a> {
                 this.expr(&arm.body);
                 this.scopes.pop();
             });
+            self.paths.pop();
             if origin.is_some() {
                 self.guards.pop();
             }
@@ -728,6 +877,14 @@ impl<'a> Aligner<'a> {
     fn looped(&mut self, keyword: &'static str, cond: &'a Expr, origin: Option<Origin>, body: impl Fn(&mut Self)) {
         let key = self.node();
         let depth = self.scopes.depth();
+        // The condition as it first runs, before the body changes what it reads: if it
+        // differs there, some processes make no iteration and others one at least. (A `while`
+        // that every process enters alike may still leave at different iterations.)
+        let at_entry = match self.decide(cond, self.procs) {
+            Some(decide::Decided::Alike) if keyword == "while" => None,
+            decided => decided,
+        };
+        self.paths.push(None);
         if let Some(o) = &origin {
             self.guards.push((o.clone(), depth));
         }
@@ -761,6 +918,7 @@ impl<'a> Aligner<'a> {
         });
         self.next_node = after_nodes;
         self.rest.pop();
+        self.paths.pop();
         if origin.is_some() {
             self.guards.pop();
         }
@@ -768,7 +926,9 @@ impl<'a> Aligner<'a> {
         if let (Some(origin), Some(per)) = (origin, iteration) {
             if per.min >= 1 && per.max == Some(per.min) {
                 let sync = first.first_sync;
-                self.report(key, Kind::Loop { keyword, body: per }, cond, origin, sync);
+                self.at_entry = Some(at_entry);
+                self.report(key, Kind::Loop { keyword, body: per }, cond, origin, sync, vec![true]);
+                self.at_entry = None;
             }
         }
         let body_count =
@@ -789,10 +949,14 @@ impl<'a> Aligner<'a> {
     }
 
     /// A closure, walked where it is written with a copy of the walker's position; its sync
-    /// points do not count here. Returns whether its body may sync.
-    fn closure(&mut self, closure: &'a syn::ExprClosure) -> bool {
+    /// points do not count here. Returns the sync points a call of it makes. A parameter typed
+    /// as the context (`|c: &mut Ctx|`) is a context name in its body.
+    fn closure(&mut self, closure: &'a syn::ExprClosure) -> Count {
         let saved_rest = std::mem::take(&mut self.rest);
         self.closures += 1;
+        let names = self.ctx_names.len();
+        self.ctx_names.extend(closure.inputs.iter().filter_map(ctx_param_name));
+        self.paths.push(None);
         let (region, _) = self.region(|this| {
             this.scopes.push();
             for input in &closure.inputs {
@@ -801,10 +965,11 @@ impl<'a> Aligner<'a> {
             this.expr(&closure.body);
             this.scopes.pop();
         });
+        self.paths.pop();
+        self.ctx_names.truncate(names);
         self.closures -= 1;
         self.rest = saved_rest;
-        let count = either(either(region.fall, region.returns), region.exits).unwrap_or(Count::ZERO);
-        count != Count::ZERO
+        either(either(region.fall, region.returns), region.exits).unwrap_or(Count::ZERO)
     }
 
     fn method_call(&mut self, call: &'a syn::ExprMethodCall) {
@@ -815,10 +980,12 @@ impl<'a> Aligner<'a> {
                 self.arg(arg);
             }
             if call.args.iter().any(|a| self.is_ctx_handle(a)) {
-                if SYNCING_WITH_CTX.contains(&method.as_str()) {
-                    self.sync_point(call.method.span());
-                } else if !NOT_SYNCING_WITH_CTX.contains(&method.as_str()) {
-                    self.unknown();
+                match api::syncs_with_context(&method) {
+                    // A GP array's `build`, `sync`, ...: one sync point; a team's collective:
+                    // at least one, the same on every process.
+                    Some(true) => self.sync_point(call.method.span()),
+                    Some(false) => {}
+                    None => self.unknown(),
                 }
             }
             return;
@@ -870,10 +1037,12 @@ impl<'a> Aligner<'a> {
                 for arg in &call.args {
                     self.arg(arg);
                 }
-                if is_syncing(name) {
-                    self.sync_point(call.method.span());
-                } else if !NOT_SYNCING.contains(&name) {
-                    self.unknown();
+                match api::on_context(name).map(|m| m.effect) {
+                    Some(Effect::Syncs | Effect::Collective) => self.sync_point(call.method.span()),
+                    Some(effect) if !effect.syncs() => {}
+                    // Not in the table (or a superstep or `with_reg` not written as the walk
+                    // expects): the macro cannot count it.
+                    _ => self.unknown(),
                 }
             }
         }
@@ -887,7 +1056,8 @@ impl<'a> Aligner<'a> {
         };
         if let Some(binding) = self.scopes.find(&ident.to_string()) {
             let source = format!("a `get` from a process chosen by {}", origin.describe());
-            self.varying.insert(binding, Origin { source, via: None });
+            // The data of another process may be the same everywhere: not certain.
+            self.varying.insert(binding, Origin { source, via: None, certain: false });
         }
     }
 
@@ -921,12 +1091,10 @@ impl<'a> Aligner<'a> {
                     // a superstep has no `return` (it is an error), so it needs none.
                     let saved_rest = std::mem::take(&mut self.rest);
                     let mut inner = Aligner::new(self.ctx_names.clone(), true);
-                    std::mem::swap(&mut inner.scopes, &mut self.scopes);
-                    std::mem::swap(&mut inner.varying, &mut self.varying);
+                    inner.swap_state(self);
                     inner.guards = self.guards.clone();
                     inner.superstep(&input.ctx, at, |this| this.block(&input.block));
-                    std::mem::swap(&mut inner.scopes, &mut self.scopes);
-                    std::mem::swap(&mut inner.varying, &mut self.varying);
+                    inner.swap_state(self);
                     self.rest = saved_rest;
                     self.sync_points(inner.count);
                     if self.reachable && self.first_sync.is_none() {
@@ -957,22 +1125,47 @@ impl<'a> Aligner<'a> {
         }
     }
 
+    /// Exchanges what is known of the variables with `other` (an inner walk over tokens parsed
+    /// out of a macro works on the outer walk's variables).
+    fn swap_state(&mut self, other: &mut Aligner<'_>) {
+        std::mem::swap(&mut self.scopes, &mut other.scopes);
+        std::mem::swap(&mut self.varying, &mut other.varying);
+        std::mem::swap(&mut self.inits, &mut other.inits);
+        std::mem::swap(&mut self.mutable, &mut other.mutable);
+    }
+
     /// Expressions parsed out of a macro's tokens: only their sync points count (they cannot
     /// return from the program, and are not borrowed for the walk's frames).
     fn owned_exprs(&mut self, args: &[Expr]) {
         let mut inner = Aligner::new(self.ctx_names.clone(), true);
-        std::mem::swap(&mut inner.scopes, &mut self.scopes);
-        std::mem::swap(&mut inner.varying, &mut self.varying);
+        inner.swap_state(self);
         for arg in args {
             inner.expr(arg);
         }
-        std::mem::swap(&mut inner.scopes, &mut self.scopes);
-        std::mem::swap(&mut inner.varying, &mut self.varying);
+        inner.swap_state(self);
         self.sync_points(inner.count);
         if self.reachable && self.first_sync.is_none() {
             self.first_sync = inner.first_sync;
         }
     }
+}
+
+/// `c` in a closure's parameter `c: &mut Ctx` (any path ending in `Ctx`, or `Superstep`).
+fn ctx_param_name(pat: &Pat) -> Option<String> {
+    let Pat::Type(typed) = pat else {
+        return None;
+    };
+    let syn::Type::Reference(reference) = &*typed.ty else {
+        return None;
+    };
+    let syn::Type::Path(path) = &*reference.elem else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "Ctx" && last.ident != "Superstep" {
+        return None;
+    }
+    single_ident(&typed.pat).map(ToString::to_string)
 }
 
 /// The walk of the expressions with nothing to do for alignment: their subexpressions.

@@ -5,32 +5,25 @@
 //! `ctx.time()`, what arrived as messages (`qsize`, `get_tag`, `move_message`, `hpmove`, ...),
 //! the destination of a `get` from a process that depends on the pid — or is computed from one
 //! by the operations that keep the difference: arithmetic, comparisons, casts, fields, indexing,
-//! ranges, the numeric and `Option` methods listed in [`CARRYING`], `if`/`match`/blocks whose
+//! ranges, struct literals, the numeric and `Option` methods listed in [`CARRYING`], the
+//! iterator adapters and closures' methods of [`CARRYING_PERHAPS`], `if`/`match`/blocks whose
 //! value or condition varies. A variable varies when it is bound or assigned such a value, or
 //! assigned anything under a condition that varies.
+//!
+//! A variation is *certain* ([`Origin::certain`]) when it comes from the pid or the clock; it is
+//! only *perhaps* when it comes from messages, a `get`, an element of data at a varying position,
+//! or is whether a value matches a variant pattern (`Some(_)`): the data may be the same
+//! everywhere. Combined values keep the certain origin when there is one.
 //!
 //! Everything else is *not known to vary*: literals, constants, `ctx.nprocs()`, the results of
 //! collectives (the same on every process by construction), the value of `ctx.same(..)`, and
 //! the results of functions and methods the macro cannot see into. Only varying values make a
 //! finding, so what the macro cannot decide stays silent.
 
+use super::decide::tests_a_variant;
 use super::Aligner;
 use crate::analysis::syntax::strip_parens;
 use syn::{Expr, Pat};
-
-/// Methods of the context whose results vary.
-const SOURCES: &[(&str, &str)] = &[
-    ("pid", "is different on every process"),
-    ("time", "is each process's own clock"),
-    ("qsize", "counts the messages this process received"),
-    ("get_tag", "is a message this process received"),
-    ("get_tag_bytes", "is a message this process received"),
-    ("move_message", "is a message this process received"),
-    ("move_into", "is a message this process received"),
-    ("move_bytes", "is a message this process received"),
-    ("hpmove", "is a message this process received"),
-    ("hpmove_bytes", "is a message this process received"),
-];
 
 /// Methods whose result varies when their receiver or an argument does.
 const CARRYING: &[&str] = &[
@@ -90,6 +83,45 @@ const CARRYING: &[&str] = &[
     "take",
 ];
 
+/// Methods whose result varies when their receiver or an argument does, but whose closures or
+/// data may make it the same everywhere (`(0..pid).filter(|_| false).count()`): iterator
+/// adapters and consumers, `then`/`then_some`, `map` on an `Option`. Their variation is only
+/// perhaps.
+const CARRYING_PERHAPS: &[&str] = &[
+    "iter",
+    "into_iter",
+    "map",
+    "filter",
+    "filter_map",
+    "flat_map",
+    "flatten",
+    "enumerate",
+    "zip",
+    "chain",
+    "copied",
+    "cloned",
+    "count",
+    "sum",
+    "product",
+    "fold",
+    "last",
+    "nth",
+    "position",
+    "find",
+    "any",
+    "all",
+    "collect",
+    "then",
+    "then_some",
+    "and_then",
+    "ok",
+    "ok_or",
+    "unwrap_or_else",
+    "map_or",
+    "get",
+    "first",
+];
+
 /// Where a varying value comes from, for the messages.
 #[derive(Clone, Debug)]
 pub(crate) struct Origin {
@@ -97,9 +129,30 @@ pub(crate) struct Origin {
     pub(crate) source: String,
     /// The variable the condition reads, if it reads the source through one.
     pub(crate) via: Option<String>,
+    /// Whether the value certainly differs between processes: it is computed from `ctx.pid()`
+    /// or `ctx.time()` (or assigned under a condition that is). Values from messages, from a
+    /// `get` and other data may well be the same everywhere: the macro cannot decide, so their
+    /// conditions are checked at run time instead of rejected.
+    pub(crate) certain: bool,
+}
+
+/// The origin to report for a value computed from two: the certain one if either is.
+pub(crate) fn stronger(a: Option<Origin>, b: impl FnOnce() -> Option<Origin>) -> Option<Origin> {
+    match a {
+        Some(a) if a.certain => Some(a),
+        a => match (a, b()) {
+            (_, Some(b)) if b.certain => Some(b),
+            (a, b) => a.or(b),
+        },
+    }
 }
 
 impl Origin {
+    /// The same source, no longer certain to make the tested value differ.
+    pub(crate) fn undecided(self) -> Origin {
+        Origin { certain: false, ..self }
+    }
+
     /// "`n` comes from `ctx.pid()`, which ..." or "`ctx.pid()` ...".
     pub(crate) fn describe(&self) -> String {
         match &self.via {
@@ -120,46 +173,61 @@ impl Aligner<'_> {
             Expr::Cast(e) => self.varies(&e.expr),
             Expr::Field(e) => self.varies(&e.base),
             Expr::Try(e) => self.varies(&e.expr),
-            Expr::Binary(e) => self.varies(&e.left).or_else(|| self.varies(&e.right)),
-            Expr::Index(e) => self.varies(&e.expr).or_else(|| self.varies(&e.index)),
-            Expr::Range(e) => e
-                .start
-                .as_deref()
-                .and_then(|s| self.varies(s))
-                .or_else(|| e.end.as_deref().and_then(|s| self.varies(s))),
-            Expr::Tuple(e) => e.elems.iter().find_map(|e| self.varies(e)),
-            Expr::Array(e) => e.elems.iter().find_map(|e| self.varies(e)),
-            Expr::Let(e) => self.varies(&e.expr),
+            Expr::Binary(e) => stronger(self.varies(&e.left), || self.varies(&e.right)),
+            // An element at a varying position is data: every process's table may hold the same
+            // value there.
+            Expr::Index(e) => stronger(self.varies(&e.expr), || self.varies(&e.index).map(Origin::undecided)),
+            Expr::Range(e) => stronger(e.start.as_deref().and_then(|s| self.varies(s)), || {
+                e.end.as_deref().and_then(|s| self.varies(s))
+            }),
+            Expr::Tuple(e) => self.varies_any(e.elems.iter()),
+            Expr::Array(e) => self.varies_any(e.elems.iter()),
+            // Whether a value matches a variant pattern may be the same everywhere.
+            Expr::Let(e) => self.varies(&e.expr).map(|o| if tests_a_variant(&e.pat) { o.undecided() } else { o }),
             Expr::Path(path) => {
                 let name = path.path.get_ident()?.to_string();
                 let binding = self.scopes.find(&name)?;
                 let origin = self.varying.get(&binding)?;
-                Some(Origin { source: origin.source.clone(), via: Some(name) })
+                Some(Origin { source: origin.source.clone(), via: Some(name), certain: origin.certain })
             }
             Expr::MethodCall(call) if self.is_ctx(&call.receiver) => {
                 let method = call.method.to_string();
-                let (_, why) = SOURCES.iter().find(|(m, _)| *m == method)?;
+                let why = crate::api::varies(&method)?;
+                // The pid and the clock differ on every process; what arrived may not.
+                let certain = method == "pid" || method == "time";
                 let ctx = strip_parens(&call.receiver);
                 let ctx = quote::quote!(#ctx).to_string();
                 let args = if call.args.is_empty() { "" } else { ".." };
-                Some(Origin { source: format!("`{ctx}.{method}({args})`, which {why}"), via: None })
+                Some(Origin { source: format!("`{ctx}.{method}({args})`, which {why}"), via: None, certain })
             }
             Expr::MethodCall(call) if CARRYING.contains(&call.method.to_string().as_str()) => {
-                self.varies(&call.receiver).or_else(|| call.args.iter().find_map(|a| self.varies(a)))
+                stronger(self.varies(&call.receiver), || self.varies_any(call.args.iter()))
             }
+            Expr::MethodCall(call) if CARRYING_PERHAPS.contains(&call.method.to_string().as_str()) => {
+                stronger(self.varies(&call.receiver), || self.varies_any(call.args.iter())).map(Origin::undecided)
+            }
+            // `Plan { rounds: pid % 2 + 1 }`: a struct varies with its fields (read back with
+            // `plan.rounds`).
+            Expr::Struct(e) => self.varies_any(e.fields.iter().map(|f| &f.expr)),
             // `Some(x)`, `Ok(x)`, `usize::from(x)`: constructors and conversions.
-            Expr::Call(call) if is_carrying_fn(&call.func) => call.args.iter().find_map(|a| self.varies(a)),
+            Expr::Call(call) if is_carrying_fn(&call.func) => self.varies_any(call.args.iter()),
             Expr::Block(block) => self.varies_tail(&block.block),
             Expr::Unsafe(block) => self.varies_tail(&block.block),
-            Expr::If(node) => self
-                .varies(&node.cond)
-                .or_else(|| self.varies_tail(&node.then_branch))
-                .or_else(|| node.else_branch.as_ref().and_then(|(_, e)| self.varies(e))),
+            Expr::If(node) => stronger(self.varies(&node.cond), || {
+                stronger(self.varies_tail(&node.then_branch), || {
+                    node.else_branch.as_ref().and_then(|(_, e)| self.varies(e))
+                })
+            }),
             Expr::Match(node) => {
-                self.varies(&node.expr).or_else(|| node.arms.iter().find_map(|arm| self.varies(&arm.body)))
+                stronger(self.varies(&node.expr), || self.varies_any(node.arms.iter().map(|arm| &*arm.body)))
             }
             _ => None,
         }
+    }
+
+    /// The origin of the first of `exprs` that varies, a certain one first.
+    fn varies_any<'e>(&self, exprs: impl Iterator<Item = &'e Expr>) -> Option<Origin> {
+        exprs.fold(None, |found, e| stronger(found, || self.varies(e)))
     }
 
     fn varies_tail(&self, block: &syn::Block) -> Option<Origin> {
@@ -183,6 +251,9 @@ impl Aligner<'_> {
             _ => {
                 let origin = init.and_then(|init| self.varies(init));
                 self.declare_all(pat, origin);
+                if let Some(init) = init {
+                    self.remember(pat, init);
+                }
             }
         }
     }

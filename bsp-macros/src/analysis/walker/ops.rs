@@ -12,27 +12,6 @@ use proc_macro2::Span;
 use syn::visit::Visit as _;
 use syn::Expr;
 
-/// Methods of the context that never sync.
-const NON_SYNCING: &[&str] = &[
-    "pid",
-    "nprocs",
-    "time",
-    "step",
-    "put",
-    "set_tagsize",
-    "set_tag",
-    "send",
-    "send_bytes",
-    "qsize",
-    "get_tag",
-    "get_tag_bytes",
-    "move_message",
-    "move_into",
-    "move_bytes",
-    "hpmove",
-    "hpmove_bytes",
-];
-
 /// The registration calls, which include a sync, by name (a `&'static str` for the finding).
 fn registration_call(method: &str) -> &'static str {
     match method {
@@ -199,7 +178,7 @@ impl Walker {
             let Some(reg) = root_ident(&part.receiver) else {
                 continue;
             };
-            let collective = crate::analysis::COLLECTIVES.iter().copied().find(|c| call.method == c).unwrap_or("sync");
+            let collective = crate::api::collective(&call.method.to_string()).unwrap_or("sync");
             let finding = Finding {
                 problem: Problem::LocalPartGivenToCollective(collective),
                 name: reg.to_string(),
@@ -253,7 +232,11 @@ impl Walker {
                     }
                 }
             }
-            if call.args.iter().any(|a| self.is_ctx_handle(a)) {
+            // Handed the context, another value's method may sync unless the API's table says
+            // that no method of that name does.
+            if call.args.iter().any(|a| self.is_ctx_handle(a))
+                && crate::api::syncs_with_context(&call.method.to_string()) != Some(false)
+            {
                 self.maybe_sync();
             }
             return;
@@ -263,7 +246,7 @@ impl Walker {
         if let Some(
             problem @ (Problem::CollectiveInSuperstep(_)
             | Problem::WithRegInSuperstep(_)
-            | Problem::PutBatchInSuperstep),
+            | Problem::PutBatchInSuperstep(_)),
         ) = crate::analysis::misuse_inside_superstep(call)
         {
             self.walk_args(args.into_iter());
@@ -273,7 +256,7 @@ impl Walker {
             if matches!(problem, Problem::CollectiveInSuperstep(_)) {
                 self.check_local_part_given_to_collective(call);
             }
-            if !matches!(problem, Problem::PutBatchInSuperstep) {
+            if !matches!(problem, Problem::PutBatchInSuperstep(_)) {
                 self.maybe_sync();
             }
             return;
@@ -351,7 +334,8 @@ impl Walker {
             }
             (name, _) => {
                 self.walk_args(args.into_iter());
-                if !NON_SYNCING.contains(&name) {
+                // A method the API's table does not list may sync.
+                if crate::api::on_context(name).is_none_or(|m| m.effect.syncs()) {
                     self.maybe_sync();
                 }
             }

@@ -1,10 +1,16 @@
-// The `Remote` name of an in-place registration returned from its `with_reg` closure: the name
-// borrows the handle, which cannot leave the closure.
+// The `Remote` name of an in-place registration cannot outlive its handle: a helper that takes
+// the handle of a `with_reg` closure by value and returns its name is rejected (the name borrows
+// the handle, which the helper drops; so no name leaves the closure either).
+
+fn name_of<'r>(r: bsp::Registered<'r, u8>) -> bsp::Remote<'r, u8> {
+    r.remote()
+}
 
 #[bsp::program(procs = 2)]
 fn main(ctx: &mut bsp::Ctx) {
     let mut v = [0u8; 2];
-    let name = ctx.with_reg(&mut v, |_, r| r.remote());
-    ctx.put(0, &1u8, name, 0);
-    ctx.sync();
+    ctx.with_reg(&mut v, |ctx, r| {
+        let name = name_of(r);
+        ctx.put(0, &1u8, name, 0);
+    });
 }
