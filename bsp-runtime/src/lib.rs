@@ -179,6 +179,8 @@ pub use reg::register::{RegValues, Registration, Unregistration};
 pub use reg::register::{UseRegister, UseUnregister};
 pub use reg::scoped::{RegData, RegSet, Registered};
 pub use reg::{AsRemote, Reg, Remote};
+#[doc(hidden)]
+pub use same::PROMISES_CHECKED;
 pub use superstep::{OnlyInsideASuperstep, Superstep};
 pub use value::{Elems, ElemsMut, Value};
 

@@ -13,6 +13,12 @@
 //! superstep sends, so the collective (which reads the same channel after its sync) finds its
 //! own header last from each process; the marker keeps a promise from being read as one.
 
+/// Whether this build of the runtime checks promises (`ctx.same`): in debug builds. For doc
+/// samples, whose own build may differ from the runtime's (`cargo test --release` compiles them
+/// with debug assertions).
+#[doc(hidden)]
+pub const PROMISES_CHECKED: bool = cfg!(debug_assertions);
+
 use std::fmt::Debug;
 
 use crate::{Ctx, Value};
@@ -54,7 +60,7 @@ impl Ctx {
     ///     ctx.sync();
     ///     n
     /// });
-    /// # if cfg!(debug_assertions) {
+    /// # if bsp_runtime::PROMISES_CHECKED {
     /// let error = result.unwrap_err().to_string();
     /// assert!(error.contains("`same`: the value promised at"), "{error}");
     /// assert!(error.contains("process 0 has 0, process 1 has 1"), "{error}");
