@@ -198,7 +198,7 @@ fn sigint_and_sigterm_print_where_each_process_is() {
         let (out, took) = run_hung("signal", &[], Some((signal, Duration::from_millis(700))));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(status), "{stderr}");
-        assert!(stderr.contains(&format!("error: SIG{signal} received; where each process was:")), "{stderr}");
+        assert!(stderr.contains(&format!("bsp: SIG{signal} received; where each process was:")), "{stderr}");
         assert!(line_about(&stderr, 0).starts_with("  process 0: waiting in `sync` at "), "{stderr}");
         // Without the watchdog the monitor was not watching: no durations.
         assert_eq!(line_about(&stderr, 1), "  process 1: computing in superstep 0", "{stderr}");

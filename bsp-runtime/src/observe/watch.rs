@@ -287,7 +287,9 @@ fn monitor(wake: Option<signals::Wake>) {
         runs.iter().for_each(|r| r.observe(t));
         if sig != 0 {
             // How long each has been in its state is known only if the monitor was watching.
-            let mut out = format!("error: {} received; where each process was:\n", signals::name(sig));
+            // Not an `error:` line: under `mpirun` the signal is also how the other ranks are
+            // stopped after one failed, whose own error line is the run's error.
+            let mut out = format!("bsp: {} received; where each process was:\n", signals::name(sig));
             runs.iter().for_each(|r| out += &r.report(t, limit.is_some()));
             exit_with(&out, 128 + sig, &runs, t);
         }

@@ -240,7 +240,7 @@ pub const CASES: &[Case] = &[
         summary: "a rank killed (SIGKILL) while the other waits in a sync: mpirun ends the job, and the rank left says where its process waited",
         judge: |job| {
             fails_promptly(job)?;
-            rank_says(job, 0, "error: SIGTERM received; where each process was:")?;
+            rank_says(job, 0, "bsp: SIGTERM received; where each process was:")?;
             rank_says(job, 0, "  process 0: waiting in `sync` at bsp-runtime/tests/suite/mpi/launch.rs:")
         },
     },
