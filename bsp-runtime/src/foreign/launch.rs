@@ -1,0 +1,148 @@
+//! Launch without a closure: `bsp_begin` returns to its caller as process 0 and `bsp_end` ends
+//! the run later, as BSPlib's C interface needs.
+//!
+//! [`begin`] sets up the engine as `Launch::run` does (`engine/`), runs every process but the
+//! caller's through `launch::process` (the SPMD function, then the collective end), and hands
+//! the caller's process back as a [`Session`], whose [`end`](Session::end) does for it what
+//! `launch::process` does after the SPMD function, then joins the others.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crate::engine::threads::{self, Group, placement};
+use crate::engine::{Fate, Want};
+use crate::{Ctx, Error, Launch};
+
+/// The SPMD function of the processes [`begin`] starts on threads of its own.
+pub type Spmd = Arc<dyn Fn(&mut Ctx) + Send + Sync>;
+
+/// The process of the thread that called [`begin`], until [`end`](Session::end).
+pub struct Session {
+    ctx: Ctx,
+    /// The threads of the other processes (threads engine).
+    others: Vec<JoinHandle<()>>,
+    placed: Option<placement::Placed>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("ctx", &self.ctx).field("others", &self.others.len()).finish()
+    }
+}
+
+/// How many processes `bsp_begin(bsp_nprocs())` would start (`bsp_nprocs` before `bsp_begin`):
+/// `BSP_NPROCS`, else the number of cores; under `mpirun`, the number of ranks.
+///
+/// # Errors
+/// If `BSP_NPROCS` is set but not a positive integer.
+pub fn procs_available() -> Result<usize, Error> {
+    Launch::new().nprocs()
+}
+
+/// Starts a run of `p` processes: the caller is process 0 and gets its [`Session`]; the others
+/// run `spmd` on threads of their own.
+///
+/// # Errors
+/// If `p` is not positive, if a thread cannot be started, or as [`Launch::nprocs`].
+pub fn begin(p: i64, spmd: Spmd) -> Result<Session, Error> {
+    let p = match usize::try_from(p) {
+        Ok(p) if p > 0 => p,
+        _ => return Err(Error::launch(format!("bsp_begin: cannot run an SPMD program on {p} processes"))),
+    };
+    crate::env::check()?;
+    let want = Want { requested: Some(p), default: None, threads: crate::env::threads()? };
+    let p = threads::nprocs(want)?;
+    let (group, parkers) = Group::new(p, p);
+    let group = Arc::new(group);
+    let fate = {
+        let group = group.clone();
+        Arc::new(Fate::new(Box::new(move || group.poison())))
+    };
+    let mut parkers = parkers.into_iter();
+    let first = parkers.next().expect("p >= 1");
+    let mut others = Vec::with_capacity(p - 1);
+    for (i, parker) in parkers.enumerate() {
+        let pid = i + 1;
+        let (group, fate_q, spmd) = (group.clone(), fate.clone(), spmd.clone());
+        let spawned = std::thread::Builder::new().name(format!("bsp process {pid}")).spawn(move || {
+            let placed = placement::pin(pid, p);
+            crate::launch::process(Ctx::new(threads::endpoint(&group, pid, parker, &fate_q)), &|ctx: &mut Ctx| {
+                spmd(ctx)
+            });
+            placement::release(placed);
+        });
+        match spawned {
+            Ok(h) => others.push(h),
+            Err(e) => {
+                // Wakes the processes already started, which would wait for it forever.
+                fate.fail(Error::launch(format!("cannot start process {pid} of {p}: {e}")));
+                break;
+            }
+        }
+    }
+    let ctx = Ctx::new(threads::endpoint(&group, 0, first, &fate));
+    if fate.is_failed() {
+        let session = Session { ctx, others, placed: None };
+        return Err(session.end().expect_err("the run failed"));
+    }
+    let placed = Some(placement::pin(0, p));
+    Ok(Session { ctx, others, placed })
+}
+
+impl Session {
+    /// The caller's process.
+    pub fn ctx(&mut self) -> &mut Ctx {
+        &mut self.ctx
+    }
+
+    /// `bsp_end` on process 0: the collective end of its SPMD part (as when a Rust SPMD
+    /// function returns), then waits for the other processes.
+    ///
+    /// # Errors
+    /// The run's first failure.
+    pub fn end(mut self) -> Result<(), Error> {
+        let outcome = catch_unwind(AssertUnwindSafe(|| self.ctx.finish()));
+        crate::observe::trace::finish(&mut self.ctx, None);
+        if let Err(payload) = outcome {
+            record(&self.ctx, payload);
+        }
+        for h in self.others.drain(..) {
+            // A process thread records its own failures (`launch::process`).
+            let _ = h.join();
+        }
+        if let Some(placed) = self.placed.take() {
+            placement::release(placed);
+        }
+        match self.ctx.fate.take_failure() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Records the failure of `ctx`'s process that unwound with `payload` (a misuse, `bsp_abort`, or
+/// a stop because the run already failed), and returns the run's first failure if this call is
+/// the first to ask (`None` for the others: one caller reports it).
+pub fn failure(ctx: &Ctx, payload: Box<dyn Any + Send>) -> Option<Error> {
+    record(ctx, payload);
+    ctx.fate.take_failure()
+}
+
+/// Records a process's failure as `launch::process` does.
+fn record(ctx: &Ctx, payload: Box<dyn Any + Send>) {
+    let pid = ctx.pid();
+    let error = if payload.is::<crate::ctx::Stop>() {
+        Error::panic(pid, "stopped".to_string())
+    } else {
+        Error::panic(pid, crate::launch::failure_message(&*payload, pid))
+    };
+    crate::launch::drop_payload(payload);
+    ctx.fate.fail(error);
+}
+
+/// Whether `error` was already printed (on MPI, by rank 0 for every rank).
+pub fn is_quiet(error: &Error) -> bool {
+    error.is_quiet()
+}
