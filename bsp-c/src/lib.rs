@@ -55,35 +55,37 @@ thread_local! {
 static SPMD: Mutex<Option<SpmdFn>> = Mutex::new(None);
 
 /// Serialises the end of the program after a failure: the first process to report it exits.
-static REPORT: Mutex<()> = Mutex::new(());
+static REPORT: Mutex<bool> = Mutex::new(false);
 
-/// Prints `message` as the runtime prints a failed run and exits with status 1.
-fn exit_with(message: &str) -> ! {
-    let _once = REPORT.lock().unwrap_or_else(|e| e.into_inner());
-    eprintln!("error: {message}");
+/// Prints `message` as the runtime prints a failed run (unless it was printed already) and
+/// exits with status 1; a second caller waits for the first one's exit.
+fn exit_with(message: Option<&str>) -> ! {
+    let mut reported = REPORT.lock().unwrap_or_else(|e| e.into_inner());
+    if *reported {
+        drop(reported);
+        loop {
+            std::thread::park();
+        }
+    }
+    *reported = true;
+    if let Some(message) = message {
+        eprintln!("error: {message}");
+    }
     std::process::exit(1)
 }
 
-/// Ends the program after `ctx`'s process unwound with `payload`: the first process to learn
-/// the run's failure prints it and exits; the others wait for that exit.
+/// Ends the program after `ctx`'s process unwound with `payload`: the run's first failure is
+/// printed once, and the program exits with status 1.
 fn fail(ctx: &Ctx, payload: Box<dyn std::any::Any + Send>) -> ! {
-    match foreign::failure(ctx, payload) {
-        Some(e) if !foreign::is_quiet(&e) => exit_with(&e.to_string()),
-        Some(_) => {
-            let _once = REPORT.lock().unwrap_or_else(|e| e.into_inner());
-            std::process::exit(1)
-        }
-        None => loop {
-            std::thread::park();
-        },
-    }
+    let error = foreign::failure(ctx, payload);
+    if foreign::is_quiet(&error) { exit_with(None) } else { exit_with(Some(&error.to_string())) }
 }
 
 /// Runs `f` on the calling thread's process; a failure ends the program (`fail`).
 fn with_proc<R>(op: &str, f: impl FnOnce(&mut Ctx, &mut Registry) -> R) -> R {
     let p = PROC.with(Cell::get);
     if p.is_null() {
-        exit_with(&format!("{op}: called outside the SPMD part (before bsp_begin or after bsp_end)"));
+        exit_with(Some(&format!("{op}: called outside the SPMD part (before bsp_begin or after bsp_end)")));
     }
     // SAFETY: `PROC` points to this thread's live `Proc` (set by `bsp_begin` or by the run for
     // a process it starts, cleared before it is dropped), used by this thread only, and no
@@ -152,7 +154,7 @@ pub extern "C" fn bsp_begin(maxprocs: c_int) {
     let started: foreign::Spmd = Arc::new(move |ctx: &mut Ctx| run_started(ctx, spmd));
     let session = match foreign::begin(i64::from(maxprocs), started) {
         Ok(s) => Box::new(s),
-        Err(e) => exit_with(&e.to_string()),
+        Err(e) => exit_with(Some(&e.to_string())),
     };
     let proc = Box::new(Proc { ctx: ptr::null_mut(), regs: Registry::default(), session: Some(session), begun: true });
     let proc = Box::into_raw(proc);
@@ -166,7 +168,7 @@ pub extern "C" fn bsp_begin(maxprocs: c_int) {
 pub extern "C" fn bsp_end() {
     let p = PROC.with(Cell::get);
     if p.is_null() {
-        exit_with("bsp_end: called without bsp_begin");
+        exit_with(Some("bsp_end: called without bsp_begin"));
     }
     // SAFETY: as in `with_proc`.
     if unsafe { (*p).session.is_none() } {
@@ -180,10 +182,7 @@ pub extern "C" fn bsp_end() {
     let mut proc = unsafe { Box::from_raw(p) };
     let session = proc.session.take().expect("checked above");
     if let Err(e) = session.end() {
-        if !foreign::is_quiet(&e) {
-            exit_with(&e.to_string());
-        }
-        std::process::exit(1);
+        exit_with((!foreign::is_quiet(&e)).then(|| e.to_string()).as_deref());
     }
 }
 
@@ -228,7 +227,7 @@ pub extern "C" fn bsp_nprocs() -> c_int {
     if PROC.with(Cell::get).is_null() {
         return match foreign::procs_available() {
             Ok(p) => c_int::try_from(p).unwrap_or(c_int::MAX),
-            Err(e) => exit_with(&e.to_string()),
+            Err(e) => exit_with(Some(&e.to_string())),
         };
     }
     with_proc("bsp_nprocs", |ctx, _| ctx.nprocs() as c_int)

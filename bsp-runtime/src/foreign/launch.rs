@@ -123,11 +123,14 @@ impl Session {
 }
 
 /// Records the failure of `ctx`'s process that unwound with `payload` (a misuse, `bsp_abort`, or
-/// a stop because the run already failed), and returns the run's first failure if this call is
-/// the first to ask (`None` for the others: one caller reports it).
-pub fn failure(ctx: &Ctx, payload: Box<dyn Any + Send>) -> Option<Error> {
+/// a stop because the run already failed), and returns the run's first failure, which stays
+/// recorded (every failing process learns the same one; the caller makes sure it is reported
+/// once).
+pub fn failure(ctx: &Ctx, payload: Box<dyn Any + Send>) -> Error {
     record(ctx, payload);
-    ctx.fate.take_failure()
+    let first = ctx.fate.take_failure().unwrap_or_else(|| Error::panic(ctx.pid(), "stopped".to_string()));
+    ctx.fate.fail(first.clone());
+    first
 }
 
 /// Records a process's failure as `launch::process` does.
