@@ -74,10 +74,16 @@ fn exit_with(message: Option<&str>) -> ! {
     std::process::exit(1)
 }
 
-/// Ends the program after `ctx`'s process unwound with `payload`: the run's first failure is
-/// printed once, and the program exits with status 1.
-fn fail(ctx: &Ctx, payload: Box<dyn std::any::Any + Send>) -> ! {
-    let error = foreign::failure(ctx, payload);
+/// Ends the program after `proc`'s process unwound with `payload`: the run's first failure is
+/// printed once, and the program exits with status 1 (on MPI, as the engine reports failures:
+/// `Session::failed`).
+fn fail(proc: &mut Proc, payload: Box<dyn std::any::Any + Send>) -> ! {
+    // SAFETY: as in `with_proc`; the reference of the failed call is gone.
+    let error = foreign::failure(unsafe { &*proc.ctx }, payload);
+    let error = match proc.session.as_mut() {
+        Some(session) => session.failed(error),
+        None => error,
+    };
     if foreign::is_quiet(&error) { exit_with(None) } else { exit_with(Some(&error.to_string())) }
 }
 
@@ -96,7 +102,7 @@ fn with_proc<R>(op: &str, f: impl FnOnce(&mut Ctx, &mut Registry) -> R) -> R {
     let ctx = unsafe { &mut *proc.ctx };
     match catch_unwind(AssertUnwindSafe(|| f(ctx, &mut proc.regs))) {
         Ok(r) => r,
-        Err(payload) => fail(ctx, payload),
+        Err(payload) => fail(proc, payload),
     }
 }
 
@@ -132,6 +138,16 @@ pub unsafe extern "C" fn bsp_init(spmd: Option<SpmdFn>, argc: c_int, argv: *mut 
     *SPMD.lock().unwrap_or_else(|e| e.into_inner()) = spmd;
     // SAFETY: plain stores of the arguments the shim keeps for running `main` again.
     unsafe { bspc_set_arguments(argc, argv) };
+    // Under mpirun every rank runs `main`; the sequential part before the SPMD function (which
+    // may read the input, as BSPedupack's programs read the number of processes) is rank 0's
+    // alone: the other ranks go straight to the SPMD function, where `bsp_begin` learns rank 0's
+    // number of processes, and end with it.
+    if let (Some(rank), Some(spmd)) = (foreign::mpi_rank(), spmd)
+        && rank != 0
+    {
+        spmd();
+        std::process::exit(0);
+    }
 }
 
 /// `void bsp_begin(int maxprocs)`
@@ -154,7 +170,7 @@ pub extern "C" fn bsp_begin(maxprocs: c_int) {
     let started: foreign::Spmd = Arc::new(move |ctx: &mut Ctx| run_started(ctx, spmd));
     let session = match foreign::begin(i64::from(maxprocs), started) {
         Ok(s) => Box::new(s),
-        Err(e) => exit_with(Some(&e.to_string())),
+        Err(e) => exit_with((!foreign::is_quiet(&e)).then(|| e.to_string()).as_deref()),
     };
     let proc = Box::new(Proc { ctx: ptr::null_mut(), regs: Registry::default(), session: Some(session), begun: true });
     let proc = Box::into_raw(proc);

@@ -397,9 +397,32 @@ fn misuse_ends_the_program_with_the_runtime_message() {
             .filter(|l| l.starts_with("error: "))
             .map(|l| if expected.contains("process * failed") { any_pid(l) } else { l.to_string() })
             .collect();
+        // Under mpirun, a mistake made outside the SPMD part is found by every rank alone.
+        let mut message = message;
+        message.dedup();
         if out.status.code() != Some(1) || message != [*expected] {
             failures.push(format!("{case}: status {}, stderr:\n{stderr}", out.status));
         }
     }
     assert!(failures.is_empty(), "misuse cases that did not end as expected:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn more_processes_than_ranks_is_an_error_under_mpirun() {
+    let Some(out) = run("misuse", &["begin-too-many"], 3, "") else { return };
+    let stderr = text(&out.stderr);
+    let mut message: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error: ")).collect();
+    if std::env::var_os("BSPC_TEST_MPIRUN").is_none() {
+        // On threads any number of processes runs.
+        assert_ok("misuse begin-too-many", 3, &out);
+        return;
+    }
+    message.dedup();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        message,
+        [
+            "error: 4 processes were requested but mpirun started only 3 MPI ranks: start more ranks (`mpirun -n 4`) or ask for fewer"
+        ]
+    );
 }

@@ -30,6 +30,11 @@ int main(int argc, char **argv) {
     if (strcmp(c, "end-without-begin") == 0) {
         bsp_end();
     }
+    if (strcmp(c, "begin-too-many") == 0) { /* an error under mpirun only */
+        bsp_begin(bsp_nprocs() + 1);
+        bsp_end();
+        return 0;
+    }
     bsp_begin(bsp_nprocs());
     int x[4] = {0, 0, 0, 0}, y[4] = {0, 0, 0, 0};
     int v = 1, n = 0;

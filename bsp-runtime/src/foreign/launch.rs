@@ -24,12 +24,26 @@ pub struct Session {
     /// The threads of the other processes (threads engine).
     others: Vec<JoinHandle<()>>,
     placed: Option<placement::Placed>,
+    /// MPI, open until the end of the run, and what reporting a failure needs (MPI engine).
+    #[cfg(feature = "mpi")]
+    mpi: Option<(crate::engine::mpi::World, crate::engine::mpi::RunEnd)>,
 }
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session").field("ctx", &self.ctx).field("others", &self.others.len()).finish()
     }
+}
+
+/// This rank, when the program was started by `mpirun` and the library runs on MPI.
+pub fn mpi_rank() -> Option<usize> {
+    #[cfg(feature = "mpi")]
+    if crate::engine::mpi::wanted() {
+        return ["OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok()?.trim().parse::<usize>().ok());
+    }
+    None
 }
 
 /// How many processes `bsp_begin(bsp_nprocs())` would start (`bsp_nprocs` before `bsp_begin`):
@@ -47,6 +61,10 @@ pub fn procs_available() -> Result<usize, Error> {
 /// # Errors
 /// If `p` is not positive, if a thread cannot be started, or as [`Launch::nprocs`].
 pub fn begin(p: i64, spmd: Spmd) -> Result<Session, Error> {
+    #[cfg(feature = "mpi")]
+    if crate::engine::mpi::wanted() {
+        return begin_mpi(p);
+    }
     let p = match usize::try_from(p) {
         Ok(p) if p > 0 => p,
         _ => return Err(Error::launch(format!("bsp_begin: cannot run an SPMD program on {p} processes"))),
@@ -84,11 +102,62 @@ pub fn begin(p: i64, spmd: Spmd) -> Result<Session, Error> {
     }
     let ctx = Ctx::new(threads::endpoint(&group, 0, first, &fate));
     if fate.is_failed() {
-        let session = Session { ctx, others, placed: None };
+        let session = Session {
+            ctx,
+            others,
+            placed: None,
+            #[cfg(feature = "mpi")]
+            mpi: None,
+        };
         return Err(session.end().expect_err("the run failed"));
     }
     let placed = Some(placement::pin(0, p));
-    Ok(Session { ctx, others, placed })
+    Ok(Session {
+        ctx,
+        others,
+        placed,
+        #[cfg(feature = "mpi")]
+        mpi: None,
+    })
+}
+
+/// [`begin`] under `mpirun`: this rank's process, whose number is its rank. Process 0's `p`
+/// counts (BSPlib programs read it on process 0 only); a rank beyond it ends here, with status
+/// 0, and so does every rank but 0 at the end of the run.
+#[cfg(feature = "mpi")]
+fn begin_mpi(p: i64) -> Result<Session, Error> {
+    use crate::engine::mpi::{World, report_once, start_on};
+    use mpi::traits::{Communicator, Root};
+    if crate::env::threads()?.is_some_and(|t| t > 1) {
+        return Err(Error::launch(
+            "bsp_begin: the hybrid engine (BSP_THREADS under mpirun) is not available to C programs yet; run one process per rank"
+                .to_string(),
+        ));
+    }
+    let world = World::open(mpi::Threading::Single)?;
+    let comm = world.comm();
+    let mut asked = p;
+    comm.process_at_rank(0).broadcast_into(&mut asked);
+    if asked <= 0 {
+        let e =
+            report_once(&comm, Error::launch(format!("bsp_begin: cannot run an SPMD program on {asked} processes")));
+        world.close(true);
+        return Err(e);
+    }
+    let want = Want { requested: Some(asked as usize), default: None, threads: None };
+    match start_on(&comm, want) {
+        Ok(Some((endpoint, end))) => {
+            Ok(Session { ctx: Ctx::new(endpoint), others: Vec::new(), placed: None, mpi: Some((world, end)) })
+        }
+        Ok(None) => {
+            world.close(false);
+            unreachable!("rank 0 always takes part")
+        }
+        Err(e) => {
+            world.close(true);
+            Err(e)
+        }
+    }
 }
 
 impl Session {
@@ -103,6 +172,28 @@ impl Session {
     /// # Errors
     /// The run's first failure.
     pub fn end(mut self) -> Result<(), Error> {
+        #[cfg(feature = "mpi")]
+        if let Some((world, end)) = self.mpi.take() {
+            // As `launch::process` on an engine of several address spaces: the collective end,
+            // then the ranks meet for the trace.
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                self.ctx.finish();
+                crate::observe::trace::finish(&mut self.ctx, Some(&|c: &mut Ctx| c.meet()));
+            }));
+            let result = match outcome {
+                Ok(()) => {
+                    drop(end);
+                    Ok(())
+                }
+                Err(payload) => {
+                    record(&self.ctx, payload);
+                    Err(end.failed(&world.comm()))
+                }
+            };
+            drop(self.ctx); // the run's communicators, before MPI is finalised
+            world.close(result.is_err());
+            return result;
+        }
         let outcome = catch_unwind(AssertUnwindSafe(|| self.ctx.finish()));
         crate::observe::trace::finish(&mut self.ctx, None);
         if let Err(payload) = outcome {
@@ -131,6 +222,24 @@ pub fn failure(ctx: &Ctx, payload: Box<dyn Any + Send>) -> Error {
     let first = ctx.fate.take_failure().unwrap_or_else(|| Error::panic(ctx.pid(), "stopped".to_string()));
     ctx.fate.fail(first.clone());
     first
+}
+
+impl Session {
+    /// What becomes of the run's first failure, `error`, found by this session's process while
+    /// it runs (not at its end): on MPI, an error every rank found alike is printed once, by
+    /// rank 0, and every rank but 0 exits here (status 1) once it is printed; a failure of this
+    /// rank alone is printed and stops every rank (`MPI_Abort`). On threads it is returned as
+    /// it is, for the caller to print.
+    pub fn failed(&mut self, error: Error) -> Error {
+        #[cfg(feature = "mpi")]
+        if let Some((world, end)) = self.mpi.take() {
+            let _ = error;
+            let error = end.failed(&world.comm());
+            world.close(true);
+            return error;
+        }
+        error
+    }
 }
 
 /// Records a process's failure as `launch::process` does.
