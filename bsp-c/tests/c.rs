@@ -44,7 +44,7 @@ const MANUAL: [&str; 20] = [
     "bsp_hpmove",
 ];
 
-const PROGRAMS: [&str; 7] = ["api", "drma", "reg", "bsmp", "launch_main", "launch_init", "misuse"];
+const PROGRAMS: [&str; 8] = ["api", "drma", "reg", "bsmp", "launch_main", "launch_init", "misuse", "example-hello"];
 
 fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -61,7 +61,16 @@ fn cc() -> String {
     std::env::var("CC").unwrap_or_else(|_| "cc".to_string())
 }
 
-/// Compiles `tests/c/<name>.c` against the header, linked with `libbspc.so` (or, `statically`,
+/// The C file of a program: `tests/c/<name>.c`, or the example `examples/c/<name>.c` of the
+/// workspace.
+fn source(name: &str) -> PathBuf {
+    match name.strip_prefix("example-") {
+        Some(example) => crate_dir().join("../examples/c").join(format!("{example}.c")),
+        None => crate_dir().join("tests/c").join(format!("{name}.c")),
+    }
+}
+
+/// Compiles the program `name` (see [`source`]) against the header, linked with `libbspc.so` (or, `statically`,
 /// with `libbspc.a`).
 fn compile(name: &str, statically: bool) -> PathBuf {
     let out =
@@ -70,7 +79,7 @@ fn compile(name: &str, statically: bool) -> PathBuf {
     let mut cmd = Command::new(cc());
     cmd.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1", "-I"])
         .arg(crate_dir().join("include"))
-        .arg(crate_dir().join("tests/c").join(format!("{name}.c")))
+        .arg(source(name))
         .arg("-o")
         .arg(&out);
     if statically {
@@ -429,4 +438,15 @@ fn more_processes_than_ranks_is_an_error_under_mpirun() {
             "error: 4 processes were requested but mpirun started only 3 MPI ranks: start more ranks (`mpirun -n 4`) or ask for fewer"
         ]
     );
+}
+
+#[test]
+fn the_example_of_the_readme_runs() {
+    for p in [1, 3] {
+        let Some(out) = run("example-hello", &[], p, "") else { continue };
+        assert_ok("examples/c/hello.c", p, &out);
+        let expected: Vec<String> =
+            (0..p).map(|s| format!("Hello from process {s} of {p}; my right neighbour is {}", (s + 1) % p)).collect();
+        assert_eq!(sorted_lines(&text(&out.stdout)), expected);
+    }
 }
