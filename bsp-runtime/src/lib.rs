@@ -149,8 +149,8 @@ mod engine;
 mod env;
 mod error;
 mod ext;
-/// The runtime for foreign callers (BSPlib's C interface, the `bsplib-c` crate): registration
-/// by address, launch without a closure. Not a Rust API: no stability promise.
+// The runtime for foreign callers (BSPlib's C interface, the `bsplib-c` crate): registration
+// by address, launch without a closure. Not a Rust API: no stability promise.
 #[doc(hidden)]
 pub mod foreign;
 mod launch;
