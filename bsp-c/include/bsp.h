@@ -43,7 +43,8 @@ typedef int bsp_size_t;
  * first statement of the SPMD function: either `main`, whose other processes then run `main`
  * again from the start, or the function given to bsp_init, which the other processes run.
  * Under `mpirun -n R`, `maxprocs` may be at most R: ranks 0 .. maxprocs - 1 run, the others end
- * here with status 0.
+ * here with status 0; process 0's `maxprocs` counts. With BSP_THREADS=T under mpirun, each rank
+ * runs T processes as threads and `maxprocs` must be R * T.
  */
 void bsp_begin(bsp_nprocs_t maxprocs);
 

@@ -5,6 +5,16 @@
 //! caller's through `launch::process` (the SPMD function, then the collective end), and hands
 //! the caller's process back as a [`Session`], whose [`end`](Session::end) does for it what
 //! `launch::process` does after the SPMD function, then joins the others.
+//!
+//! | engine | the caller is | the others |
+//! |---|---|---|
+//! | threads | process 0 | threads started here, running `spmd` |
+//! | MPI (`mpirun`) | process r of rank r (MPI initialised at `begin`, finalised at `end`) | the other ranks, each its own caller |
+//! | hybrid (`BSP_THREADS` under `mpirun`) | the rank's first process, the one that calls MPI | the rank's other processes: threads started here, running `spmd` |
+//!
+//! The engines' own launch functions are split for this at the same seams: the threads
+//! engine's `endpoint`, the MPI engine's `World`, `start_on` and `RunEnd`, the hybrid engine's
+//! `set_up` and `Starter`.
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -63,7 +73,7 @@ pub fn procs_available() -> Result<usize, Error> {
 pub fn begin(p: i64, spmd: Spmd) -> Result<Session, Error> {
     #[cfg(feature = "mpi")]
     if crate::engine::mpi::wanted() {
-        return begin_mpi(p);
+        return begin_mpi(p, spmd);
     }
     let p = match usize::try_from(p) {
         Ok(p) if p > 0 => p,
@@ -121,20 +131,56 @@ pub fn begin(p: i64, spmd: Spmd) -> Result<Session, Error> {
     })
 }
 
+/// [`begin`] on the hybrid engine (`BSP_THREADS` under `mpirun`): the caller is the rank's
+/// first process (the one that calls MPI); the rank's others run `spmd` on threads of their own.
+#[cfg(feature = "mpi")]
+fn begin_hybrid(world: crate::engine::mpi::World, want: Want, spmd: Spmd) -> Result<Session, Error> {
+    use crate::engine::hybrid::set_up;
+    use crate::engine::mpi::RunEnd;
+    use mpi::traits::Communicator;
+    let comm = world.comm();
+    let (starter, first, leader, fence) = match set_up(&comm, want) {
+        Ok(parts) => parts,
+        Err(e) => {
+            drop(comm);
+            world.close(true);
+            return Err(e);
+        }
+    };
+    let mut others = Vec::new();
+    for (i, parker) in starter.parkers().into_iter().enumerate() {
+        let local = i + 1;
+        let (starter_q, spmd) = (starter.clone(), spmd.clone());
+        let spawned =
+            std::thread::Builder::new().name(format!("bsp process {}", starter.pid(local))).spawn(move || {
+                let (endpoint, placed) = starter_q.endpoint(local, parker, None);
+                crate::launch::process(Ctx::new(endpoint), &|ctx: &mut Ctx| spmd(ctx));
+                placement::release(placed);
+            });
+        match spawned {
+            Ok(h) => others.push(h),
+            Err(e) => {
+                starter.fate.fail(starter.cannot_start(local, &e));
+                break;
+            }
+        }
+    }
+    let (endpoint, placed) = starter.endpoint(0, first, Some(leader));
+    let end = RunEnd::new(fence, starter.fate.clone(), comm.rank() as usize);
+    Ok(Session { ctx: Ctx::new(endpoint), others, placed: Some(placed), mpi: Some((world, end)) })
+}
+
 /// [`begin`] under `mpirun`: this rank's process, whose number is its rank. Process 0's `p`
 /// counts (BSPlib programs read it on process 0 only); a rank beyond it ends here, with status
 /// 0, and so does every rank but 0 at the end of the run.
 #[cfg(feature = "mpi")]
-fn begin_mpi(p: i64) -> Result<Session, Error> {
+fn begin_mpi(p: i64, spmd: Spmd) -> Result<Session, Error> {
     use crate::engine::mpi::{World, report_once, start_on};
     use mpi::traits::{Communicator, Root};
-    if crate::env::threads()?.is_some_and(|t| t > 1) {
-        return Err(Error::launch(
-            "bsp_begin: the hybrid engine (BSP_THREADS under mpirun) is not available to C programs yet; run one process per rank"
-                .to_string(),
-        ));
-    }
-    let world = World::open(mpi::Threading::Single)?;
+    let threads = crate::env::threads()?.filter(|&t| t != 1);
+    // The hybrid engine's first thread of each rank alone calls MPI.
+    let level = if threads.is_some() { mpi::Threading::Funneled } else { mpi::Threading::Single };
+    let world = World::open(level)?;
     let comm = world.comm();
     let mut asked = p;
     comm.process_at_rank(0).broadcast_into(&mut asked);
@@ -144,7 +190,11 @@ fn begin_mpi(p: i64) -> Result<Session, Error> {
         world.close(true);
         return Err(e);
     }
-    let want = Want { requested: Some(asked as usize), default: None, threads: None };
+    let want = Want { requested: Some(asked as usize), default: None, threads };
+    if threads.is_some() {
+        drop(comm);
+        return begin_hybrid(world, want, spmd);
+    }
     match start_on(&comm, want) {
         Ok(Some((endpoint, end))) => {
             Ok(Session { ctx: Ctx::new(endpoint), others: Vec::new(), placed: None, mpi: Some((world, end)) })
@@ -180,15 +230,21 @@ impl Session {
                 self.ctx.finish();
                 crate::observe::trace::finish(&mut self.ctx, Some(&|c: &mut Ctx| c.meet()));
             }));
-            let result = match outcome {
-                Ok(()) => {
-                    drop(end);
-                    Ok(())
-                }
-                Err(payload) => {
-                    record(&self.ctx, payload);
-                    Err(end.failed(&world.comm()))
-                }
+            if let Err(payload) = outcome {
+                record(&self.ctx, payload);
+            }
+            // The rank's other processes (hybrid engine).
+            for h in self.others.drain(..) {
+                let _ = h.join();
+            }
+            if let Some(placed) = self.placed.take() {
+                placement::release(placed);
+            }
+            let result = if self.ctx.fate.is_failed() {
+                Err(end.failed(&world.comm()))
+            } else {
+                drop(end);
+                Ok(())
             };
             drop(self.ctx); // the run's communicators, before MPI is finalised
             world.close(result.is_err());
@@ -219,9 +275,7 @@ impl Session {
 /// once).
 pub fn failure(ctx: &Ctx, payload: Box<dyn Any + Send>) -> Error {
     record(ctx, payload);
-    let first = ctx.fate.take_failure().unwrap_or_else(|| Error::panic(ctx.pid(), "stopped".to_string()));
-    ctx.fate.fail(first.clone());
-    first
+    ctx.fate.first_failure().expect("a failure was just recorded")
 }
 
 impl Session {

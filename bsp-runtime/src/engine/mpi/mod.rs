@@ -949,6 +949,12 @@ pub(crate) fn start_on(world: &SimpleCommunicator, want: Want) -> Result<Option<
 }
 
 impl RunEnd {
+    /// What reporting the failure of a run whose ranks share `fence` and whose processes on
+    /// this rank share `fate` needs (the hybrid engine's ranks).
+    pub(crate) fn new(fence: SimpleCommunicator, fate: Arc<Fate>, rank: usize) -> Self {
+        RunEnd { fence, fate, rank }
+    }
+
     /// The run's failure, after this rank's process failed: an error every rank found alike is
     /// printed once (by rank 0) and returned quieted; a failure of this rank alone is printed,
     /// and MPI stops every rank (`MPI_Abort`), since the others may wait for it forever.
