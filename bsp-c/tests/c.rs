@@ -8,7 +8,8 @@
 //! - the rules of DRMA, registration and BSMP (`drma.c`, `reg.c`, `bsmp.c`), each program
 //!   checking its results with `CHECK` (which calls `bsp_abort`) and printing what it checked;
 //! - the launch forms (`launch_main.c`, `launch_init.c`);
-//! - every misuse (`misuse.c CASE`): exit status 1 and the exact message.
+//! - every misuse (`misuse.c CASE`): exit status 1 and the exact message;
+//! - Fortran programs (`tests/fortran/`) through the module `fortran/bsp.f90`, with gfortran.
 //!
 //! Run directly, processes are threads and `BSP_NPROCS` gives their number. With
 //! `BSPC_TEST_MPIRUN=mpirun` (and the library built with the `mpi` feature: `scripts/c-check`)
@@ -97,6 +98,73 @@ fn compile(name: &str, statically: bool) -> PathBuf {
     out
 }
 
+/// Whether gfortran is here; without it the Fortran tests say so and pass, unless
+/// `BSPC_REQUIRE_FORTRAN` is set (scripts/c-check sets it; scripts/setup-c installs gfortran).
+fn have_gfortran() -> bool {
+    let found = Command::new("gfortran").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(std::env::var_os("BSPC_REQUIRE_FORTRAN").is_none(), "gfortran is needed (scripts/setup-c)");
+        eprintln!("gfortran not found: the Fortran tests are skipped (scripts/setup-c installs it)");
+    }
+    found
+}
+
+/// The Fortran module (`fortran/bsp.f90`) compiled once: the directory of its `.mod` file and
+/// its object.
+fn fortran_module() -> &'static (PathBuf, PathBuf) {
+    static BUILT: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bspc-fortran");
+        std::fs::create_dir_all(&dir).expect("a directory for the module");
+        let object = dir.join("bsp.o");
+        let status = Command::new("gfortran")
+            .args(["-c", "-Wall", "-Wextra", "-Werror", "-J"])
+            .arg(&dir)
+            .arg(crate_dir().join("fortran/bsp.f90"))
+            .arg("-o")
+            .arg(&object)
+            .status()
+            .expect("gfortran");
+        assert!(status.success(), "compiling fortran/bsp.f90 failed");
+        (dir, object)
+    })
+}
+
+/// Compiles the Fortran program `tests/fortran/<name>.f90` with the module, linked with the
+/// library.
+fn compile_fortran(name: &str) -> PathBuf {
+    let (dir, object) = fortran_module();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("bspf-{name}"));
+    let lib = lib_dir();
+    let mut cmd = Command::new("gfortran");
+    cmd.args(["-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(dir)
+        .arg(crate_dir().join("tests/fortran").join(format!("{name}.f90")))
+        .arg(object)
+        .arg("-o")
+        .arg(&out)
+        .arg("-L")
+        .arg(&lib)
+        .arg("-lbspc")
+        .arg(format!("-Wl,-rpath,{}", lib.display()));
+    let status = cmd.status().expect("gfortran");
+    assert!(status.success(), "compiling {name}.f90 failed: {cmd:?}");
+    out
+}
+
+/// Runs the compiled program at `path` with `args` on `p` processes, with `input`.
+fn run_path(path: &Path, args: &[&str], p: usize, input: &str) -> Option<Output> {
+    let mut cmd = command(path, p)?;
+    cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("start a test program");
+    {
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().expect("piped");
+        stdin.write_all(input.as_bytes()).expect("write the input");
+    }
+    Some(child.wait_with_output().expect("wait for a test program"))
+}
+
 /// Every program, compiled once.
 fn program(name: &str) -> &'static Path {
     static BUILT: OnceLock<Vec<(String, PathBuf)>> = OnceLock::new();
@@ -137,15 +205,7 @@ fn command(path: &Path, p: usize) -> Option<Command> {
 
 /// Runs `name` with `args` on `p` processes, with `input` on its standard input.
 fn run(name: &str, args: &[&str], p: usize, input: &str) -> Option<Output> {
-    let mut cmd = command(program(name), p)?;
-    cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("start a test program");
-    {
-        use std::io::Write as _;
-        let mut stdin = child.stdin.take().expect("piped");
-        stdin.write_all(input.as_bytes()).expect("write the input");
-    }
-    Some(child.wait_with_output().expect("wait for a test program"))
+    run_path(program(name), args, p, input)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -459,5 +519,49 @@ fn the_example_of_the_readme_runs() {
         let expected: Vec<String> =
             (0..p).map(|s| format!("Hello from process {s} of {p}; my right neighbour is {}", (s + 1) % p)).collect();
         assert_eq!(sorted_lines(&text(&out.stdout)), expected);
+    }
+}
+
+#[test]
+fn fortran_programs_through_the_module() {
+    if !have_gfortran() {
+        return;
+    }
+    // bspbegin first in the program: registration, put and get, messages.
+    let drma = compile_fortran("drma");
+    for p in [1, 2, 4] {
+        let Some(out) = run_path(&drma, &[], p, "") else { continue };
+        assert_ok("drma.f90", p, &out);
+        let mut expected: Vec<String> = (0..p)
+            .map(|s| {
+                let left = (s + p - 1) % p;
+                format!("process {s} of {p}: got {}", 10 * left + 1)
+            })
+            .collect();
+        expected.push("after bspend".to_string());
+        expected.sort();
+        assert_eq!(sorted_lines(&text(&out.stdout)), expected, "drma.f90 on {p} processes");
+    }
+    // bspinit with the count read from the input.
+    let init = compile_fortran("init");
+    for (p, asked) in [(1, 1), (3, 2), (4, 4)] {
+        if hybrid().is_some() && asked != p {
+            continue;
+        }
+        let Some(out) = run_path(&init, &[], p, &format!("{asked}\n")) else { continue };
+        assert_ok("init.f90", p, &out);
+        let mut expected: Vec<String> = (0..asked).map(|s| format!("process {s} of {asked}")).collect();
+        expected.push(format!("done on {asked} processes"));
+        expected.sort();
+        assert_eq!(sorted_lines(&text(&out.stdout)), expected, "init.f90 on {p} processes");
+    }
+    // bspabort: status 1 and the message.
+    let abort = compile_fortran("abort");
+    if let Some(out) = run_path(&abort, &[], 3, "") {
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = text(&out.stderr);
+        let mut message: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error: ")).collect();
+        message.dedup();
+        assert_eq!(message, ["error: process 2 aborted: stopping here"]);
     }
 }
