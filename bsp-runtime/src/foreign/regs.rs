@@ -22,6 +22,13 @@ use crate::reg::RegState;
 pub struct Registry {
     /// For each registered address, its table entries `(slot, serial)`, oldest first.
     by_addr: HashMap<usize, Vec<(u32, u64)>>,
+    /// The superstep up to whose start entries the table dropped have been forgotten (pops take
+    /// effect only at syncs, so once per superstep is enough).
+    pruned_at: usize,
+    /// The last address a transfer resolved, in which superstep, and its entry: a loop of
+    /// transfers into one registration looks it up once per superstep (which entry is the
+    /// newest effective one changes only at a sync).
+    last: Option<(usize, usize, u32, u64)>,
 }
 
 /// A transfer's target, checked.
@@ -71,7 +78,7 @@ impl Registry {
         let op = "bsp_pop_reg";
         ctx.check_live(op);
         let addr = addr as usize;
-        self.forget_gone(ctx, addr);
+        self.forget_gone(ctx);
         let st = ctx.state.borrow();
         let newest = self.by_addr.get(&addr).and_then(|entries| {
             entries.iter().rev().copied().find(|&(slot, serial)| {
@@ -95,15 +102,18 @@ impl Registry {
         }
     }
 
-    /// Drops the entries of `addr` that the table no longer holds (popped by an earlier sync).
-    fn forget_gone(&mut self, ctx: &Ctx, addr: usize) {
-        let st = ctx.state.borrow();
-        if let Some(entries) = self.by_addr.get_mut(&addr) {
-            entries.retain(|&(slot, serial)| st.table.get(slot, serial).is_some());
-            if entries.is_empty() {
-                self.by_addr.remove(&addr);
-            }
+    /// Drops the entries that the table no longer holds (popped by an earlier sync), once per
+    /// superstep.
+    fn forget_gone(&mut self, ctx: &Ctx) {
+        if self.pruned_at == ctx.step() {
+            return;
         }
+        self.pruned_at = ctx.step();
+        let st = ctx.state.borrow();
+        self.by_addr.retain(|_, entries| {
+            entries.retain(|&(slot, serial)| st.table.get(slot, serial).is_some());
+            !entries.is_empty()
+        });
     }
 
     /// The effective registration of `addr` for a transfer with `pid` of `len` bytes at
@@ -119,7 +129,31 @@ impl Registry {
         let offset = non_negative(ctx, op, "offset", offset);
         let len = non_negative(ctx, op, "length", len);
         let addr = addr as usize;
-        self.forget_gone(ctx, addr);
+        let (slot, serial) = match self.last {
+            Some((a, step, slot, serial)) if a == addr && step == ctx.step() => (slot, serial),
+            _ => {
+                let (slot, serial) = self.effective(ctx, op, pid, addr);
+                self.last = Some((addr, ctx.step(), slot, serial));
+                (slot, serial)
+            }
+        };
+        let (remote_addr, extent) = ctx.lookup(op, pid, ctx.run_id(), ctx.pid(), slot, serial);
+        if len > 0 && offset.checked_add(len).is_none_or(|end| end > extent) {
+            misuse(
+                ctx,
+                format!(
+                    "{op} with process {pid}: registration #{serial} (address {addr:#x}): offset {offset} + length {len} bytes is past the extent of {extent} bytes that process {pid} registered"
+                ),
+            );
+        }
+        (pid, Target { slot, offset: if len == 0 { 0 } else { offset }, len, remote_addr })
+    }
+
+    /// The newest effective registration of `addr` (`(slot, serial)`), or a misuse naming the
+    /// transfer (`op` with `pid`).
+    #[track_caller]
+    fn effective(&mut self, ctx: &Ctx, op: &str, pid: usize, addr: usize) -> (u32, u64) {
+        self.forget_gone(ctx);
         let st = ctx.state.borrow();
         let mut pushed = None;
         let found = self.by_addr.get(&addr).and_then(|entries| {
@@ -133,32 +167,21 @@ impl Registry {
             })
         });
         drop(st);
-        let Some((slot, serial)) = found else {
-            match pushed {
-                Some((serial, step)) => misuse(
-                    ctx,
-                    format!(
-                        "{op} with process {pid}: address {addr:#x} (registration #{serial}) was pushed in this superstep ({step}) and takes effect only at the next sync"
-                    ),
-                ),
-                None => misuse(
-                    ctx,
-                    format!(
-                        "{op} with process {pid}: address {addr:#x} is not registered on this process (never pushed, or popped by an earlier sync)"
-                    ),
-                ),
-            }
-        };
-        let (remote_addr, extent) = ctx.lookup(op, pid, ctx.run_id(), ctx.pid(), slot, serial);
-        if len > 0 && offset.checked_add(len).is_none_or(|end| end > extent) {
-            misuse(
+        match (found, pushed) {
+            (Some(found), _) => found,
+            (None, Some((serial, step))) => misuse(
                 ctx,
                 format!(
-                    "{op} with process {pid}: registration #{serial} (address {addr:#x}): offset {offset} + length {len} bytes is past the extent of {extent} bytes that process {pid} registered"
+                    "{op} with process {pid}: address {addr:#x} (registration #{serial}) was pushed in this superstep ({step}) and takes effect only at the next sync"
                 ),
-            );
+            ),
+            (None, None) => misuse(
+                ctx,
+                format!(
+                    "{op} with process {pid}: address {addr:#x} is not registered on this process (never pushed, or popped by an earlier sync)"
+                ),
+            ),
         }
-        (pid, Target { slot, offset: if len == 0 { 0 } else { offset }, len, remote_addr })
     }
 
     /// `bsp_put`: copies `len` bytes at `src` now; they land at `offset` in `dst`'s registration
