@@ -20,7 +20,7 @@ use std::ptr;
 use std::sync::{Arc, Mutex, Once};
 
 use bsp_runtime::Ctx;
-use bsp_runtime::foreign::{self, Registry, Session};
+use bsp_runtime::foreign::{self, GpTable, Registry, Session};
 
 /// An SPMD function as `bsp_init` receives it.
 type SpmdFn = extern "C" fn();
@@ -36,10 +36,14 @@ unsafe extern "C" {
     fn bspc_set_arguments(argc: c_int, argv: *mut *mut c_char);
 }
 
+mod gp;
+
 /// The process of the calling thread, between `bsp_begin` and `bsp_end`.
 struct Proc {
     ctx: *mut Ctx,
     regs: Registry,
+    /// Its GP arrays (`bsp_gp.h`).
+    gp: GpTable,
     /// On the thread that started the run: its process, which `bsp_end` ends.
     session: Option<Box<Session>>,
     /// Whether this thread's `bsp_begin` was made (the processes started by the run are set
@@ -89,6 +93,11 @@ fn fail(proc: &mut Proc, payload: Box<dyn std::any::Any + Send>) -> ! {
 
 /// Runs `f` on the calling thread's process; a failure ends the program (`fail`).
 fn with_proc<R>(op: &str, f: impl FnOnce(&mut Ctx, &mut Registry) -> R) -> R {
+    with_all(op, |ctx, regs, _| f(ctx, regs))
+}
+
+/// [`with_proc`] with the process's GP arrays too.
+fn with_all<R>(op: &str, f: impl FnOnce(&mut Ctx, &mut Registry, &mut GpTable) -> R) -> R {
     let p = PROC.with(Cell::get);
     if p.is_null() {
         exit_with(Some(&format!("{op}: called outside the SPMD part (before bsp_begin or after bsp_end)")));
@@ -100,7 +109,7 @@ fn with_proc<R>(op: &str, f: impl FnOnce(&mut Ctx, &mut Registry) -> R) -> R {
     // SAFETY: `proc.ctx` is the process's context, alive while `proc` is (owned by its session,
     // or by the runtime's frame that runs this thread's SPMD function).
     let ctx = unsafe { &mut *proc.ctx };
-    match catch_unwind(AssertUnwindSafe(|| f(ctx, &mut proc.regs))) {
+    match catch_unwind(AssertUnwindSafe(|| f(ctx, &mut proc.regs, &mut proc.gp))) {
         Ok(r) => r,
         Err(payload) => fail(proc, payload),
     }
@@ -116,7 +125,7 @@ fn quiet_panics() {
 /// The SPMD function of a process the run starts on a thread of its own: the C function, with
 /// this thread's `Proc` set for its duration.
 fn run_started(ctx: &mut Ctx, spmd: Option<SpmdFn>) {
-    let mut proc = Proc { ctx, regs: Registry::default(), session: None, begun: false };
+    let mut proc = Proc { ctx, regs: Registry::default(), gp: GpTable::default(), session: None, begun: false };
     PROC.with(|c| c.set(&mut proc));
     // SAFETY: the shim runs the C function on this thread and returns when it returns or calls
     // `bsp_end` (whose longjmp crosses only C frames and `bsp_end`'s, which holds nothing).
@@ -172,7 +181,13 @@ pub extern "C" fn bsp_begin(maxprocs: c_int) {
         Ok(s) => Box::new(s),
         Err(e) => exit_with((!foreign::is_quiet(&e)).then(|| e.to_string()).as_deref()),
     };
-    let proc = Box::new(Proc { ctx: ptr::null_mut(), regs: Registry::default(), session: Some(session), begun: true });
+    let proc = Box::new(Proc {
+        ctx: ptr::null_mut(),
+        regs: Registry::default(),
+        gp: GpTable::default(),
+        session: Some(session),
+        begun: true,
+    });
     let proc = Box::into_raw(proc);
     // SAFETY: just allocated; the context lives in the boxed session, whose address is stable.
     unsafe { (*proc).ctx = (*proc).session.as_mut().expect("set above").ctx() };
@@ -264,7 +279,10 @@ pub extern "C" fn bsp_time() -> f64 {
 /// `void bsp_sync(void)`
 #[unsafe(no_mangle)]
 pub extern "C" fn bsp_sync() {
-    with_proc("bsp_sync", |ctx, _| ctx.sync())
+    with_all("bsp_sync", |ctx, _, gp| {
+        ctx.sync();
+        gp.complete(ctx);
+    })
 }
 
 /// `void bsp_push_reg(const void *ident, int size)`

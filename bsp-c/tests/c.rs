@@ -45,7 +45,8 @@ const MANUAL: [&str; 20] = [
     "bsp_hpmove",
 ];
 
-const PROGRAMS: [&str; 8] = ["api", "drma", "reg", "bsmp", "launch_main", "launch_init", "misuse", "example-hello"];
+const PROGRAMS: [&str; 9] =
+    ["api", "drma", "reg", "bsmp", "gp", "launch_main", "launch_init", "misuse", "example-hello"];
 
 fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -348,6 +349,81 @@ fn bsmp_rules() {
 }
 
 #[test]
+fn gp_rules() {
+    rules(
+        "gp",
+        &[
+            "GP_Distribution splits the array among the processes",
+            "GP_Assign_local_element makes GP_Malloc memory an element",
+            "GP_Get and GP_Get_size give the patch at the sync, in GA's layout",
+            "GP_Get with setbuf copies into the caller's elements",
+            "GP_Gather and GP_Gather_size",
+            "GP_Put and GP_Scatter land at the sync, the highest pid last",
+            "GP_Memzero",
+            "GP_Free_local_element, GP_Free and GP_Destroy",
+        ],
+    );
+}
+
+#[test]
+fn bsp_gp_h_declares_what_the_library_exports() {
+    let header = std::fs::read_to_string(crate_dir().join("include/bsp_gp.h")).expect("bsp_gp.h");
+    let declared: BTreeSet<String> = header
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with('/') && !l.starts_with('*'))
+        .flat_map(|l| {
+            l.match_indices("GP_").filter_map(|(at, _)| {
+                let name: String = l[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                l[at + name.len()..].starts_with('(').then_some(name)
+            })
+        })
+        .collect();
+    // The calls of Global Arrays' gp_api.
+    let api: BTreeSet<String> = [
+        "GP_Access_element",
+        "GP_Allocate",
+        "GP_Assign_local_element",
+        "GP_Create_handle",
+        "GP_Destroy",
+        "GP_Distribution",
+        "GP_Free",
+        "GP_Free_local_element",
+        "GP_Gather_size",
+        "GP_Gather",
+        "GP_Get_size",
+        "GP_Get",
+        "GP_Initialize",
+        "GP_Malloc",
+        "GP_Memzero",
+        "GP_Put",
+        "GP_Release_element",
+        "GP_Release_update_element",
+        "GP_Scatter",
+        "GP_Set_chunk",
+        "GP_Set_dimensions",
+        "GP_Set_irreg_distr",
+        "GP_Sync",
+        "GP_Terminate",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(declared, api, "bsp_gp.h declares exactly the GP API");
+    let nm = Command::new("nm")
+        .args(["-D", "--defined-only", "--format=posix"])
+        .arg(lib_dir().join("libbspc.so"))
+        .output()
+        .expect("nm (binutils)");
+    let exported: BTreeSet<String> = text(&nm.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|s| s.starts_with("GP_"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(exported, api, "libbspc.so exports exactly the GP API under `GP_`");
+}
+
+#[test]
 fn bsp_begin_first_in_main_runs_main_on_every_process() {
     for p in [1, 2, 4] {
         let Some(out) = run("launch_main", &["arg"], p, "") else { continue };
@@ -456,6 +532,14 @@ const MISUSE: &[(&str, &str)] = &[
     (
         "begin-twice",
         "error: process 2 aborted: bsp_begin: called twice; a program has one SPMD part, from bsp_begin to bsp_end",
+    ),
+    (
+        "gp-not-malloc",
+        "error: process 2 failed: GP_Assign_local_element: address 0x… is not memory from GP_Malloc of this process (or it was freed, or it is an element's)",
+    ),
+    (
+        "gp-not-local",
+        "error: process 2 failed: GP_Access_element: element [0] of GP array -1000 is not held by process 2, which holds [2]..=[2]",
     ),
     ("abort", "error: process 2 aborted: stopping: 42 is not enough"),
 ];

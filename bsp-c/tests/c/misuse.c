@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <bsp_gp.h>
+
 #include "check.h"
 
 static int last(void) {
@@ -138,6 +140,18 @@ int main(int argc, char **argv) {
         return 0;
     } else if (strcmp(c, "begin-twice") == 0 && last()) {
         bsp_begin(bsp_nprocs());
+    } else if (strcmp(c, "gp-not-malloc") == 0 || strcmp(c, "gp-not-local") == 0) {
+        int g = GP_Create_handle();
+        int dims[1] = {bsp_nprocs()};
+        GP_Set_dimensions(g, 1, dims);
+        GP_Allocate(g);
+        int sub[1] = {strcmp(c, "gp-not-local") == 0 && last() ? 0 : bsp_pid()};
+        if (strcmp(c, "gp-not-malloc") == 0 && last()) {
+            GP_Assign_local_element(g, sub, &v, sizeof v);
+        } else if (last()) {
+            void *at;
+            GP_Access_element(g, sub, &at, &n);
+        }
     } else if (strcmp(c, "abort") == 0 && last()) {
         bsp_abort("stopping: %d is not %s\n", 42, "enough");
     }

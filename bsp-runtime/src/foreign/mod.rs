@@ -14,6 +14,8 @@
 //! - **Byte offsets and lengths, in C `int`s**: negative values are refused with a message, and
 //!   every transfer is checked against the extent the target process registered before
 //!   anything is queued.
+//! - **GP arrays by handle** ([`GpTable`], `foreign/gp.rs`): Global Arrays' GP C API on the
+//!   runtime's GP arrays, reads completed into the caller's buffers after the sync.
 //! - **Launch without a closure** ([`Session`], `foreign/launch.rs`): `bsp_begin` returns to its
 //!   caller, which goes on as process 0, and `bsp_end` ends the run later.
 //!
@@ -22,10 +24,12 @@
 //! until the sync, and an `hpput` source is read during the sync.
 
 mod bsmp;
+mod gp;
 mod launch;
 mod regs;
 
 pub use bsmp::{get_tag, hpmove, move_message, qsize, send, set_tagsize};
+pub use gp::GpTable;
 pub use launch::{Session, Spmd, begin, failure, is_quiet, mpi_rank, procs_available};
 pub use regs::Registry;
 
