@@ -1,5 +1,6 @@
 //! BSPlib's C interface (`include/bsp.h`) on the `bsp` runtime: every function of the BSPlib
-//! manual pages, exported with the manual's C signatures from `libbspc.a` and `libbspc.so`.
+//! manual pages, exported with the manual's C signatures from `libbspc.a` and `libbspc.so`, and
+//! Global Arrays' GP C API (`include/bsp_gp.h`, `gp.rs`).
 //!
 //! Each function finds the calling thread's process (set by `bsp_begin`), and calls the
 //! runtime: its registration table, outbox and sync through `bsp_runtime::foreign`, which adds

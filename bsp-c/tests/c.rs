@@ -649,3 +649,18 @@ fn fortran_programs_through_the_module() {
         assert_eq!(message, ["error: process 2 aborted: stopping here"]);
     }
 }
+
+#[test]
+fn the_trace_works_for_c_programs() {
+    // `BSP_TRACE` as for a Rust program: one track per process, the supersteps of the run.
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("bspc-trace-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let Some(mut cmd) = command(program("example-hello"), 2) else { return };
+    let out = cmd.env("BSP_TRACE", &path).output().expect("run");
+    assert_ok("examples/c/hello.c with BSP_TRACE", 2, &out);
+    let trace = std::fs::read_to_string(&path).expect("the trace file");
+    assert!(trace.starts_with("{\"displayTimeUnit\""), "{trace}");
+    for pid in 0..2 {
+        assert!(trace.contains(&format!("\"name\":\"bsp process {pid}\"")), "process {pid} in {trace}");
+    }
+}
