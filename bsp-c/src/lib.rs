@@ -226,7 +226,12 @@ pub extern "C" fn bsp_end() {
 pub unsafe extern "C" fn bspc_abort_message(message: *const c_char) -> ! {
     // SAFETY: the caller's contract.
     let text = unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned();
-    with_proc("bsp_abort", |ctx, _| ctx.abort(text.trim_end_matches('\n')))
+    let text = text.trim_end_matches('\n');
+    if PROC.with(Cell::get).is_null() {
+        // Outside the SPMD part (BSPlib allows bsp_abort anywhere): this program alone stops.
+        exit_with(Some(&format!("aborted: {text}")));
+    }
+    with_proc("bsp_abort", |ctx, _| ctx.abort(text))
 }
 
 /// `void bsp_abort(const char *format, ...)`: a jump to the shim's `bspc_abort_format` with

@@ -330,6 +330,7 @@ fn registration_rules() {
             "a newer registration replaces an older one until its pop takes effect",
             "bsp_push_reg is not a sync",
             "a process registers NULL to take no part",
+            "a registration pushed and popped in one superstep never takes effect",
         ],
     );
 }

@@ -104,12 +104,34 @@ static void null_registration(void) {
     say("a process registers NULL to take no part");
 }
 
+/* A registration pushed and popped in one superstep never takes effect; the older one of the
+ * same address stays in force. */
+static void push_and_pop_in_one_superstep(void) {
+    int p = bsp_nprocs(), s = bsp_pid();
+    int x = -1;
+    bsp_push_reg(&x, sizeof x);
+    bsp_sync();
+    bsp_push_reg(&x, 0);
+    bsp_pop_reg(&x); /* the newer one */
+    bsp_push_reg(NULL, 0);
+    bsp_pop_reg(NULL);
+    bsp_sync();
+    int v = 30 + s;
+    bsp_put((s + 1) % p, &v, &x, 0, sizeof v); /* through the older one: 4 bytes */
+    bsp_sync();
+    CHECK(x == 30 + (s + p - 1) % p);
+    bsp_pop_reg(&x);
+    bsp_sync();
+    say("a registration pushed and popped in one superstep never takes effect");
+}
+
 int main(void) {
     bsp_begin(bsp_nprocs());
     matched_by_order();
     newer_replaces_older();
     push_is_not_a_sync();
     null_registration();
+    push_and_pop_in_one_superstep();
     bsp_end();
     return 0;
 }

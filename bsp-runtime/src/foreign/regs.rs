@@ -29,6 +29,8 @@ pub struct Registry {
     /// transfers into one registration looks it up once per superstep (which entry is the
     /// newest effective one changes only at a sync).
     last: Option<(usize, usize, u32, u64)>,
+    /// Entries pushed and popped in this superstep: never effective, gone at its sync.
+    unborn: Vec<(u32, u64)>,
 }
 
 /// A transfer's target, checked.
@@ -93,6 +95,19 @@ impl Registry {
         });
         drop(st);
         match (newest, popped) {
+            (Some((slot, serial)), _) if matches!(self.state(ctx, slot), RegState::Pushed(_)) => {
+                // Pushed in this superstep: the sync applies the push, then the pop (BSPlib allows
+                // both in one superstep; the Rust API cannot write it, D5).
+                self.unborn.push((slot, serial));
+                {
+                    let mut st = ctx.state.borrow_mut();
+                    let step = ctx.step();
+                    st.table.entries[slot as usize].as_mut().expect("found above").state = RegState::Popped(step);
+                    st.flags |= flags::WORK | flags::COLLECTIVE;
+                }
+                // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+                unsafe { ctx.outbox() }.meta.pops.push(serial);
+            }
             (Some((slot, serial)), _) => ctx.pop_entry(op, slot, serial),
             (None, Some((serial, step))) => misuse(
                 ctx,
@@ -102,6 +117,11 @@ impl Registry {
         }
     }
 
+    /// The state of the entry in `slot` (which exists).
+    fn state(&self, ctx: &Ctx, slot: u32) -> RegState {
+        ctx.state.borrow().table.entries[slot as usize].as_ref().expect("an entry of this registry").state
+    }
+
     /// Drops the entries that the table no longer holds (popped by an earlier sync), once per
     /// superstep.
     fn forget_gone(&mut self, ctx: &Ctx) {
@@ -109,6 +129,7 @@ impl Registry {
             return;
         }
         self.pruned_at = ctx.step();
+        self.unborn.clear();
         let st = ctx.state.borrow();
         self.by_addr.retain(|_, entries| {
             entries.retain(|&(slot, serial)| st.table.get(slot, serial).is_some());
@@ -159,6 +180,10 @@ impl Registry {
         let found = self.by_addr.get(&addr).and_then(|entries| {
             entries.iter().rev().copied().find(|&(slot, serial)| match st.table.get(slot, serial).map(|e| e.state) {
                 Some(RegState::Pushed(s)) => {
+                    pushed.get_or_insert((serial, s));
+                    false
+                }
+                Some(RegState::Popped(s)) if self.unborn.contains(&(slot, serial)) => {
                     pushed.get_or_insert((serial, s));
                     false
                 }
