@@ -460,6 +460,7 @@ fn bsp_init_with_the_process_count_read_from_the_input() {
 /// by every process, and whichever reports it first is named: `process *`.
 const MISUSE: &[(&str, &str)] = &[
     ("outside", "error: bsp_pid: called outside the SPMD part (before bsp_begin or after bsp_end)"),
+    ("abort-outside", "error: aborted: stopped before bsp_begin: no input"),
     ("begin-zero", "error: bsp_begin: cannot run an SPMD program on 0 processes"),
     ("end-without-begin", "error: bsp_end: called without bsp_begin"),
     (

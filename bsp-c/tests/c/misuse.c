@@ -26,6 +26,9 @@ int main(int argc, char **argv) {
     if (strcmp(c, "outside") == 0) {
         return bsp_pid();
     }
+    if (strcmp(c, "abort-outside") == 0) {
+        bsp_abort("stopped before bsp_begin: %s", "no input");
+    }
     if (strcmp(c, "begin-zero") == 0) {
         bsp_begin(0);
     }
