@@ -151,6 +151,10 @@ mod engine;
 mod env;
 mod error;
 mod ext;
+// The runtime for foreign callers (BSPlib's C interface, the `bsplib-c` crate): registration
+// by address, launch without a closure. Not a Rust API: no stability promise.
+#[doc(hidden)]
+pub mod foreign;
 mod launch;
 mod observe;
 mod outbox;

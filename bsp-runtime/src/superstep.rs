@@ -59,6 +59,21 @@ impl std::fmt::Debug for Superstep<'_, '_> {
     }
 }
 
+impl<'s> Superstep<'s, 's> {
+    /// A superstep of `ctx` that is not a closure's: for callers that keep what they lend to
+    /// its operations alive and untouched until the next sync themselves (the C interface,
+    /// `foreign/gp.rs`), where no borrow can say so.
+    ///
+    /// # Safety
+    /// `ctx` must outlive every use of the result, and whatever is lent to an operation made
+    /// through it (a get's destination, an hpput's source) must stay allocated, and untouched
+    /// by the caller, until the end of the next sync of `ctx`.
+    pub(crate) unsafe fn detached(ctx: *const Ctx) -> Self {
+        // SAFETY: the caller's contract.
+        Superstep { ctx: unsafe { &*ctx }, _scope: PhantomData, _env: PhantomData }
+    }
+}
+
 impl Deref for Superstep<'_, '_> {
     type Target = Ctx;
     fn deref(&self) -> &Ctx {

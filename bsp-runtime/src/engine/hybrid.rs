@@ -94,7 +94,7 @@ struct Rank {
 }
 
 /// The leader's part: the communicator and its buffers.
-struct Leader {
+pub(crate) struct Leader {
     comm: SimpleCommunicator,
     send: Vec<u64>,
     send_counts: Vec<Count>,
@@ -577,10 +577,77 @@ where
     R: Send,
     B: Fn(Endpoint) -> Option<R> + Sync,
 {
+    let (starter, first, leader, fence) = set_up(&world, want)?;
+    let (rank, t, fate) = (starter.state.rank, starter.state.t, starter.fate.clone());
+    let start = |local: usize, parker: Parker, leader: Option<Box<Leader>>| {
+        let (endpoint, placed) = starter.endpoint(local, parker, leader);
+        let result = body(endpoint);
+        placement::release(placed);
+        result
+    };
+    let results: Vec<Option<R>> = std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(t - 1);
+        for (i, parker) in starter.parkers().into_iter().enumerate() {
+            let start = &start;
+            let spawned = std::thread::Builder::new()
+                .name(format!("bsp process {}", rank * t + i + 1))
+                .spawn_scoped(scope, move || start(i + 1, parker, None));
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    fate.fail(starter.cannot_start(i + 1, &e));
+                    break;
+                }
+            }
+        }
+        let mut results = vec![if fate.is_failed() { None } else { start(0, first, Some(leader)) }];
+        if fate.failed_alone() {
+            // A failure of this rank only: end every rank now, without joining rank-mates that
+            // may compute for a long time before their next runtime call (the leader is the
+            // thread that may call MPI).
+            abort_alone(&world, &fate);
+        }
+        results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
+        results
+    });
+    if fate.is_failed() {
+        return Err(super::mpi::RunEnd::new(fence, fate, rank).failed(&world));
+    }
+    results
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            r.ok_or_else(|| Error::launch(format!("process {} ended without a result or an error", rank * t + i)))
+        })
+        .collect()
+}
+
+/// What starts the processes of one rank of a hybrid run: its shared state and failure record,
+/// and where its threads go. Cloned into each thread that runs one.
+#[derive(Clone)]
+pub(crate) struct Starter {
+    state: Arc<Rank>,
+    pub(crate) fate: Arc<Fate>,
+    p: usize,
+    /// The ranks on this machine, and this rank's place among them (for pinning).
+    here: usize,
+    local_rank: usize,
+    /// The parkers of the rank's processes but the first, until [`parkers`](Starter::parkers).
+    parkers: Arc<std::sync::Mutex<Vec<Parker>>>,
+}
+
+/// Sets up this rank's part of a hybrid run of the processes `want` asks for on the ranks of
+/// `world`: what starts its processes, the first process's parker and the leader's part (for
+/// the rank's first process, on this thread), and a communicator for reporting a failure.
+#[allow(clippy::type_complexity, reason = "the parts of a rank's run, each with its own owner")]
+pub(crate) fn set_up(
+    world: &SimpleCommunicator,
+    want: Want,
+) -> Result<(Starter, Parker, Box<Leader>, SimpleCommunicator), Error> {
     let (rank, ranks) = (world.rank() as usize, world.size() as usize);
     let (p, t) = match procs(want, ranks) {
         Ok(pt) => pt,
-        Err(e) => return Err(report_once(&world, e)),
+        Err(e) => return Err(report_once(world, e)),
     };
     let comm = world.split_by_color(Color::with_value(0)).expect("every rank takes part");
     let fence = comm.duplicate();
@@ -610,11 +677,42 @@ where
         recv_displs: Vec::with_capacity(ranks),
         messages: 0,
     });
-    let start = |local: usize, parker: Parker, leader: Option<Box<Leader>>| {
-        let placed = placement::pin(local_rank * t + local, here * t);
-        let pid = rank * t + local;
+    let mut parkers = parkers.into_iter();
+    let first = parkers.next().expect("t >= 1");
+    let parkers = Arc::new(std::sync::Mutex::new(parkers.collect()));
+    Ok((Starter { state, fate, p, here, local_rank, parkers }, first, leader, fence))
+}
+
+impl Starter {
+    /// This rank's processes' parkers but the first's, in order (taken once).
+    pub(crate) fn parkers(&self) -> Vec<Parker> {
+        std::mem::take(&mut *self.parkers.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The pid of the rank's process `local`.
+    pub(crate) fn pid(&self, local: usize) -> usize {
+        self.state.rank * self.state.t + local
+    }
+
+    /// The failure of starting the thread of the rank's process `local`.
+    pub(crate) fn cannot_start(&self, local: usize, e: &std::io::Error) -> Error {
+        let (rank, t) = (self.state.rank, self.state.t);
+        Error::launch(format!("rank {rank} cannot start thread {local} of {t} ({THREADS_VAR}={t}): {e}"))
+    }
+
+    /// The endpoint of the rank's process `local` (the leader's part goes to the first), with
+    /// the calling thread pinned for it.
+    pub(crate) fn endpoint(
+        &self,
+        local: usize,
+        parker: Parker,
+        leader: Option<Box<Leader>>,
+    ) -> (Endpoint, placement::Placed) {
+        let (t, p) = (self.state.t, self.p);
+        let placed = placement::pin(self.local_rank * t + local, self.here * t);
+        let pid = self.pid(local);
         let engine = Hybrid {
-            rank: state.clone(),
+            rank: self.state.clone(),
             parker,
             local,
             pid,
@@ -626,54 +724,8 @@ where
             scratch: Vec::new(),
             large: Vec::new(),
         };
-        let outboxes = state.group.outboxes(local);
-        let endpoint =
-            Endpoint { engine: AnyEngine::Hybrid(Box::new(engine)), pid, nprocs: p, outboxes, fate: fate.clone() };
-        let result = body(endpoint);
-        placement::release(placed);
-        result
-    };
-    let results: Vec<Option<R>> = std::thread::scope(|scope| {
-        let mut parkers = parkers.into_iter();
-        let first = parkers.next().expect("t >= 1");
-        let mut handles = Vec::with_capacity(t - 1);
-        for (i, parker) in parkers.enumerate() {
-            let start = &start;
-            let spawned = std::thread::Builder::new()
-                .name(format!("bsp process {}", rank * t + i + 1))
-                .spawn_scoped(scope, move || start(i + 1, parker, None));
-            match spawned {
-                Ok(h) => handles.push(h),
-                Err(e) => {
-                    fate.fail(Error::launch(format!(
-                        "rank {rank} cannot start thread {} of {t} ({THREADS_VAR}={t}): {e}",
-                        i + 1
-                    )));
-                    break;
-                }
-            }
-        }
-        let mut results = vec![if fate.is_failed() { None } else { start(0, first, Some(leader)) }];
-        if fate.failed_alone() {
-            // A failure of this rank only: end every rank now, without joining rank-mates that
-            // may compute for a long time before their next runtime call (the leader is the
-            // thread that may call MPI).
-            abort_alone(&world, &fate);
-        }
-        results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
-        results
-    });
-    if fate.failed_alone() {
-        abort_alone(&world, &fate);
+        let outboxes = self.state.group.outboxes(local);
+        let fate = self.fate.clone();
+        (Endpoint { engine: AnyEngine::Hybrid(Box::new(engine)), pid, nprocs: p, outboxes, fate }, placed)
     }
-    if let Some(error) = fate.take_failure() {
-        return Err(report_once(&fence, error));
-    }
-    results
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| {
-            r.ok_or_else(|| Error::launch(format!("process {} ended without a result or an error", rank * t + i)))
-        })
-        .collect()
 }

@@ -390,6 +390,11 @@ impl Fate {
         self.first.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_some_and(|e| !e.is_collective())
     }
 
+    /// The first failure, left recorded (for callers that must all learn it).
+    pub(crate) fn first_failure(&self) -> Option<Error> {
+        self.first.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
     pub(crate) fn take_failure(&self) -> Option<Error> {
         self.first.lock().unwrap_or_else(|e| e.into_inner()).take()
     }

@@ -152,14 +152,12 @@ impl Ctx {
         }
     }
 
+    /// Pushes take effect, then pops: a registration pushed and popped in the same superstep
+    /// (which only the C interface can do, `foreign/regs.rs`) is gone after the sync. Slots are
+    /// taken at the push call, so the order changes no slot number.
     pub(super) fn apply_registrations(&mut self, peers: &dyn Peers) {
         let (p, me) = (self.nprocs, self.pid);
         let st = self.state.get_mut();
-        for &serial in &peers.meta(me).pops {
-            if let Some(slot) = st.table.find_serial(serial) {
-                st.table.release(slot);
-            }
-        }
         for (i, info) in peers.meta(me).pushes.iter().enumerate() {
             let slot = st.table.find_serial(info.serial).expect("a pushed registration is in the table");
             let e = st.table.entries[slot as usize].as_mut().expect("just found");
@@ -168,6 +166,11 @@ impl Ctx {
             e.remote = row.remote;
             if e.ext.is_some() {
                 e.handlers = row.handlers;
+            }
+        }
+        for &serial in &peers.meta(me).pops {
+            if let Some(slot) = st.table.find_serial(serial) {
+                st.table.release(slot);
             }
         }
     }

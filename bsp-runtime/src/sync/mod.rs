@@ -20,7 +20,7 @@
 //! 5. If any process has an `hpput`, `end_puts` keeps its source borrowed until every receiver
 //!    has copied from it.
 //! 6. Each process delivers extension records, builds its receive queues (ascending source pid,
-//!    then send order), applies pops, then pushes, and rotates the tag size.
+//!    then send order), applies pushes, then pops, and rotates the tag size.
 //!
 //! # Who touches registered memory, when
 //! Process X's registered memory is written only by X (its own code between syncs, puts and

@@ -885,41 +885,86 @@ pub(crate) fn with_world<R>(
     threading: mpi::Threading,
     run: impl FnOnce(SimpleCommunicator) -> Result<R, Error>,
 ) -> Result<R, Error> {
-    // Relaxed: only the launching thread reads or writes these (see `wanted`).
-    if USED.swap(true, Ordering::Relaxed) {
-        return Err(Error::launch(
-            "MPI can be started only once per program, and an earlier SPMD run already used it".to_string(),
-        ));
-    }
-    let Some((universe, _)) = mpi::initialize_with_threading(threading) else {
-        return Err(Error::launch("MPI was already initialised by someone else".to_string()));
-    };
-    ACTIVE.store(true, Ordering::Relaxed);
-    let world = universe.world();
-    let rank = world.rank();
-    let result = run(world);
-    ACTIVE.store(false, Ordering::Relaxed);
-    drop(universe); // MPI_Finalize, after every communicator of the run is gone
-    if rank != 0 {
-        std::process::exit(i32::from(result.is_err()));
-    }
+    let world = World::open(threading)?;
+    let result = run(world.comm());
+    world.close(result.is_err());
     result
+}
+
+/// MPI, initialised for a run and finalised by [`close`](World::close): [`with_world`] in two
+/// halves, for a launch whose caller goes on between them (`foreign/launch.rs`).
+pub(crate) struct World {
+    universe: mpi::environment::Universe,
+    rank: usize,
+}
+
+impl World {
+    /// Initialises MPI at `threading` (once per program).
+    pub(crate) fn open(threading: mpi::Threading) -> Result<World, Error> {
+        // Relaxed: only the launching thread reads or writes these (see `wanted`).
+        if USED.swap(true, Ordering::Relaxed) {
+            return Err(Error::launch(
+                "MPI can be started only once per program, and an earlier SPMD run already used it".to_string(),
+            ));
+        }
+        let Some((universe, _)) = mpi::initialize_with_threading(threading) else {
+            return Err(Error::launch("MPI was already initialised by someone else".to_string()));
+        };
+        ACTIVE.store(true, Ordering::Relaxed);
+        let rank = universe.world().rank() as usize;
+        Ok(World { universe, rank })
+    }
+
+    /// The world communicator.
+    pub(crate) fn comm(&self) -> SimpleCommunicator {
+        self.universe.world()
+    }
+
+    /// Finalises MPI (after every communicator of the run is gone); every rank but 0 exits here,
+    /// with status 1 if the run `failed`.
+    pub(crate) fn close(self, failed: bool) {
+        ACTIVE.store(false, Ordering::Relaxed);
+        let rank = self.rank;
+        drop(self.universe);
+        if rank != 0 {
+            std::process::exit(i32::from(failed));
+        }
+    }
 }
 
 pub(crate) fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
 where
     B: Fn(Endpoint) -> Option<R>,
 {
+    let Some((endpoint, end)) = start_on(&world, want)? else {
+        return Ok(Vec::new()); // a surplus rank takes no part
+    };
+    if let Some(r) = body(endpoint) {
+        return Ok(vec![r]);
+    }
+    Err(end.failed(&world))
+}
+
+/// What a rank of a run needs after its process ends, to report a failure.
+pub(crate) struct RunEnd {
+    /// For reporting a collective failure (the run's own communicator may be gone by then).
+    fence: SimpleCommunicator,
+    fate: Arc<Fate>,
+    rank: usize,
+}
+
+/// This rank's endpoint of a run of the processes `want` asks for on the ranks of `world`, or
+/// `None` on a surplus rank, which takes no part.
+pub(crate) fn start_on(world: &SimpleCommunicator, want: Want) -> Result<Option<(Endpoint, RunEnd)>, Error> {
     let (rank, size) = (world.rank() as usize, world.size() as usize);
     let p = match procs(want, size) {
         Ok(p) => p,
-        Err(e) => return Err(report_once(&world, e)),
+        Err(e) => return Err(report_once(world, e)),
     };
     let color = if rank < p { Color::with_value(0) } else { Color::undefined() };
     let Some(comm) = world.split_by_color(color) else {
-        return Ok(Vec::new()); // a surplus rank takes no part
+        return Ok(None);
     };
-    // For reporting a collective failure (the run's own communicator may be gone by then).
     let fence = comm.duplicate();
     let fate = Arc::new(Fate::new(Box::new(|| {})));
     let mut engine = Box::new(Mpi::new(comm, p, ExchangeMode::from_env()));
@@ -928,16 +973,27 @@ where
     }
     let outboxes = engine.outboxes();
     let endpoint = Endpoint { engine: AnyEngine::Mpi(engine), pid: rank, nprocs: p, outboxes, fate: fate.clone() };
-    if let Some(r) = body(endpoint) {
-        return Ok(vec![r]);
+    Ok(Some((endpoint, RunEnd { fence, fate, rank })))
+}
+
+impl RunEnd {
+    /// What reporting the failure of a run whose ranks share `fence` and whose processes on
+    /// this rank share `fate` needs (the hybrid engine's ranks).
+    pub(crate) fn new(fence: SimpleCommunicator, fate: Arc<Fate>, rank: usize) -> Self {
+        RunEnd { fence, fate, rank }
     }
-    let error = fate.take_failure().unwrap_or_else(|| Error::panic(rank, "stopped".to_string()));
-    if error.is_collective() {
-        return Err(report_once(&fence, error));
+
+    /// The run's failure, after this rank's process failed: an error every rank found alike is
+    /// printed once (by rank 0) and returned quieted; a failure of this rank alone is printed,
+    /// and MPI stops every rank (`MPI_Abort`), since the others may wait for it forever.
+    pub(crate) fn failed(self, world: &SimpleCommunicator) -> Error {
+        let error = self.fate.take_failure().unwrap_or_else(|| Error::panic(self.rank, "stopped".to_string()));
+        if error.is_collective() {
+            return report_once(&self.fence, error);
+        }
+        crate::error::print_error(&error);
+        world.abort(1)
     }
-    // Only this rank failed; the others may wait in a collective forever: stop them all.
-    crate::error::print_error(&error);
-    world.abort(1)
 }
 
 /// An error that every rank of `comm` found identically: rank 0 prints it now, and no rank

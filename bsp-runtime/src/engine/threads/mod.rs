@@ -295,6 +295,16 @@ pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
     Ok(p)
 }
 
+/// The endpoint of process `pid` of a threads run whose processes are the whole of `group`.
+pub(crate) fn endpoint(group: &Arc<Group>, pid: usize, parker: Parker, fate: &Arc<Fate>) -> Endpoint {
+    let p = group.slots.len();
+    // Without noted senders, a sync visits every process.
+    let senders = if group.senders.is_some() { Vec::new() } else { (0..p as u32).collect() };
+    let engine = Threads { group: group.clone(), parker, pid, parity: 0, senders };
+    let outboxes = group.outboxes(pid);
+    Endpoint { engine: AnyEngine::Threads(engine), pid, nprocs: p, outboxes, fate: fate.clone() }
+}
+
 /// Runs `body` at the endpoints of `want` processes, one thread each; process 0 on the calling
 /// thread.
 pub(crate) fn launch<R, B>(want: Want, body: B) -> Result<Vec<R>, Error>
@@ -311,12 +321,7 @@ where
     };
     let start = |pid: usize, parker: Parker| {
         let placed = placement::pin(pid, p);
-        // Without noted senders, a sync visits every process.
-        let senders = if group.senders.is_some() { Vec::new() } else { (0..p as u32).collect() };
-        let engine = Threads { group: group.clone(), parker, pid, parity: 0, senders };
-        let outboxes = group.outboxes(pid);
-        let result =
-            body(Endpoint { engine: AnyEngine::Threads(engine), pid, nprocs: p, outboxes, fate: fate.clone() });
+        let result = body(endpoint(&group, pid, parker, &fate));
         placement::release(placed);
         result
     };
