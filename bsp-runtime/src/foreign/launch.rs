@@ -275,7 +275,9 @@ impl Session {
 /// once).
 pub fn failure(ctx: &Ctx, payload: Box<dyn Any + Send>) -> Error {
     record(ctx, payload);
-    ctx.fate.first_failure().expect("a failure was just recorded")
+    // None only when this process stopped because the run had failed and another process has
+    // taken that failure to report it (`RunEnd::failed`): then there is nothing more to say.
+    ctx.fate.first_failure().unwrap_or_else(|| Error::panic(ctx.pid(), "stopped".to_string()).quieted())
 }
 
 impl Session {
@@ -297,13 +299,15 @@ impl Session {
 }
 
 /// Records a process's failure as `launch::process` does.
+/// A process that stopped because the run already failed (`Stop`) records nothing: the run's
+/// failure is the other process's, which may already have been taken to be reported.
 fn record(ctx: &Ctx, payload: Box<dyn Any + Send>) {
     let pid = ctx.pid();
-    let error = if payload.is::<crate::ctx::Stop>() {
-        Error::panic(pid, "stopped".to_string())
-    } else {
-        Error::panic(pid, crate::launch::failure_message(&*payload, pid))
-    };
+    if payload.is::<crate::ctx::Stop>() {
+        crate::launch::drop_payload(payload);
+        return;
+    }
+    let error = Error::panic(pid, crate::launch::failure_message(&*payload, pid));
     crate::launch::drop_payload(payload);
     ctx.fate.fail(error);
 }
