@@ -305,6 +305,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "`BSP_TRACE` asks the file system, which Miri isolates")]
     fn good_values_and_no_values_pass() {
         for (name, value) in [
             ("BSP_STATS", "timed"),
@@ -323,6 +324,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "asks the file system, which Miri isolates")]
     fn a_trace_into_a_directory_is_refused_before_the_run() {
         let dir = std::env::temp_dir();
         let dir = dir.to_str().expect("a Unicode temporary directory");

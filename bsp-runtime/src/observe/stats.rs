@@ -590,6 +590,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "writes and reads a file, which Miri isolates")]
     fn a_machine_file_error_names_the_file() {
         let path = std::env::temp_dir().join(format!("bsp-machine-{}.json", std::process::id()));
         std::fs::write(&path, r#"{"p":2,"r_mflops":10.0,"l_us":1.0}"#).unwrap();
