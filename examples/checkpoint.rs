@@ -1,31 +1,31 @@
 //! A long run that survives a lost process: `ctx.checkpoint` at the top of its loop saves the
-//! registered cells, the messages in flight and the round number; a rerun with `BSP_RESTART`
+//! registered cells, the messages in flight and the iteration number; a rerun with `BSP_RESTART`
 //! goes on from the last checkpoint and prints what the uninterrupted run prints.
 //!
-//! Each of 40 rounds mixes every process's 8 cells, puts its last cell into its right
+//! Each of 40 iterations mixes every process's 8 cells, puts its last cell into its right
 //! neighbour's second cell, and sends its fourth cell to its left neighbour, which adds it into
-//! its first cell in the next round (so a message crosses every checkpoint). At the end each
-//! process prints its cells' checksum, checked against the same rounds computed sequentially:
+//! its first cell in the next iteration (so a message crosses every checkpoint). At the end each
+//! process prints its cells' checksum, checked against the same iterations computed sequentially:
 //!
 //! ```text
 //! BSP_NPROCS=3 BSP_CHECKPOINT=/tmp/ck cargo run --release --example checkpoint -- --pause-ms 50
-//! # stop it with Ctrl-C (or kill -9) after a few rounds, then:
+//! # stop it with Ctrl-C (or kill -9) after a few iterations, then:
 //! BSP_NPROCS=3 BSP_RESTART=/tmp/ck cargo run --release --example checkpoint
 //! ```
 //!
-//! `--pause-ms N` makes each round last N ms more (to watch it, or stop it half-way); process 0
-//! reports each round on standard error.
+//! `--pause-ms N` makes each iteration last N ms more (to watch it, or stop it half-way); process 0
+//! reports each iteration on standard error.
 
 use bsp::Ctx;
 
-const ROUNDS: u64 = 40;
+const ITERATIONS: u64 = 40;
 const CELLS: usize = 8;
 
-/// One round's work on one process's cells, given the payload of the message it received.
-fn mix(cells: &mut [u64], received: u64, round: u64) {
+/// One iteration's work on one process's cells, given the payload of the message it received.
+fn mix(cells: &mut [u64], received: u64, iteration: u64) {
     cells[0] = cells[0].wrapping_add(received);
     for (i, c) in cells.iter_mut().enumerate() {
-        *c = c.wrapping_mul(31).wrapping_add(i as u64 + round);
+        *c = c.wrapping_mul(31).wrapping_add(i as u64 + iteration);
     }
 }
 
@@ -38,18 +38,18 @@ fn checksum(cells: &[u64]) -> u64 {
     cells.iter().fold(17, |h, &c| h.wrapping_mul(1_000_003) ^ c)
 }
 
-/// The cells of every process after all rounds, computed on one process.
+/// The cells of every process after all iterations, computed on one process.
 fn sequential(p: usize) -> Vec<[u64; CELLS]> {
     let mut cells: Vec<[u64; CELLS]> = (0..p).map(initial).collect();
     let mut inbox = vec![0u64; p];
-    for round in 0..ROUNDS {
+    for iteration in 0..ITERATIONS {
         for (q, c) in cells.iter_mut().enumerate() {
-            mix(c, inbox[q], round);
+            mix(c, inbox[q], iteration);
         }
         let (last, fourth): (Vec<u64>, Vec<u64>) = cells.iter().map(|c| (c[CELLS - 1], c[3])).unzip();
         for q in 0..p {
             cells[(q + 1) % p][1] = last[q]; // the put lands at the sync
-            inbox[(q + p - 1) % p] = fourth[q]; // the message is read next round
+            inbox[(q + p - 1) % p] = fourth[q]; // the message is read next iteration
         }
     }
     cells
@@ -69,26 +69,27 @@ fn main(ctx: &mut Ctx) {
     let pause = std::time::Duration::from_millis(pause_ms());
     // The set-up: the same registrations, in the same order, in a restarted run.
     let mut cells = ctx.register(initial(pid));
-    let mut round = 0u64;
+    let mut iteration = 0u64;
     loop {
-        round = ctx.checkpoint(round);
+        iteration = ctx.checkpoint(iteration);
         if pid == 0 {
-            eprintln!("round {round}");
+            eprintln!("iteration {iteration}");
         }
-        if round == ROUNDS {
+        if iteration == ITERATIONS {
             break;
         }
         let received = ctx.move_message::<(), u64>().map_or(0, |(_, v)| v[0]);
-        mix(cells.local_mut(ctx), received, round);
+        mix(cells.local_mut(ctx), received, iteration);
         let local = cells.local(ctx);
         ctx.put((pid + 1) % p, &local[CELLS - 1], &cells, 1);
         ctx.send((pid + p - 1) % p, &(), &[local[3]]);
         std::thread::sleep(pause);
-        round += 1;
+        iteration += 1;
     }
     let got = checksum(cells.local(ctx));
     let want = checksum(&sequential(p)[pid]);
-    let verdict = if got == want { "matches the sequential rounds" } else { "DIFFERS from the sequential rounds" };
+    let verdict =
+        if got == want { "matches the sequential iterations" } else { "DIFFERS from the sequential iterations" };
     println!("pid {pid}: checksum {got:016x} ({verdict})");
     assert_eq!(got, want, "process {pid}: the cells differ from the sequential computation");
 }

@@ -1,5 +1,5 @@
 //! Checkpoint and restart on the threads engine, with `examples/checkpoint.rs`: the job is
-//! killed (SIGKILL) at ten different rounds and restarted with `BSP_RESTART`, and every restart
+//! killed (SIGKILL) at ten different iterations and restarted with `BSP_RESTART`, and every restart
 //! prints exactly what the uninterrupted run prints; a corrupt or torn newest checkpoint gives
 //! way to the one before; a restart with another number of processes is refused.
 //! (`scripts/mpi-check` kills one MPI rank of the same example, on the MPI and hybrid engines.)
@@ -43,7 +43,7 @@ fn run(p: usize, vars: &[(&str, &Path)]) -> (bool, Vec<String>, String) {
 }
 
 /// Starts the example checkpointing into `dir`, and kills it (SIGKILL) once process 0 has
-/// reported round `k`.
+/// reported iteration `k`.
 fn run_and_kill_at(dir: &Path, k: u64) {
     let mut child = Command::new(example())
         .args(["--pause-ms", "15"])
@@ -55,7 +55,7 @@ fn run_and_kill_at(dir: &Path, k: u64) {
         .spawn()
         .expect("the example starts");
     let stderr = BufReader::new(child.stderr.take().expect("piped"));
-    let want = format!("round {k}");
+    let want = format!("iteration {k}");
     let mut reached = false;
     for line in stderr.lines() {
         if line.expect("stderr is text") == want {
@@ -63,7 +63,7 @@ fn run_and_kill_at(dir: &Path, k: u64) {
             break;
         }
     }
-    assert!(reached, "the run ended before round {k}");
+    assert!(reached, "the run ended before iteration {k}");
     child.kill().expect("SIGKILL");
     let status = child.wait().expect("the killed run is reaped");
     assert!(!status.success(), "the run was killed, not finished");
@@ -93,10 +93,11 @@ fn every_restart_after_a_kill_prints_the_uninterrupted_output() {
         let dir = scratch(&format!("kill-{k}"));
         run_and_kill_at(&dir, k);
         let (ok, got, err) = run(P, &[("BSP_RESTART", &dir)]);
-        assert!(ok, "restart after a kill at round {k} failed: {err}");
-        assert_eq!(got, want, "restart after a kill at round {k}");
+        assert!(ok, "restart after a kill at iteration {k} failed: {err}");
+        assert_eq!(got, want, "restart after a kill at iteration {k}");
         let resumed = err.lines().next().unwrap_or_default();
-        let resumed_at: u64 = resumed.strip_prefix("round ").and_then(|r| r.parse().ok()).expect("round N first");
+        let resumed_at: u64 =
+            resumed.strip_prefix("iteration ").and_then(|r| r.parse().ok()).expect("iteration N first");
         assert!(resumed_at >= k, "resumed at {resumed_at}, before the kill at {k}: {err}");
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -499,7 +499,8 @@ fn checkpoint_runs_its_rounds_and_matches_the_sequential_computation() {
         assert_eq!(lines.len(), p, "p = {p}: {lines:?}");
         for (q, line) in lines.iter().enumerate() {
             assert!(
-                line.starts_with(&format!("pid {q}: checksum ")) && line.ends_with(" (matches the sequential rounds)"),
+                line.starts_with(&format!("pid {q}: checksum "))
+                    && line.ends_with(" (matches the sequential iterations)"),
                 "p = {p}: {line}"
             );
         }
