@@ -5,16 +5,18 @@
 //! `PA = LU` for an n × n matrix A. The p processes form an M × N grid (`M·N = p`, as square as
 //! p allows, `M ≤ N`), process `P(s, t)` with `pid = s + t·M`, and the matrix is distributed
 //! cyclically in both dimensions: element (i, j) lives on `P(i mod M, j mod N)`, at local row
-//! `i / M` and local column `j / N` of a row-major local matrix. Stage k = 0, …, n−1 has three
+//! `i / M` and local column `j / N` of a row-major local matrix. Stage k = 0, …, n−1 has two
 //! supersteps, each one sync for all the teams at once:
 //!
-//! 1. **Pivot search** in the processor column `k mod N` that holds column k: each process
-//!    finds its row i ≥ k with the largest |a_ik|, and an allreduce over its processor column
-//!    (a team; `max_loc` on the candidates) gives the pivot row r, a_rk and a_kk.
-//! 2. **Pivot index and column k**: processor column `k mod N` broadcasts r, a_rk, a_kk and its
-//!    part of column k below the diagonal along every processor row, so that every process
-//!    computes the multipliers `a_ik / a_rk` of its own rows (after the swap, row r holds a_kk).
-//! 3. **Row swap and pivot row**: the processes holding rows k and r swap their parts of them
+//! 1. **Pivot search and column k**, in the processor column `k mod N` that holds column k:
+//!    each of its processes finds its row i ≥ k with the largest |a_ik| and offers it in a
+//!    registered variable; every process fetches the M offers with gets (`max_loc` order: the
+//!    largest |a_ik|, then the smallest i), and so finds the pivot row r, a_rk and a_kk. In the
+//!    same sync (`superstep_then`: the gets complete in the collective's sync) processor column
+//!    `k mod N` broadcasts its part of column k below the diagonal along every processor row, so
+//!    that every process computes the multipliers `a_ik / a_rk` of its own rows (after the swap,
+//!    row r holds a_kk). The other processor columns search nothing.
+//! 2. **Row swap and pivot row**: the processes holding rows k and r swap their parts of them
 //!    with two puts (whole rows, so that the multipliers already in L follow their rows); in the
 //!    same superstep, the holder of row r broadcasts its part of it (columns j ≥ k: the new row
 //!    k) down its processor column.
@@ -26,12 +28,13 @@
 //! per-element view call or index check, and compiled for AVX2 beside plain x86-64 (the one
 //! `unsafe` call: a CPU check picks which runs).
 //!
-//! Syncs: 3 per stage, plus 2 for registering and unregistering the matrix: fewer than the
-//! book's algorithm, whose pivot search, pivot-index broadcast, row swap and the two broadcasts
-//! of column k and row k are supersteps of their own; sending column k with the pivot index,
-//! and computing the multipliers where they are used, saves two. Per stage, a process sends at
-//! most about n/M + 3 words to each process of its processor row, n/N to each of its processor
-//! column, and n/N in the swap, against `(n−k)/M × (n−k)/N` elements of work.
+//! Syncs: 2 per stage, plus 4 for registering and unregistering the matrix and the offers:
+//! fewer than the book's algorithm, whose pivot search, pivot-index broadcast, row swap and the
+//! two broadcasts of column k and row k are supersteps of their own; fetching the pivot offers
+//! in the sync that sends column k, and computing the multipliers where they are used, saves
+//! three. Per stage, a process fetches M offers, sends at most about n/M words to each process
+//! of its processor row, n/N to each of its processor column, and n/N in the swap, against
+//! `(n−k)/M × (n−k)/N` elements of work.
 //!
 //! A is pseudo-random in [−1, 1) (a hash of the position, the same for every p), so it needs
 //! pivoting. Every element sees the same operations in the same order for every p, so the
@@ -43,10 +46,19 @@
 //! ```text
 //! cargo run --release --example book_lu             # n = 40
 //! BSP_NPROCS=4 cargo run --release --example book_lu -- 1000
+//! echo 3 200 | cargo run --release --example book_lu         # P = 3, n = 200
+//! echo 3 200 | mpirun -n 4 target/release/examples/book_lu   # P = 3; rank 3 idle
 //! ```
+//!
+//! As BSPedupack's LU does, P can come from the input: without an argument, process 0 reads P
+//! and n from the standard input before the processes start (`#[bsp::program(set_up = ..)]`,
+//! BSPlib's `bsp_init`).
 
 use bsp::ops::{self, Loc};
-use bsp::{Ctx, Grid, Launch};
+use bsp::{Ctx, Grid};
+
+#[path = "shared/input.rs"]
+mod input;
 
 /// Order of the matrix unless given as the first argument.
 const DEFAULT_N: usize = 40;
@@ -112,12 +124,15 @@ impl Search {
 /// Factors `PA = LU` in place. `a` holds this process's part of A (`local_len(n, M, s)` rows of
 /// `local_len(n, N, t)` columns, row-major); afterwards it holds the same part of L (below the
 /// diagonal) and U. Returns the pivots: at stage k, rows k and `pivots[k]` were swapped. Every
-/// process returns them all. Collective; 3n + 2 syncs.
+/// process returns them all. Collective; 2n + 4 syncs.
 pub fn lu(ctx: &mut Ctx, grid: &Grid, a: Vec<f64>, n: usize) -> (Vec<f64>, Vec<usize>) {
     let (m, nn, s, t) = (grid.rows(), grid.cols(), grid.s(), grid.t());
     let (rows, cols) = (local_len(n, m, s), local_len(n, nn, t));
     let width = cols.max(1); // for `chunks_exact`: a process may hold no column when n < N
     let mut a = ctx.register(a);
+    // This process's pivot candidate, which every process fetches while its column searches.
+    let mut candidate = ctx.register([Search::none()]);
+    let mut offers = vec![Search::none(); m];
     let mut pivots = Vec::with_capacity(n);
     let (mut part, mut multipliers) = (Vec::with_capacity(cols.max(rows) + 3), Vec::with_capacity(rows));
     for k in 0..n {
@@ -125,24 +140,30 @@ pub fn lu(ctx: &mut Ctx, grid: &Grid, a: Vec<f64>, n: usize) -> (Vec<f64>, Vec<u
         let (row0, col0) = (first_from(k, m, s), first_from(k, nn, t)); // the own i ≥ k, j ≥ k
         let below = first_from(k + 1, m, s); // the own rows i > k
 
-        // 1. The pivot search in processor column kt (the other columns search nothing).
-        let mut mine = Search::none();
+        // 1. The pivot search and column k, one sync: processor column kt offers its candidates
+        // (each process its best row i ≥ k), every process fetches the M of them with gets, and
+        // in the same sync processor column kt sends its part of column k below the diagonal
+        // (as it is before the swap) along every processor row. The other columns search nothing.
+        part.clear();
         if t == kt {
+            let mut mine = Search::none();
             for (l, row) in a.local(ctx).chunks_exact(width).enumerate().skip(row0) {
                 mine = Search::combine(mine, Search::of(l * m + s, row[kc], k));
             }
-        }
-        let found = grid.col().allreduce_one(ctx, mine, Search::combine);
-
-        // 2. Processor column kt sends r, a_rk and a_kk along every processor row, with its part
-        // of column k below the diagonal (as it is before the swap).
-        part.clear();
-        if t == kt {
-            part.extend([found.candidate.index() as f64, found.value, found.diagonal]);
+            candidate.local_mut(ctx)[0] = mine;
             part.extend(a.local(ctx).chunks_exact(width).skip(below).map(|row| row[kc]));
         }
-        let column = grid.row().broadcast(ctx, kt, &part);
-        let (r, pivot, diagonal) = (column[0] as usize, column[1], column[2]);
+        let ((), column) = ctx.superstep_then(
+            |st| {
+                for (q, slot) in offers.iter_mut().enumerate() {
+                    st.get(grid.pid(q, kt), &candidate, 0, slot);
+                }
+            },
+            |ctx| grid.row().broadcast(ctx, kt, &part),
+        );
+        // Every process combines the offers in the same order, so all find the same pivot.
+        let found = offers.iter().copied().fold(Search::none(), Search::combine);
+        let (r, pivot, diagonal) = (found.candidate.index() as usize, found.value, found.diagonal);
         if pivot == 0.0 {
             ctx.abort(format!("book_lu: the matrix is singular (no pivot in column {k})"));
         }
@@ -150,7 +171,7 @@ pub fn lu(ctx: &mut Ctx, grid: &Grid, a: Vec<f64>, n: usize) -> (Vec<f64>, Vec<u
         // The multipliers of the own rows i > k, after the swap (row r then holds the old a_kk).
         let swapped = |q: usize, x: f64| if (below + q) * m + s == r { diagonal } else { x };
         multipliers.clear();
-        multipliers.extend(column[3..].iter().enumerate().map(|(q, &x)| swapped(q, x) / pivot));
+        multipliers.extend(column.iter().enumerate().map(|(q, &x)| swapped(q, x) / pivot));
 
         // 3. Rows k and r change places (whole local rows, so L's multipliers follow); the holder
         // of row r sends its part of it, columns j ≥ k, down its processor column.
@@ -185,6 +206,7 @@ pub fn lu(ctx: &mut Ctx, grid: &Grid, a: Vec<f64>, n: usize) -> (Vec<f64>, Vec<u
         }
         rank1_update(own_below, width, from, &multipliers, &pivot_row[from - col0..]);
     }
+    ctx.unregister(candidate);
     (ctx.unregister(a), pivots)
 }
 
@@ -265,16 +287,30 @@ fn residual(f: &[f64], pivots: &[usize], n: usize, check: impl Iterator<Item = u
     worst / largest
 }
 
-fn main() {
-    bsp::exit_on_error(Launch::new().run(program));
+/// The set-up, on process 0 before the processes start (BSPlib's `bsp_init`): the number of
+/// processes and the order n.
+///
+/// `book_lu N` takes n from its argument, and P from `BSP_NPROCS` (else one per core, or under
+/// `mpirun` one per rank). Without an argument, the standard input may give both, P first, as
+/// BSPedupack's LU asks for them; a terminal is asked, and an empty or closed input keeps the
+/// defaults. Under `mpirun -n R` a P below R leaves the other ranks idle.
+fn set_up() -> (usize, u64) {
+    const ME: &str = "book_lu";
+    let (p, n) = match std::env::args().nth(1) {
+        Some(arg) => (input::default_procs(ME), input::number(ME, Some(&arg), DEFAULT_N, "a matrix order", 0)),
+        None => {
+            let words = input::words(&["How many processes?", "What order n?"]);
+            let p = input::number(ME, words.first(), input::default_procs(ME), "a number of processes", 1);
+            (p, input::number(ME, words.get(1), DEFAULT_N, "a matrix order", 0))
+        }
+    };
+    (p, n as u64)
 }
 
 /// The SPMD function: make the local part of A, factor it (timed), check on process 0.
-fn program(ctx: &mut Ctx) {
-    let n = match std::env::args().nth(1) {
-        Some(arg) => arg.parse().unwrap_or_else(|_| panic!("book_lu: the argument `{arg}` is not a matrix order")),
-        None => DEFAULT_N,
-    };
+#[bsp::program(set_up = set_up)]
+fn main(ctx: &mut Ctx, &n: &u64) {
+    let n = n as usize;
     let p = ctx.nprocs();
     let (m, nn) = grid_shape(p);
     let grid = Grid::new(ctx, m, nn);

@@ -25,7 +25,13 @@
 //! ```text
 //! cargo run --release --example book_sort          # n = 100000
 //! BSP_NPROCS=4 cargo run --release --example book_sort -- 10000000
+//! echo 3 1000000 | cargo run --release --example book_sort    # P = 3, n = 10^6
+//! echo 4 10 | mpirun -n 4 target/release/examples/book_sort   # P = 3 (P·P ≤ n), rank 3 idle
 //! ```
+//!
+//! As BSPedupack's programs do, P can come from the input: without an argument, process 0 reads
+//! P and n from the standard input before the processes start (`#[bsp::program(set_up = ..)]`,
+//! BSPlib's `bsp_init`), and lowers that P until P·P ≤ n.
 //!
 //! Process 0 prints `book_sort ok, n = 100000, sorted, a permutation of the input (checksums
 //! 0x…/0x…)` on stdout, the same for every p, and the time of the sort on stderr
@@ -34,6 +40,9 @@
 //! 154 without comments and blank lines (BSPedupack's C sort: 235).
 
 use bsp::Ctx;
+
+#[path = "shared/input.rs"]
+mod input;
 
 /// Number of keys unless given as the first argument.
 const DEFAULT_N: usize = 100_000;
@@ -185,18 +194,37 @@ fn check(summaries: &[Summary], n: usize) -> Result<Checksum, String> {
     Ok(output)
 }
 
-/// The first argument as a number, or `default`.
-fn size_argument(default: usize) -> usize {
-    match std::env::args().nth(1) {
-        Some(arg) => arg.parse().unwrap_or_else(|_| panic!("the argument `{arg}` is not a number of keys")),
-        None => default,
+/// The set-up, on process 0 before the processes start (BSPlib's `bsp_init`): the number of
+/// processes and of keys.
+///
+/// `book_sort N` takes n from its argument, and P from `BSP_NPROCS` (else one per core, or under
+/// `mpirun` one per rank). Without an argument, the standard input may give both, P first, as
+/// BSPedupack's programs ask for them; a terminal is asked, and an empty or closed input keeps
+/// the defaults. A P read from the input is lowered until P·P ≤ n, as BSPedupack's sort does, so
+/// that every block holds at least P keys to take its P samples from; under `mpirun -n R` a P
+/// below R leaves the other ranks idle.
+fn set_up() -> (usize, u64) {
+    const ME: &str = "book_sort";
+    if let Some(arg) = std::env::args().nth(1) {
+        return (input::default_procs(ME), input::number(ME, Some(&arg), DEFAULT_N, "a number of keys", 0) as u64);
     }
+    let words = input::words(&["How many processes?", "How many keys?"]);
+    let p = input::number(ME, words.first(), input::default_procs(ME), "a number of processes", 1);
+    let n = input::number(ME, words.get(1), DEFAULT_N, "a number of keys", 0);
+    let mut fit = p;
+    while fit > 1 && fit * fit > n {
+        fit -= 1;
+    }
+    if fit < p {
+        eprintln!("book_sort: sorting {n} keys needs p·p ≤ n: using {fit} processes, not {p}");
+    }
+    (fit, n as u64)
 }
 
-#[bsp::program]
-fn main(ctx: &mut Ctx) {
+#[bsp::program(set_up = set_up)]
+fn main(ctx: &mut Ctx, &n: &u64) {
     let (s, p) = (ctx.pid(), ctx.nprocs());
-    let n = size_argument(DEFAULT_N);
+    let n = n as usize;
     let keys = local_keys(n, s, p);
     let input = Checksum::of(&keys);
 

@@ -492,6 +492,34 @@ fn book_sort_sorts_and_keeps_every_key() {
     }
 }
 
+/// The book's sort and LU take P and n from the standard input, as BSPedupack's programs do
+/// (`#[bsp::program(set_up = ..)]`): the input's P wins over `BSP_NPROCS` (2 here), and the sort
+/// lowers it until P·P ≤ n, saying so. Bad input stops the run with the set-up's message.
+#[test]
+fn book_programs_read_the_number_of_processes_from_the_input() {
+    for (asked, n, runs) in [(3, 1000, 3), (4, 1000, 4), (4, 10, 3), (1, 5, 1), (5, 4, 2)] {
+        let (out, status, err) = run_with_input("book_sort", 2, &format!("{asked} {n}\n"));
+        assert!(status.success(), "book_sort with input `{asked} {n}` failed: {status}\n{err}");
+        let want = format!("book_sort ok, n = {n}, sorted, a permutation of the input (checksums 0x");
+        assert!(out.starts_with(&want), "input `{asked} {n}`: {out}");
+        assert!(err.contains(&format!("book_sort: n={n} p={runs} time ")), "input `{asked} {n}`: {err}");
+        let lowered = format!("book_sort: sorting {n} keys needs p·p ≤ n: using {runs} processes, not {asked}");
+        assert_eq!(err.contains(&lowered), runs < asked, "input `{asked} {n}`: {err}");
+    }
+    let (by_argument, ..) = run_with_args("book_lu", 1, &["37"]);
+    for asked in [3, 4] {
+        let (out, status, err) = run_with_input("book_lu", 2, &format!("{asked}\n37\n"));
+        assert!(status.success(), "book_lu with input `{asked} 37` failed: {status}\n{err}");
+        assert_eq!(out, by_argument, "book_lu on {asked} processes from the input");
+        assert!(err.contains(&format!("book_lu: n=37 p={asked} time ")), "{err}");
+    }
+    let (_, status, err) = run_with_input("book_sort", 2, "many 10\n");
+    assert_eq!(status.code(), Some(1), "{err}");
+    let want =
+        "error: process 0 failed: book_sort: expected a number of processes, an integer of at least 1; found `many`";
+    assert!(err.lines().any(|l| l == want), "{err}");
+}
+
 #[test]
 fn checkpoint_runs_its_rounds_and_matches_the_sequential_computation() {
     for p in PROCS {

@@ -126,6 +126,7 @@ pub(crate) const METHODS: &[Method] = &[
     m(On::Ctx, "stats", Local),
     m(On::Ctx, "set_stats", Local),
     m(On::Ctx, "superstep", Superstep),
+    m(On::Ctx, "superstep_then", Superstep),
     m(On::Ctx, "sync", Syncs),
     m(On::Ctx, "checkpoint", Syncs),
     // registration

@@ -14,13 +14,19 @@ use syn::{Expr, Ident, Lit, Path, Token};
 /// The list of valid knobs, appended to every knob error.
 pub(crate) const VALID_KNOBS: &str =
     "the valid knobs are `procs = <expression>` (the number of processes, which wins over \
-     `BSP_NPROCS`) and `crate = \"<path>\"` (where the `bsp` crate is, if it was renamed)";
+     `BSP_NPROCS`), `set_up = <function>` (run once before the processes start, it returns \
+     their number and a value every process receives) and `crate = \"<path>\"` (where the `bsp` \
+     crate is, if it was renamed)";
 
 /// The validated knobs.
 #[derive(Debug)]
 pub(crate) struct Knobs {
     /// `procs = N`: the number of processes, if given (it wins over `BSP_NPROCS`).
     pub(crate) procs: Option<Expr>,
+    /// `set_up = f`: BSPlib's `bsp_init`, a function run once before the processes start, on
+    /// process 0 (under `mpirun`, rank 0), that returns the number of processes and a value
+    /// every process receives as the function's second parameter.
+    pub(crate) set_up: Option<Expr>,
     /// The absolute path of the `bsp` crate: `::bsp` unless `crate = "..."` says otherwise.
     pub(crate) krate: Path,
 }
@@ -56,7 +62,7 @@ fn parse_raw(input: ParseStream<'_>) -> syn::Result<Punctuated<RawKnob, Token![,
 /// Parses and validates the attribute's arguments; every problem is reported into `cx` and the
 /// knob in error is left at its default, so the expansion can go on.
 pub(crate) fn parse(args: TokenStream, cx: &mut Ctxt) -> Knobs {
-    let mut knobs = Knobs { procs: None, krate: syn::parse_quote!(::bsp) };
+    let mut knobs = Knobs { procs: None, set_up: None, krate: syn::parse_quote!(::bsp) };
     let raw = match parse_raw.parse2(args) {
         Ok(raw) => raw,
         Err(error) => {
@@ -66,6 +72,7 @@ pub(crate) fn parse(args: TokenStream, cx: &mut Ctxt) -> Knobs {
     };
     let mut seen_procs = false;
     let mut seen_crate = false;
+    let mut seen_set_up = false;
     for knob in raw {
         let name = knob.name.to_string();
         match name.as_str() {
@@ -75,6 +82,21 @@ pub(crate) fn parse(args: TokenStream, cx: &mut Ctxt) -> Knobs {
                     continue;
                 }
                 knobs.procs = procs_value(cx, &knob);
+            }
+            "set_up" => {
+                if std::mem::replace(&mut seen_set_up, true) {
+                    duplicate(cx, &knob.name);
+                    continue;
+                }
+                match &knob.value {
+                    Some(value) => knobs.set_up = Some(value.clone()),
+                    None => cx.error(
+                        knob.name.span(),
+                        "`set_up` needs a value, a function that returns the number of processes \
+                         and a value for every process: `set_up = read_input`, with \
+                         `fn read_input() -> (usize, Input)`",
+                    ),
+                }
             }
             "crate" => {
                 if std::mem::replace(&mut seen_crate, true) {
@@ -87,6 +109,15 @@ pub(crate) fn parse(args: TokenStream, cx: &mut Ctxt) -> Knobs {
             }
             _ => cx.error(knob.name.span(), format_args!("unknown knob `{name}` for `#[bsp::program]`; {VALID_KNOBS}")),
         }
+    }
+    if let (Some(procs), Some(_)) = (&knobs.procs, &knobs.set_up) {
+        cx.error_spanned_by(
+            procs,
+            "`procs` and `set_up` both choose the number of processes: with `set_up` the count \
+             its function returns is the count\n= help: remove `procs`; the set-up function may \
+             use it as its default",
+        );
+        knobs.procs = None;
     }
     knobs
 }

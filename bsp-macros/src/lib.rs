@@ -57,6 +57,27 @@ use proc_macro::TokenStream;
 ///   environment variable, as explicit code does in rayon and tokio; without it, `BSP_NPROCS`
 ///   decides, else one process per core. Under `mpirun` it must not exceed the number of ranks
 ///   (see `Launch::procs`).
+/// - `set_up = f`: BSPlib's `bsp_init`, for a program that chooses its number of processes from
+///   its input. `f` (a function or closure, `FnOnce() -> (usize, S)`) runs once, before any
+///   process starts, on the calling thread (under `mpirun`, on rank 0, the rank with the
+///   standard input); it returns the number of processes and a value every process receives as
+///   the function's second parameter, `&S` (`S` plain data, `bsp::Value`). Its count is the count:
+///   `procs` cannot be given beside it, and `BSP_NPROCS` is not read (the set-up may read it, or
+///   `Launch::new().nprocs()`, as its default). Under `mpirun -n R` a count P ≤ R runs on ranks
+///   `0..P` and the other ranks end quietly; P > R stops the launch with a message.
+///
+///   ```rust,ignore
+///   fn ask() -> (usize, u64) {
+///       let p = bsp::Launch::new().nprocs().unwrap_or(1); // BSP_NPROCS, the cores or the ranks
+///       let n = 1000; // read from the input
+///       (p.min(n as usize), n)
+///   }
+///
+///   #[bsp::program(set_up = ask)]
+///   fn main(ctx: &mut bsp::Ctx, &n: &u64) {
+///       println!("process {} of {}, n = {n}", ctx.pid(), ctx.nprocs());
+///   }
+///   ```
 /// - `crate = "path"`: where the `bsp` crate is, if the dependency was renamed
 ///   (`crate = "my_bsp"`).
 ///

@@ -89,13 +89,22 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
     let is_main = function.sig.ident == "main";
     let mut inputs = std::mem::take(&mut function.sig.inputs).into_iter();
     let ctx = ctx_param(inputs.next(), &function.sig.ident, cx);
+    // With a set-up, the next parameter receives its value (`&S`, on every process).
+    let value = knobs.set_up.as_ref().map(|_| value_param(inputs.next(), &function.sig.ident, cx));
     let rest: Punctuated<FnArg, Token![,]> = inputs.collect();
     if is_main {
         for extra in &rest {
             cx.error_spanned_by(
                 extra,
-                "`main` takes only the context: to pass arguments, put `#[bsp::program]` on \
-                 another function and call it from `main` (it returns the value of every process)",
+                if knobs.set_up.is_some() {
+                    "`main` takes only the context and the set-up's value: to pass arguments, put \
+                     `#[bsp::program]` on another function and call it from `main` (it returns \
+                     the value of every process)"
+                } else {
+                    "`main` takes only the context: to pass arguments, put `#[bsp::program]` on \
+                     another function and call it from `main` (it returns the value of every \
+                     process); to read input before the processes start, use `set_up`"
+                },
             );
         }
         if let ReturnType::Type(_, ty) = &function.sig.output {
@@ -138,7 +147,17 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
     };
     // The closure that holds the body is spanned at the context parameter, not at the macro:
     // rustc then names the body's variables in its borrow errors (`left`, not "value").
-    let body = quote_spanned!(pat.span()=> |#pat: #ty| #closure_ret #block);
+    let body = match &value {
+        Some(ValueParam { pat: vpat, ty: vty }) => {
+            quote_spanned!(pat.span()=> |#pat: #ty, #vpat: #vty| #closure_ret #block)
+        }
+        None => quote_spanned!(pat.span()=> |#pat: #ty| #closure_ret #block),
+    };
+    // `set_up = f` is `Launch::run_set_up(f, body)` (BSPlib's `bsp_init`); otherwise `run`.
+    let run = match &knobs.set_up {
+        Some(set_up) => quote!(.run_set_up(#set_up, #body)),
+        None => quote!(.run(#body)),
+    };
     let ItemFn { attrs, vis, sig, .. } = &function;
     if is_main {
         let syn::Signature { safety, fn_token, ident, generics, .. } = sig;
@@ -149,7 +168,7 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
                 #errors
                 let __bsp_result = #private::Launch::new()
                     #procs
-                    .run(#body);
+                    #run;
                 #private::exit_on_error(__bsp_result);
             }
         }
@@ -169,7 +188,7 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
                 #errors
                 #private::Launch::new()
                     #procs
-                    .run(#body)
+                    #run
             }
         }
     }
@@ -243,6 +262,43 @@ fn ctx_param(first: Option<FnArg>, fn_name: &Ident, cx: &mut Ctxt) -> CtxParam {
         other => {
             cx.error_spanned_by(other, "the context parameter must be a name, such as `ctx` in `ctx: &mut bsp::Ctx`");
             fallback()
+        }
+    }
+}
+
+/// The parameter that receives the set-up's value: its pattern and type, as written.
+struct ValueParam {
+    pat: Pat,
+    ty: Type,
+}
+
+/// Checks the parameter after the context when the program has a set-up; after an error, a
+/// `_: &_` stands in so the body still expands.
+fn value_param(param: Option<FnArg>, fn_name: &Ident, cx: &mut Ctxt) -> ValueParam {
+    let expected = format!(
+        "with `set_up`, the function takes the set-up's value after the context: \
+         `fn {fn_name}(ctx: &mut bsp::Ctx, input: &Input)`, where the set-up returns `(usize, Input)`"
+    );
+    match param {
+        Some(FnArg::Typed(typed)) => {
+            if !matches!(&*typed.ty, Type::Reference(r) if r.mutability.is_none()) {
+                cx.error_spanned_by(
+                    &typed.ty,
+                    format_args!(
+                        "the set-up's value is shared by the processes of this OS process, so the \
+                         parameter is a shared reference; {expected}"
+                    ),
+                );
+            }
+            ValueParam { pat: (*typed.pat).clone(), ty: (*typed.ty).clone() }
+        }
+        Some(other) => {
+            cx.error_spanned_by(other, &expected);
+            ValueParam { pat: syn::parse_quote!(_), ty: syn::parse_quote!(&_) }
+        }
+        None => {
+            cx.error(fn_name.span(), &expected);
+            ValueParam { pat: syn::parse_quote!(_), ty: syn::parse_quote!(&_) }
         }
     }
 }
@@ -362,7 +418,8 @@ fn outside_superstep(call: &syn::ExprMethodCall, ctx: &Ident) -> Option<String> 
 }
 
 impl LowerSupersteps<'_> {
-    /// `ctx.superstep(|s| ..)`: the closure's body is a superstep whose context is `s`.
+    /// `ctx.superstep(|s| ..)` and `ctx.superstep_then(|s| .., then)`: the first closure's body
+    /// is a superstep whose context is `s`; `then` (and the receiver) are code outside it.
     fn visit_superstep_call(&mut self, call: &mut syn::ExprMethodCall) {
         let name = match call.args.first() {
             Some(Expr::Closure(closure)) => closure.inputs.first().and_then(|p| match p {
@@ -375,13 +432,20 @@ impl LowerSupersteps<'_> {
             }),
             _ => None,
         };
-        self.depth += 1;
-        self.inner.extend(name.clone());
-        visit_mut::visit_expr_method_call_mut(self, call);
-        if name.is_some() {
-            self.inner.pop();
+        self.visit_expr_mut(&mut call.receiver);
+        let mut args = call.args.iter_mut();
+        if let Some(first) = args.next() {
+            self.depth += 1;
+            self.inner.extend(name.clone());
+            self.visit_expr_mut(first);
+            if name.is_some() {
+                self.inner.pop();
+            }
+            self.depth -= 1;
         }
-        self.depth -= 1;
+        for rest in args {
+            self.visit_expr_mut(rest);
+        }
     }
 }
 
@@ -399,7 +463,7 @@ impl VisitMut for LowerSupersteps<'_> {
                     && self.is_superstep_ctx(&call.receiver)
                     && analysis::misuse_inside_superstep(call).is_some() =>
             {
-                if call.method == "superstep" {
+                if call.method == "superstep" || call.method == "superstep_then" {
                     self.visit_superstep_call(call);
                 } else {
                     visit_mut::visit_expr_method_call_mut(self, call);
@@ -415,6 +479,13 @@ impl VisitMut for LowerSupersteps<'_> {
                         *arg = no_context.clone();
                     }
                 }
+                return;
+            }
+            Expr::MethodCall(call)
+                if (self.is_superstep_ctx(&call.receiver) || self.is_ctx(&call.receiver))
+                    && call.method == "superstep_then" =>
+            {
+                self.visit_superstep_call(call);
                 return;
             }
             Expr::MethodCall(call) if self.is_superstep_ctx(&call.receiver) && call.method == "superstep" => {

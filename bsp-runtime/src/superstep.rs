@@ -122,6 +122,75 @@ impl Ctx {
     }
 }
 
+impl Ctx {
+    /// Runs `f` as a superstep that ends in the first sync `then` makes: a collective (on every
+    /// process or on a team), a GP array's sync, a registration; if `then` makes none, a plain
+    /// sync after it. Returns what both return.
+    ///
+    /// The gets, hpgets and hpputs of `f` complete in that sync, beside the collective's own
+    /// data, so a superstep that fetches data and a collective that follows cost one sync, not
+    /// two. As with [`superstep`](Ctx::superstep), what `f` lends (a get's destination, an
+    /// hpput's source) stays borrowed until this call returns, so neither `then` nor the code
+    /// after the call can touch it before it has landed.
+    ///
+    /// In that sync a get reads its source as any get does (before any put of the superstep
+    /// lands), and the collective's data travels on the runtime's own channel, never into
+    /// registered memory: a registration given to the collective as its data is read at the
+    /// call, before the superstep's puts and gets change it.
+    ///
+    /// ```
+    /// use bsp_runtime::ops;
+    ///
+    /// let got = bsp_runtime::run(3, |ctx| {
+    ///     let x = ctx.register([10 * ctx.pid() as u32]);
+    ///     let mut right = 0u32;
+    ///     let step = ctx.step();
+    ///     let ((), total) = ctx.superstep_then(
+    ///         |s| s.get((s.pid() + 1) % s.nprocs(), &x, 0, &mut right),
+    ///         |ctx| ctx.allreduce_one(ctx.pid(), ops::sum),
+    ///     );
+    ///     let syncs = ctx.step() - step; // one: the allreduce's, which also filled `right`
+    ///     (right, total, syncs)
+    /// })
+    /// .unwrap();
+    /// assert_eq!(got, [(10, 3, 1), (20, 3, 1), (0, 3, 1)]);
+    /// ```
+    #[track_caller]
+    pub fn superstep_then<'env, R, Q>(
+        &'env mut self,
+        f: impl for<'s> FnOnce(&'s Superstep<'s, 'env>) -> R,
+        then: impl FnOnce(&mut Ctx) -> Q,
+    ) -> (R, Q) {
+        let step = Superstep { ctx: &*self, _scope: PhantomData, _env: PhantomData };
+        let first = match catch_unwind(AssertUnwindSafe(|| f(&step))) {
+            Ok(result) => result,
+            Err(payload) => {
+                // As in `superstep`: queued addresses may point into borrows that ended.
+                self.broken.set(true);
+                resume_unwind(payload)
+            }
+        };
+        let before = self.step;
+        // What `f` lent is still borrowed by this call (the closure was given it for the call's
+        // whole duration), so `then` cannot reach it; its first sync completes it.
+        match catch_unwind(AssertUnwindSafe(|| then(&mut *self))) {
+            Ok(second) => {
+                if self.step == before {
+                    self.sync();
+                }
+                (first, second)
+            }
+            Err(payload) => {
+                if self.step == before {
+                    // The superstep's lent addresses were never used: never sync again.
+                    self.broken.set(true);
+                }
+                resume_unwind(payload)
+            }
+        }
+    }
+}
+
 /// Sealed marker that no type implements (and, being `Sized`, no trait object either): the bound
 /// of the `Ctx` methods below, which exist only so that calling `get`, `hpget` or `hpput` outside
 /// a superstep says why it cannot work.

@@ -28,7 +28,13 @@
 //! ```text
 //! cargo run --release --example book_sort          # n = 100000
 //! BSP_NPROCS=4 cargo run --release --example book_sort -- 10000000
+//! echo 3 1000000 | cargo run --release --example book_sort    # P = 3, n = 10^6
+//! echo 4 10 | mpirun -n 4 target/release/examples/book_sort   # P = 3 (P·P ≤ n), rank 3 idle
 //! ```
+//!
+//! As BSPedupack's programs do, P can come from the input: without an argument, process 0 reads
+//! P and n from the standard input before the processes start (`#[bsp::program(set_up = ..)]`,
+//! BSPlib's `bsp_init`), and lowers that P until P·P ≤ n.
 //!
 //! Process 0 prints `book_sort ok, n = 100000, sorted, a permutation of the input (checksums
 //! 0x…/0x…)` on stdout, the same for every p, and the time of the sort on stderr
@@ -36,6 +42,8 @@
 //! sort, one for the check). Time against a sequential sort: `bash scripts/book`. Lines of code:
 //! 154 without comments and blank lines (BSPedupack's C sort: 235).
 use bsp::Ctx;
+#[path = "shared/input.rs"]
+mod input;
 /// Number of keys unless given as the first argument.
 const DEFAULT_N: usize = 100_000;
 const SEED: u64 = 0x5027_5eed;
@@ -195,48 +203,76 @@ fn check(summaries: &[Summary], n: usize) -> Result<Checksum, String> {
     }
     Ok(output)
 }
-/// The first argument as a number, or `default`.
-fn size_argument(default: usize) -> usize {
-    match std::env::args().nth(1) {
-        Some(arg) => {
-            arg.parse()
-                .unwrap_or_else(|_| {
-                    panic!("the argument `{arg}` is not a number of keys")
-                })
-        }
-        None => default,
+/// The set-up, on process 0 before the processes start (BSPlib's `bsp_init`): the number of
+/// processes and of keys.
+///
+/// `book_sort N` takes n from its argument, and P from `BSP_NPROCS` (else one per core, or under
+/// `mpirun` one per rank). Without an argument, the standard input may give both, P first, as
+/// BSPedupack's programs ask for them; a terminal is asked, and an empty or closed input keeps
+/// the defaults. A P read from the input is lowered until P·P ≤ n, as BSPedupack's sort does, so
+/// that every block holds at least P keys to take its P samples from; under `mpirun -n R` a P
+/// below R leaves the other ranks idle.
+fn set_up() -> (usize, u64) {
+    const ME: &str = "book_sort";
+    if let Some(arg) = std::env::args().nth(1) {
+        return (
+            input::default_procs(ME),
+            input::number(ME, Some(&arg), DEFAULT_N, "a number of keys", 0) as u64,
+        );
     }
+    let words = input::words(&["How many processes?", "How many keys?"]);
+    let p = input::number(
+        ME,
+        words.first(),
+        input::default_procs(ME),
+        "a number of processes",
+        1,
+    );
+    let n = input::number(ME, words.get(1), DEFAULT_N, "a number of keys", 0);
+    let mut fit = p;
+    while fit > 1 && fit * fit > n {
+        fit -= 1;
+    }
+    if fit < p {
+        eprintln!(
+            "book_sort: sorting {n} keys needs p·p ≤ n: using {fit} processes, not {p}"
+        );
+    }
+    (fit, n as u64)
 }
 fn main() {
     let __bsp_result = ::bsp::__private::Launch::new()
-        .run(|ctx: &mut Ctx| {
-            let (s, p) = (ctx.pid(), ctx.nprocs());
-            let n = size_argument(DEFAULT_N);
-            let keys = local_keys(n, s, p);
-            let input = Checksum::of(&keys);
-            ctx.sync();
-            let start = ctx.time();
-            let sorted = bspsort(ctx, keys);
-            let time = ctx.time() - start;
-            let summary = Summary {
-                input,
-                output: Checksum::of(&sorted),
-                first: sorted.first().copied().unwrap_or(0),
-                last: sorted.last().copied().unwrap_or(0),
-                sorted: sorted.is_sorted() as u64,
-            };
-            if let Some(summaries) = ctx.gather(0, &[summary]) {
-                match check(&summaries.concat(), n) {
-                    Ok(sum) => {
-                        println!(
-                            "book_sort ok, n = {n}, sorted, a permutation of the input (checksums {:#x}/{:#x})",
-                            sum.sum, sum.hashed
-                        );
-                        eprintln!("book_sort: n={n} p={p} time {time:.6} s");
+        .run_set_up(
+            set_up,
+            |ctx: &mut Ctx, &n: &u64| {
+                let (s, p) = (ctx.pid(), ctx.nprocs());
+                let n = n as usize;
+                let keys = local_keys(n, s, p);
+                let input = Checksum::of(&keys);
+                ctx.sync();
+                let start = ctx.time();
+                let sorted = bspsort(ctx, keys);
+                let time = ctx.time() - start;
+                let summary = Summary {
+                    input,
+                    output: Checksum::of(&sorted),
+                    first: sorted.first().copied().unwrap_or(0),
+                    last: sorted.last().copied().unwrap_or(0),
+                    sorted: sorted.is_sorted() as u64,
+                };
+                if let Some(summaries) = ctx.gather(0, &[summary]) {
+                    match check(&summaries.concat(), n) {
+                        Ok(sum) => {
+                            println!(
+                                "book_sort ok, n = {n}, sorted, a permutation of the input (checksums {:#x}/{:#x})",
+                                sum.sum, sum.hashed
+                            );
+                            eprintln!("book_sort: n={n} p={p} time {time:.6} s");
+                        }
+                        Err(why) => ctx.abort(format!("book_sort: {why}")),
                     }
-                    Err(why) => ctx.abort(format!("book_sort: {why}")),
                 }
-            }
-        });
+            },
+        );
     ::bsp::__private::exit_on_error(__bsp_result);
 }

@@ -107,6 +107,7 @@ pub(crate) fn misuse_inside_superstep(call: &syn::ExprMethodCall) -> Option<Prob
         Effect::Syncs if method == "sync" && nargs == 0 => Problem::SyncInSuperstep(None),
         Effect::Syncs if nargs == 1 => Problem::SyncInSuperstep(Some(found.name)),
         Effect::Superstep if nargs == 1 && is_closure(call.args.first()) => Problem::NestedSuperstep,
+        Effect::Superstep if method == "superstep_then" && nargs == 2 => Problem::NestedSuperstep,
         Effect::Scoped => Problem::WithRegInSuperstep(found.name),
         Effect::Batch => Problem::PutBatchInSuperstep(found.name),
         Effect::Collective => Problem::CollectiveInSuperstep(found.name),

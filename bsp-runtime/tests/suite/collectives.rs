@@ -270,6 +270,57 @@ pub fn collective_ends_the_superstep(ctx: &mut Ctx) -> Outcome {
     f.outcome(ctx)
 }
 
+/// Gets queued in a superstep that ends in a collective (`superstep_then`) complete in the
+/// collective's sync: one sync in all. A get reads its source before the superstep's puts land
+/// (a put to the same place still wins there afterwards), and the collective's result is as
+/// without the gets. When `then` makes two collectives, both run and the gets land; when it
+/// makes none, one plain sync ends the superstep.
+pub fn gets_complete_in_a_collectives_sync(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (next, prev) = ((pid + 1) % p, (pid + p - 1) % p);
+    let x = ctx.register(vec![pid as u32 * 10, pid as u32 * 10 + 1]);
+    let (mut got, mut hp) = ([0u32; 2], 0u32);
+    let before = ctx.step();
+    let ((), total) = ctx.superstep_then(
+        |s| {
+            s.get(next, &x, 0, &mut got);
+            s.hpget(prev, &x, 1, &mut hp);
+            s.put(next, &[999u32], &x, 0);
+        },
+        |ctx| ctx.allreduce_one(pid as u64, ops::sum),
+    );
+    let syncs = ctx.step() - before;
+    let after_put = x.local(ctx).to_vec();
+
+    let mut first = 0u32;
+    let before = ctx.step();
+    let ((), (landed_at_first, second)) = ctx.superstep_then(
+        |s| s.get(prev, &x, 1, &mut first),
+        |ctx| (ctx.broadcast_one(0, 5u8), ctx.allgather(&[ctx.pid() as u32])),
+    );
+    let syncs_two = ctx.step() - before;
+
+    let mut plain = 0u32;
+    let before = ctx.step();
+    let ((), n) = ctx.superstep_then(|s| s.get(next, &x, 1, &mut plain), |ctx| ctx.nprocs());
+    let syncs_plain = ctx.step() - before;
+    ctx.unregister(x);
+
+    let mut f = Found::default();
+    f.eq("syncs of gets + allreduce", syncs, 1);
+    f.eq("allreduce beside gets", total, (p * (p - 1) / 2) as u64);
+    f.eq("get (read before the put landed)", got, [next as u32 * 10, next as u32 * 10 + 1]);
+    f.eq("hpget", hp, prev as u32 * 10 + 1);
+    f.eq("the put landed after the gets read", after_put, vec![999, pid as u32 * 10 + 1]);
+    f.eq("syncs of gets + broadcast + allgather", syncs_two, 2);
+    f.eq("get completed by the first of two collectives", first, prev as u32 * 10 + 1);
+    f.eq("broadcast beside a get", landed_at_first, 5);
+    f.eq("allgather after it", second, (0..p as u32).map(|q| vec![q]).collect());
+    f.eq("syncs when `then` makes none", syncs_plain, 1);
+    f.eq("get completed by the plain sync", (plain, n), (next as u32 * 10 + 1, p));
+    f.outcome(ctx)
+}
+
 /// Collectives take a registration (`&Reg`, `&Registered`) and read its local part at the call:
 /// puts that land in it at the collective's own sync do not change what the process contributes.
 pub fn collectives_read_registrations(ctx: &mut Ctx) -> Outcome {
@@ -354,6 +405,7 @@ checks! {
     alltoall_transposes => ONE_TO_EIGHT,
     element_types => ONE_TO_EIGHT,
     collective_ends_the_superstep => ONE_TO_EIGHT,
+    gets_complete_in_a_collectives_sync => ONE_TO_EIGHT,
     collectives_read_registrations => ONE_TO_EIGHT,
     into_forms_refill_the_buffer => ONE_TO_EIGHT,
     collective_traffic_is_the_cost_table => ONE_TO_EIGHT,

@@ -197,6 +197,48 @@ pub fn teams_do_different_collectives_in_one_sync(ctx: &mut Ctx) -> Outcome {
     c.outcome()
 }
 
+/// Processes outside the teams that run a collective may call plain `sync`: in stage k only
+/// processor column k mod N of a 2×(p/2) grid (p/2 for odd p: 1×p) runs an allreduce (the
+/// pivot search of an LU), the other columns sync plainly, and the superstep's puts land. Then
+/// the same with gets: the column broadcasts while every process fetches from its right-hand
+/// neighbour in one `superstep_then`, one sync per stage.
+pub fn processes_outside_the_teams_sync_plainly(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let m = if p % 2 == 0 { 2 } else { 1 };
+    let grid = Grid::new(ctx, m, p / m);
+    let x = ctx.register(vec![0u32; p]);
+    let mut c = Complaints::default();
+    for k in 0..grid.cols() {
+        let before = ctx.step();
+        ctx.put((pid + 1) % p, &[(k * 100 + pid) as u32], &x, pid);
+        let sum = if grid.t() == k {
+            Some(grid.col().allreduce_one(ctx, pid as u64, ops::sum))
+        } else {
+            ctx.sync();
+            None
+        };
+        c.expect("syncs of the stage", ctx.step() - before, 1);
+        let want = (grid.t() == k).then(|| grid.col().members().iter().map(|&q| q as u64).sum());
+        c.expect("the column's allreduce", sum, want);
+        let prev = (pid + p - 1) % p;
+        c.expect("the put landed", x.local(ctx)[prev], (k * 100 + prev) as u32);
+    }
+    for k in 0..grid.cols() {
+        let mut right = 0u32;
+        let before = ctx.step();
+        let ((), got) = ctx.superstep_then(
+            |s| s.get((pid + 1) % p, &x, pid, &mut right),
+            |ctx| (grid.t() == k).then(|| grid.col().broadcast_one(ctx, 0, k as u64 + 7)),
+        );
+        c.expect("syncs of the stage with gets", ctx.step() - before, 1);
+        c.expect("the column's broadcast", got, (grid.t() == k).then_some(k as u64 + 7));
+        let last = grid.cols() - 1;
+        c.expect("the get landed", right, (last * 100 + pid) as u32);
+    }
+    ctx.unregister(x);
+    c.outcome()
+}
+
 /// A team collective's data is counted in `ctx.stats()` as the cost table gives it: a row
 /// allreduce of `n` words on a team of `size` is h = `(size−1)·n`, and processes outside the
 /// team see none of it.
@@ -277,6 +319,7 @@ checks! {
     pivot_search_with_max_loc,
     ranks_follow_the_list,
     teams_do_different_collectives_in_one_sync,
+    processes_outside_the_teams_sync_plainly => Procs::ALL.on(&[1, 2, 3, 4, 6, 8]),
     team_traffic_is_counted,
     teams_of_one_cost_an_empty_sync,
 }

@@ -27,6 +27,12 @@ impl Count {
         Count { min: self.min.min(other.min), max: self.max.zip(other.max).map(|(a, b)| a.max(b)) }
     }
 
+    /// At least one sync point on every path: a stretch with none gets one (the sync that ends
+    /// a `superstep_then` whose second closure makes none).
+    pub(crate) fn at_least_one(self) -> Count {
+        Count { min: self.min.max(1), max: self.max.map(|m| m.max(1)) }
+    }
+
     /// Whether no path of `self` makes as many sync points as a path of `other`.
     pub(crate) fn disjoint(self, other: Count) -> bool {
         self.max.is_some_and(|max| max < other.min) || other.max.is_some_and(|max| max < self.min)

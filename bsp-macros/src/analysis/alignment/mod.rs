@@ -998,6 +998,39 @@ impl<'a> Aligner<'a> {
                 };
                 self.superstep(name, call.method.span(), |this| this.expr(&closure.body));
             }
+            ("superstep_then", Some(Expr::Closure(first))) if call.args.len() == 2 => {
+                let at = call.method.span();
+                let (Some(name), Expr::Closure(then)) =
+                    (first.inputs.first().and_then(single_ident), strip_parens(&call.args[1]))
+                else {
+                    self.sync_point(at);
+                    self.sync_points(Count::UNKNOWN);
+                    return;
+                };
+                // The superstep, then the second closure, whose first sync ends it (one after
+                // it if it makes none).
+                self.scopes.push();
+                self.scopes.declare(&name.to_string());
+                self.ctx_names.push(name.to_string());
+                self.closure_body(|this| this.expr(&first.body));
+                self.ctx_names.pop();
+                self.scopes.pop();
+                let before = std::mem::replace(&mut self.count, Count::ZERO);
+                self.scopes.push();
+                for input in &then.inputs {
+                    self.declare_all(input, None);
+                }
+                self.ctx_names.extend(then.inputs.iter().filter_map(single_ident).map(ToString::to_string));
+                let names = then.inputs.iter().filter_map(single_ident).count();
+                self.closure_body(|this| this.expr(&then.body));
+                self.ctx_names.truncate(self.ctx_names.len() - names);
+                self.scopes.pop();
+                let then_count = std::mem::replace(&mut self.count, before);
+                self.sync_points(then_count.at_least_one());
+                if self.reachable && self.first_sync.is_none() {
+                    self.first_sync = Some(at);
+                }
+            }
             ("with_reg" | "with_regs", _) => {
                 for arg in &call.args {
                     match strip_parens(arg) {

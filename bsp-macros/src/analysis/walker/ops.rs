@@ -276,6 +276,12 @@ impl Walker {
                 }
                 self.sync_at(call.method.span());
             }
+            ("superstep_then", [Expr::Closure(first), Expr::Closure(then)]) if first.inputs.len() == 1 => {
+                if let Some(ctx) = root_ident(&call.receiver) {
+                    self.check_not_in_superstep(ctx, call.method.span(), Problem::NestedSuperstep);
+                }
+                self.walk_superstep_then(first, then, call.method.span());
+            }
             ("superstep", [Expr::Closure(closure)]) if closure.inputs.len() == 1 => {
                 if let Some(ctx) = root_ident(&call.receiver) {
                     self.check_not_in_superstep(ctx, call.method.span(), Problem::NestedSuperstep);

@@ -126,6 +126,34 @@ impl Walker {
             self.maybe_sync();
             return;
         };
+        self.walk_superstep_body(ident, closure, end);
+        self.sync_at(end);
+    }
+
+    /// `ctx.superstep_then(|s| .., |c| ..)`: the first closure's body is a superstep, which the
+    /// second closure's first sync ends (or a sync after it). Both run once, here, in order: a
+    /// use of a destination in the second closure comes before that sync.
+    pub(super) fn walk_superstep_then(&mut self, first: &syn::ExprClosure, then: &syn::ExprClosure, end: Span) {
+        let Some(ident) = first.inputs.first().and_then(single_ident) else {
+            self.maybe_sync();
+            return;
+        };
+        self.walk_superstep_body(ident, first, end);
+        self.scopes.push();
+        let names: Vec<String> = then.inputs.iter().filter_map(single_ident).map(ToString::to_string).collect();
+        for input in &then.inputs {
+            self.declare_pat(input, None);
+        }
+        let count = names.len();
+        self.ctx_names.extend(names);
+        self.visit_expr(&then.body);
+        self.ctx_names.truncate(self.ctx_names.len() - count);
+        self.scopes.pop();
+        self.sync_at(end);
+    }
+
+    /// The body of a superstep closure whose context is `ident`, up to (not including) its sync.
+    fn walk_superstep_body(&mut self, ident: &syn::Ident, closure: &syn::ExprClosure, end: Span) {
         self.enter_superstep(ident, end);
         match strip_parens(&closure.body) {
             Expr::Block(block) if block.label.is_none() => {
@@ -144,7 +172,6 @@ impl Walker {
             }
         }
         self.leave_superstep();
-        self.sync_at(end);
     }
 }
 

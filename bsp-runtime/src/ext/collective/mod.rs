@@ -6,7 +6,8 @@
 //! a processor row or column of a [`Grid`]). Every process calls each with the same arguments
 //! where the docs say so (root, operator, lengths). Each *ends the current superstep*: it queues
 //! its messages and syncs, so it takes `&mut Ctx`, and whatever else the process queued in that
-//! superstep (puts, gets, messages, registrations) is completed by the same sync. The data
+//! superstep (puts, messages, registrations, and the gets of a
+//! [`superstep_then`](Ctx::superstep_then) that ends in it) is completed by the same sync. The data
 //! travels on the runtime's own message channel, so collectives need no registration and leave
 //! the BSMP queue and tag size untouched; like any sync, they empty the BSMP receive queue.
 //!

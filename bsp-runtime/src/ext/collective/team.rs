@@ -17,9 +17,11 @@ use crate::{Ctx, Value};
 ///
 /// A team collective ends the superstep like any collective, and **every process** syncs in it:
 /// the processes split into teams, and each calls the same collective (or another one) on its
-/// own team, all in one sync. A process that calls plain `sync` while its team's other members
-/// call a collective, members that disagree on the team, or on the collective, its root,
-/// element type or lengths, make the run fail with a message naming each member's call.
+/// own team, all in one sync. A process whose team runs no collective in that superstep calls
+/// plain `sync` (in an LU decomposition, the processor columns that do not search for the pivot
+/// just sync). A member that calls plain `sync` while its team's other members call a
+/// collective, members that disagree on the team, or on the collective, its root, element type
+/// or lengths, make the run fail with a message naming each member's call.
 ///
 /// ```
 /// use bsp_runtime::{ops, Grid};
