@@ -1016,15 +1016,7 @@ impl<'a> Aligner<'a> {
                 self.ctx_names.pop();
                 self.scopes.pop();
                 let before = std::mem::replace(&mut self.count, Count::ZERO);
-                self.scopes.push();
-                for input in &then.inputs {
-                    self.declare_all(input, None);
-                }
-                self.ctx_names.extend(then.inputs.iter().filter_map(single_ident).map(ToString::to_string));
-                let names = then.inputs.iter().filter_map(single_ident).count();
-                self.closure_body(|this| this.expr(&then.body));
-                self.ctx_names.truncate(self.ctx_names.len() - names);
-                self.scopes.pop();
+                self.closure_given_the_context(then);
                 let then_count = std::mem::replace(&mut self.count, before);
                 self.sync_points(then_count.at_least_one());
                 if self.reachable && self.first_sync.is_none() {
@@ -1035,17 +1027,7 @@ impl<'a> Aligner<'a> {
                 for arg in &call.args {
                     match strip_parens(arg) {
                         // The body runs once, here, between the syncs of the registration.
-                        Expr::Closure(body) => {
-                            self.scopes.push();
-                            for input in &body.inputs {
-                                self.declare_all(input, None);
-                            }
-                            self.ctx_names.extend(body.inputs.iter().filter_map(single_ident).map(ToString::to_string));
-                            let names = body.inputs.iter().filter_map(single_ident).count();
-                            self.closure_body(|this| this.expr(&body.body));
-                            self.ctx_names.truncate(self.ctx_names.len() - names);
-                            self.scopes.pop();
-                        }
+                        Expr::Closure(body) => self.closure_given_the_context(body),
                         arg => self.expr(arg),
                     }
                 }
@@ -1103,6 +1085,20 @@ impl<'a> Aligner<'a> {
         self.ctx_names.pop();
         self.scopes.pop();
         self.sync_point(at);
+    }
+
+    /// A closure that runs once, here, and is handed the context (`with_reg`'s body, the second
+    /// closure of `superstep_then`): its parameters that are names are contexts.
+    fn closure_given_the_context(&mut self, closure: &'a syn::ExprClosure) {
+        self.scopes.push();
+        for input in &closure.inputs {
+            self.declare_all(input, None);
+        }
+        self.ctx_names.extend(closure.inputs.iter().filter_map(single_ident).map(ToString::to_string));
+        let names = closure.inputs.iter().filter_map(single_ident).count();
+        self.closure_body(|this| this.expr(&closure.body));
+        self.ctx_names.truncate(self.ctx_names.len() - names);
+        self.scopes.pop();
     }
 
     /// The body of a closure that runs once, here (a superstep's, `with_reg`'s): its sync
