@@ -392,3 +392,37 @@ fn a_return_inside_a_superstep_closure_leaves_the_closure() {
         ctx.sync();
     } => []);
 }
+
+// ---- superstep_then ---------------------------------------------------------------------------
+
+#[test]
+fn a_superstep_ended_by_a_collective_lines_up_with_a_plain_sync() {
+    assert_aligned!({
+        if ctx.pid() == 0 {
+            ctx.superstep_then(|s| s.get(1, &x, 0, &mut v), |c| c.allreduce_one(1u8, bsp::ops::sum));
+        } else {
+            ctx.sync();
+        }
+    } => []);
+    // A second closure with no sync: the superstep's own sync.
+    assert_aligned!({
+        if ctx.pid() == 0 {
+            ctx.superstep_then(|s| s.get(1, &x, 0, &mut v), |c| c.pid());
+        } else {
+            ctx.sync();
+        }
+    } => []);
+}
+
+#[test]
+fn a_superstep_ended_by_two_syncs_against_one() {
+    assert_aligned!({
+        if ctx.pid() == 0 {
+            ctx.superstep_then(|s| s.get(1, &x, 0, &mut v), |c| { c.sync(); c.sync(); });
+        } else {
+            ctx.sync();
+        }
+    } => [
+        branches("if", ("`if` branch", syncs(2, Some(2))), ("`else`", syncs(1, Some(1)))),
+    ]);
+}
