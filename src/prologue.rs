@@ -33,6 +33,10 @@ use bsp_runtime::{Ctx, Value};
 /// `examples/prologue.rs` reads its parameters from standard input this way, and runs the same
 /// under `mpirun -n 2` with input on its standard input.
 ///
+/// The processes have started when it runs, so the input cannot choose how many there are: for
+/// that, read it in a set-up that runs before they start, `#[bsp::program(set_up = f)]` or
+/// [`Launch::run_set_up`](crate::Launch::run_set_up) (BSPlib's `bsp_init`).
+///
 /// # Panics
 /// If `f` panics on process 0, the run fails with its message, on every process. As
 /// [`broadcast`](Ctx::broadcast) if the processes do not all call it.
