@@ -21,6 +21,11 @@
 //!   `get_batch(..).get_each(..)` in a superstep (about 5 of every 8 components of `--n`, in
 //!   order, so runs of consecutive ones), against the gather loop `buf[t] = x[j]` over the same
 //!   list with the same owner test.
+//! - `scatter`: a redistribution through `put_batch_with_local` (an FFT's or a transpose's): each
+//!   local element, scaled, put to its place in the block distribution of the same
+//!   registration (`batch.put(q, &v, l)`, consecutive places to one process), then the sync;
+//!   against writing each value to its place in a second array. At p = 1 every put is to this
+//!   process, in order.
 //! - `rank1`: the rank-1 update `A -= l·uᵀ` of LU (`--n` / 64 rows of 256) on memory registered
 //!   by `with_regs`, one row view per row through `local_mut` and `local`, against the same loop
 //!   on the plain arrays.
@@ -52,7 +57,7 @@ struct Opts {
     only: Vec<String>,
 }
 
-const LOOPS: [&str; 4] = ["fanin", "fanin-all", "fanout", "rank1"];
+const LOOPS: [&str; 5] = ["fanin", "fanin-all", "fanout", "rank1", "scatter"];
 
 fn parse() -> Opts {
     let mut o = Opts { runs: 9, reps: None, n: 100_000, count: false, only: Vec::new() };
@@ -198,6 +203,33 @@ fn fanout_plain(me: usize, x: &[f64], need: &[(u32, u32)], buf: &mut [f64], out:
     }
 }
 
+#[inline(never)]
+fn scatter_bsp(ctx: &mut Ctx, y: &mut Reg<f64>) {
+    let (me, p) = (ctx.pid(), ctx.nprocs());
+    let (mut batch, local) = ctx.put_batch_with_local(y);
+    let n = local.len();
+    for (t, &v) in local.iter().enumerate() {
+        let j = me * n + t; // global index; block owner and place after the redistribution
+        let scaled = v * 0.5 + 1.0;
+        batch.put((j * p / (n * p)).min(p - 1), &scaled, j % n);
+    }
+    drop(batch);
+    ctx.sync();
+}
+
+#[inline(never)]
+fn scatter_plain(me: usize, p: usize, x: &[f64], y: &mut [f64]) {
+    let n = x.len();
+    for (t, &v) in x.iter().enumerate() {
+        let j = me * n + t;
+        let scaled = v * 0.5 + 1.0;
+        let q = (j * p / (n * p)).min(p - 1);
+        if q == me {
+            y[j % n] = scaled;
+        }
+    }
+}
+
 const RANK1_COLS: usize = 256;
 
 #[inline(never)]
@@ -308,6 +340,21 @@ fn main() {
                         assert_eq!(got, plain, "fanout: the components gathered");
                     }
                     "component"
+                }
+                "scatter" => {
+                    let mut y = ctx.register(x.clone());
+                    let (mut src, mut plain) = (x.clone(), vec![0.0f64; n]);
+                    let r = reps(20);
+                    for _ in 0..runs {
+                        // Each call maps y to y/2 + 1: the plain loop does the same to `src`.
+                        s.bsp.push(time(r, n, || scatter_bsp(ctx, &mut y)));
+                        s.plain.push(time(r, n, || {
+                            scatter_plain(me, 1, black_box(&src), &mut plain);
+                            std::mem::swap(&mut src, &mut plain);
+                        }));
+                        assert_eq!(y.local(ctx), &src[..], "scatter: the redistributed values");
+                    }
+                    "element"
                 }
                 "rank1" => {
                     let rows = (n / 64).max(1);

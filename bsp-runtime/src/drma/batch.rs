@@ -341,7 +341,13 @@ impl<T: Value> PutBatch<'_, T> {
                 if *p == pid && offset < *extent && *o == op && t.end == offset * size && size <= t.room =>
             {
                 // SAFETY: as in `extend_tail`.
-                unsafe { queue.0.as_mut() }.extend_tail(bytemuck::bytes_of(value));
+                let q = unsafe { queue.0.as_mut() };
+                // Only within the buffer's capacity: a put that needs it to grow takes the
+                // general path, which extends the same record (the loop's fast path then has
+                // no call to make, and needs no stack frame).
+                if !q.extend_tail_in_place(bytemuck::bytes_of(value)) {
+                    return false;
+                }
                 (t.end, t.room) = (t.end + size, t.room - size);
                 self.st.pending.puts += 1;
                 true

@@ -353,6 +353,31 @@ impl DestQueue {
         })
     }
 
+    /// [`extend_tail`](DestQueue::extend_tail) if `bytes` fit the spare capacity of `put_data`,
+    /// with no call and no panic on its path (the fast path of a loop of one-word puts, which
+    /// then needs no stack frame); returns whether it did (if not, nothing changed).
+    #[inline(always)]
+    pub(crate) fn extend_tail_in_place(&mut self, bytes: &[u8]) -> bool {
+        let len = self.put_data.len();
+        let spare = self.put_data.spare_capacity_mut();
+        if spare.len() < bytes.len() {
+            return false;
+        }
+        let Some(last) = self.puts.last_mut() else { return false };
+        debug_assert!(last.len() + bytes.len() <= PutRec::MAX_LEN);
+        debug_assert!(matches!(last.src(), PutSrc::Buffered(a) if a + last.len() == len));
+        // SAFETY: `spare` has room for `bytes.len()` bytes (checked above), and `bytes` is
+        // not part of this queue's buffer (the caller's value), so the two do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), spare.as_mut_ptr().cast::<u8>(), bytes.len()) };
+        // SAFETY: the `bytes.len()` bytes after `len` were initialised just above, within the
+        // capacity.
+        unsafe { self.put_data.set_len(len + bytes.len()) };
+        // The length is the low bits of `len_kind`, below the kind bits, and stays below them.
+        last.len_kind += bytes.len() as u32;
+        self.put_calls += 1;
+        true
+    }
+
     /// The last record and its operator, if it is a combining put whose bytes end `put_data`: a
     /// combining put with the same operator of the bytes after it continues it
     /// ([`extend_tail`](DestQueue::extend_tail)), as

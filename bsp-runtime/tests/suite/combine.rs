@@ -192,6 +192,31 @@ pub fn a_batch_run_of_one_word_combining_puts_keeps_operators_and_order(ctx: &mu
     expect("y", got, vec![11, 12, 13, 6, 16, 1009, 8, 1])
 }
 
+/// Long runs of one-word puts and combining puts through batches, to consecutive elements (each
+/// run one record, extended at the call while the outbox's buffers grow under it), land every
+/// word once.
+pub fn long_batch_runs_of_one_word_puts_land_every_word(ctx: &mut Ctx) -> Outcome {
+    const N: usize = 5000;
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (next, prev) = ((pid + 1) % p, (pid + p - 1) % p);
+    let add = ctx.combiner(|a: u64, b: u64| a + b);
+    let (x, y) = ctx.register((vec![0u64; N], vec![1u64; N]));
+    let mut batch = ctx.put_batch(&x);
+    for i in 0..N {
+        batch.put(next, &(i as u64 * 3 + pid as u64), i);
+    }
+    let mut batch = ctx.put_batch(&y);
+    for i in 0..N {
+        batch.put_combine(next, &(i as u64 + pid as u64), i, add);
+    }
+    ctx.sync();
+    let got = (x.local(ctx).to_vec(), y.local(ctx).to_vec());
+    ctx.unregister((x, y));
+    let want_x: Vec<u64> = (0..N as u64).map(|i| i * 3 + prev as u64).collect();
+    let want_y: Vec<u64> = (0..N as u64).map(|i| 1 + i + prev as u64).collect();
+    expect("x and y", got, (want_x, want_y))
+}
+
 /// Large transfers (past the MPI engine's point-to-point threshold) keep the rules: overlapping
 /// large puts from every process (the highest pid wins, D2), a large hpput over part of them,
 /// a large get into the registration it reads (staged, D1), and a large combining put.
@@ -252,6 +277,7 @@ checks! {
     consecutive_one_word_combining_puts_combine_each_element_once,
     a_batch_combines_as_put_combine_does,
     a_batch_run_of_one_word_combining_puts_keeps_operators_and_order,
+    long_batch_runs_of_one_word_puts_land_every_word,
     large_transfers_keep_the_order_rules,
 }
 
