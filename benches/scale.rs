@@ -12,7 +12,15 @@
 //! supersteps that shrinks as p grows), and the messages the engine sent per sync (process 0's,
 //! from `StepStats::engine_messages`; none on threads). The ratio of the two times is the cost
 //! of a little communication against the sync alone, which the cost model says should stay
-//! small and flat as p grows. Output is a Markdown table row per p.
+//! small and flat as p grows (the median of the runs' ratios). Output is a Markdown table row
+//! per p, each median with its range over the runs.
+//!
+//! `--distinct` makes the `k` destinations of a process's superstep `k` distinct processes other
+//! than itself (drawn at random each superstep; at most p − 1 of them), each put writing its own
+//! word (the sender, the superstep and the put) to element j of its destination; `--steps N`
+//! sets the supersteps per run. `--only empty` or `--only puts` measures one kind alone and
+//! prints `figure KIND P µs` per run instead of the table, for a launch per measurement
+//! (`scripts/scale --launches N`).
 //!
 //! Built with `--features mpi` and started by `mpirun`, it measures at the number of ranks
 //! (the exchange `BSP_MPI_EXCHANGE` asks for). `--data FILE` appends each row to FILE, and
@@ -34,10 +42,24 @@ struct Opts {
     k: usize,
     svg: Option<String>,
     data: Option<String>,
+    /// Supersteps per run (default: fewer as p grows).
+    steps: Option<usize>,
+    /// Distinct destinations other than the sender, each put its own word.
+    distinct: bool,
+    /// Measure one kind of superstep alone (`empty` or `puts`).
+    only: Option<Kind>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Empty,
+    Puts,
 }
 
 /// One measured p: the engine (`threads`, or `mpi-` and the exchange), µs per empty superstep
-/// and per superstep of puts, and messages per sync of each.
+/// and per superstep of puts, and messages per sync of each; each figure the median over the
+/// runs, with the range over them (`lo`, `hi`: the empty superstep, the superstep of puts and
+/// the runs' ratios).
 #[derive(Clone, Debug)]
 struct Row {
     engine: String,
@@ -47,37 +69,54 @@ struct Row {
     ratio: f64,
     msgs_empty: f64,
     msgs_puts: f64,
+    lo: [f64; 3],
+    hi: [f64; 3],
 }
 
 impl Row {
     fn tsv(&self) -> String {
-        let Row { engine, p, empty, puts, ratio, msgs_empty, msgs_puts } = self;
-        format!("{engine}\t{p}\t{empty}\t{puts}\t{ratio}\t{msgs_empty}\t{msgs_puts}")
+        let Row { engine, p, empty, puts, ratio, msgs_empty, msgs_puts, lo, hi } = self;
+        format!(
+            "{engine}\t{p}\t{empty}\t{puts}\t{ratio}\t{msgs_empty}\t{msgs_puts}\t{}\t{}\t{}\t{}\t{}\t{}",
+            lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]
+        )
     }
 
+    /// A row of `tsv`; the ranges are optional (rows written before they were kept have none).
     fn from_tsv(line: &str) -> Option<Row> {
         let f: Vec<&str> = line.split('\t').collect();
         let num = |i: usize| f.get(i)?.parse::<f64>().ok();
+        let (empty, puts, ratio) = (num(2)?, num(3)?, num(4)?);
+        let or = |i: usize, v: f64| num(i).unwrap_or(v);
         Some(Row {
             engine: f.first()?.to_string(),
             p: f.get(1)?.parse().ok()?,
-            empty: num(2)?,
-            puts: num(3)?,
-            ratio: num(4)?,
+            empty,
+            puts,
+            ratio,
             msgs_empty: num(5)?,
             msgs_puts: num(6)?,
+            lo: [or(7, empty), or(9, puts), or(11, ratio)],
+            hi: [or(8, empty), or(10, puts), or(12, ratio)],
         })
     }
 
     fn markdown(&self) -> String {
         let msgs = |m: f64| if self.engine == "threads" { "–".to_string() } else { format!("{m:.1}") };
+        let (lo, hi) = (self.lo, self.hi);
         format!(
-            "| {} | {} | {:.2} | {:.2} | {:.2} | {} | {} |",
+            "| {} | {} | {:.2} [{:.2}–{:.2}] | {:.2} [{:.2}–{:.2}] | {:.2} [{:.2}–{:.2}] | {} | {} |",
             self.engine,
             self.p,
             self.empty,
+            lo[0],
+            hi[0],
             self.puts,
+            lo[1],
+            hi[1],
             self.ratio,
+            lo[2],
+            hi[2],
             msgs(self.msgs_empty),
             msgs(self.msgs_puts)
         )
@@ -85,7 +124,16 @@ impl Row {
 }
 
 fn parse() -> Opts {
-    let mut o = Opts { procs: vec![2, 16, 64, 256, 1024], runs: 5, k: 3, svg: None, data: None };
+    let mut o = Opts {
+        procs: vec![2, 16, 64, 256, 1024],
+        runs: 5,
+        k: 3,
+        svg: None,
+        data: None,
+        steps: None,
+        distinct: false,
+        only: None,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = |what: &str| args.next().unwrap_or_else(|| panic!("{a} needs {what}"));
@@ -101,9 +149,20 @@ fn parse() -> Opts {
             "--runs" => o.runs = value("a number").parse().expect("a number of runs"),
             "--k" => o.k = value("a number").parse().expect("a number of puts"),
             "--svg" => o.svg = Some(value("a file name")),
+            "--steps" => o.steps = Some(value("a number").parse().expect("a number of supersteps")),
+            "--distinct" => o.distinct = true,
+            "--only" => {
+                o.only = match value("empty or puts").as_str() {
+                    "empty" => Some(Kind::Empty),
+                    "puts" => Some(Kind::Puts),
+                    other => panic!("--only {other:?}: empty or puts"),
+                }
+            }
             "--data" => o.data = Some(value("a file name")),
             "--bench" => {}
-            other => panic!("unknown option {other:?} (known: --procs, --runs, --k, --svg, --data)"),
+            other => panic!(
+                "unknown option {other:?} (known: --procs, --runs, --k, --steps, --distinct, --only, --svg, --data)"
+            ),
         }
     }
     o
@@ -127,18 +186,38 @@ struct Figures {
     msgs_puts: f64,
 }
 
-fn measure(launch: bsp::Launch, k: usize, runs: usize) -> Figures {
+fn measure(launch: bsp::Launch, o: &Opts) -> Figures {
+    let (k, runs, distinct, only, steps) = (o.k, o.runs, o.distinct, o.only, o.steps);
     let out = launch
-        .run(|ctx: &mut Ctx| {
+        .run(move |ctx: &mut Ctx| {
             let (pid, p) = (ctx.pid(), ctx.nprocs());
-            let steps = (20_000 / p).clamp(20, 2000);
+            let steps = steps.unwrap_or((20_000 / p).clamp(20, 2000));
             let x = ctx.register(vec![0u64; k.max(1)]);
             let mut seed = 0x9e37_79b9_7f4a_7c15 ^ (pid as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            let put_step = |ctx: &mut Ctx, seed: &mut u64| {
-                for j in 0..k {
-                    let dest = (next(seed) % p as u64) as usize;
-                    ctx.put(dest, &[pid as u64], &x, j);
+            // With `distinct`: k distinct destinations other than `pid` (at most p − 1).
+            let kd = if distinct { k.min(p - 1) } else { k };
+            let mut dests = Vec::with_capacity(kd);
+            let mut step = 0u64;
+            let mut put_step = |ctx: &mut Ctx, seed: &mut u64| {
+                if distinct {
+                    dests.clear();
+                    while dests.len() < kd {
+                        let d = (next(seed) % p as u64) as usize;
+                        if d != pid && !dests.contains(&d) {
+                            dests.push(d);
+                        }
+                    }
+                    for (j, &d) in dests.iter().enumerate() {
+                        let word = (pid as u64) << 32 | step << 8 | j as u64;
+                        ctx.put(d, &word, &x, j);
+                    }
+                } else {
+                    for j in 0..k {
+                        let dest = (next(seed) % p as u64) as usize;
+                        ctx.put(dest, &[pid as u64], &x, j);
+                    }
                 }
+                step += 1;
                 ctx.sync();
             };
             for _ in 0..10 {
@@ -149,20 +228,24 @@ fn measure(launch: bsp::Launch, k: usize, runs: usize) -> Figures {
             let mut f = Figures { empty: Vec::new(), puts: Vec::new(), msgs_empty: 0.0, msgs_puts: 0.0 };
             let (mut me, mut mp) = (0, 0);
             for _ in 0..runs {
-                ctx.sync();
-                let (t, m) = (Instant::now(), messages(ctx));
-                for _ in 0..steps {
+                if only != Some(Kind::Puts) {
                     ctx.sync();
+                    let (t, m) = (Instant::now(), messages(ctx));
+                    for _ in 0..steps {
+                        ctx.sync();
+                    }
+                    f.empty.push(t.elapsed().as_secs_f64() * 1e6 / steps as f64);
+                    me += messages(ctx) - m;
                 }
-                f.empty.push(t.elapsed().as_secs_f64() * 1e6 / steps as f64);
-                me += messages(ctx) - m;
-                ctx.sync();
-                let (t, m) = (Instant::now(), messages(ctx));
-                for _ in 0..steps {
-                    put_step(ctx, &mut seed);
+                if only != Some(Kind::Empty) {
+                    ctx.sync();
+                    let (t, m) = (Instant::now(), messages(ctx));
+                    for _ in 0..steps {
+                        put_step(ctx, &mut seed);
+                    }
+                    f.puts.push(t.elapsed().as_secs_f64() * 1e6 / steps as f64);
+                    mp += messages(ctx) - m;
                 }
-                f.puts.push(t.elapsed().as_secs_f64() * 1e6 / steps as f64);
-                mp += messages(ctx) - m;
             }
             let per_sync = (runs * steps) as f64;
             (f.msgs_empty, f.msgs_puts) = (me as f64 / per_sync, mp as f64 / per_sync);
@@ -174,6 +257,8 @@ fn measure(launch: bsp::Launch, k: usize, runs: usize) -> Figures {
 
 fn row(engine: String, p: usize, f: Figures) -> Row {
     let ratios: Vec<f64> = f.empty.iter().zip(&f.puts).map(|(e, q)| q / e).collect();
+    let range = |v: &[f64]| v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let ((e0, e1), (p0, p1), (r0, r1)) = (range(&f.empty), range(&f.puts), range(&ratios));
     Row {
         engine,
         p,
@@ -182,6 +267,8 @@ fn row(engine: String, p: usize, f: Figures) -> Row {
         ratio: median(ratios),
         msgs_empty: f.msgs_empty,
         msgs_puts: f.msgs_puts,
+        lo: [e0, p0, r0],
+        hi: [e1, p1, r1],
     }
 }
 
@@ -261,24 +348,47 @@ fn svg(rows: &[Row], k: usize) -> String {
 
 fn header(k: usize) {
     println!(
-        "| engine | p | empty superstep (µs) | {k} one-word puts per process (µs) | ratio | messages per empty sync | messages per sync of puts |"
+        "| engine | p | empty superstep (µs) [min–max] | {k} one-word puts per process (µs) [min–max] | ratio [min–max] | messages per empty sync | messages per sync of puts |"
     );
     println!("|---|---|---|---|---|---|---|");
+}
+
+/// The figures of an `--only` launch, one line per run.
+fn figures(p: usize, f: &Figures) {
+    for (kind, v) in [("empty", &f.empty), ("puts", &f.puts)] {
+        for t in v {
+            println!("figure {kind} {p} {t}");
+        }
+    }
 }
 
 fn main() {
     let o = parse();
     let mut rows = Vec::new();
-    header(o.k);
+    if o.only.is_none() {
+        header(o.k);
+    }
     if std::env::var_os("OMPI_COMM_WORLD_SIZE").is_some() {
         // Under mpirun: one p, the number of ranks (only process 0 returns from the run).
         let exchange = std::env::var("BSP_MPI_EXCHANGE").unwrap_or_else(|_| "auto".to_string());
         let launch = bsp::Launch::new();
         let p = launch.nprocs().expect("the number of ranks");
-        rows.push(row(format!("mpi-{exchange}"), p, measure(launch, o.k, o.runs)));
+        let f = measure(launch, &o);
+        if o.only.is_some() {
+            return figures(p, &f);
+        }
+        rows.push(row(format!("mpi-{exchange}"), p, f));
     } else {
         for &p in &o.procs {
-            rows.push(row("threads".to_string(), p, measure(bsp::Launch::new().procs(p), o.k, o.runs)));
+            let f = measure(bsp::Launch::new().procs(p), &o);
+            if o.only.is_some() {
+                figures(p, &f);
+                continue;
+            }
+            rows.push(row("threads".to_string(), p, f));
+        }
+        if o.only.is_some() {
+            return;
         }
     }
     for r in &rows {

@@ -179,9 +179,22 @@ impl Ctx {
     /// # Panics
     /// If `pid >= nprocs()` or the tag's size is not the tag size in force.
     #[track_caller]
+    #[inline]
     pub fn send<Tg: Value, T: Value>(&self, pid: usize, tag: &Tg, payload: &[T]) {
         let align = std::mem::align_of::<Tg>().max(std::mem::align_of::<T>());
-        self.send_impl("send", pid, bytemuck::bytes_of(tag), bytemuck::cast_slice(payload), align);
+        // A small tag, and a one-element payload of a small type, are copied here, so that the
+        // caller's variables are never address-taken by the out-of-line call and may stay in
+        // registers (as for `put`, `drma::put_copy`); a larger one is passed by reference.
+        use crate::drma::{is_register_sized, put_copy};
+        if !is_register_sized::<Tg>() {
+            return self.send_impl("send", pid, bytemuck::bytes_of(tag), bytemuck::cast_slice(payload), align);
+        }
+        put_copy(tag, |tag| match payload {
+            [one] if is_register_sized::<T>() => put_copy(one, |one| {
+                self.send_impl("send", pid, bytemuck::cast_slice(tag), bytemuck::cast_slice(one), align)
+            }),
+            _ => self.send_impl("send", pid, bytemuck::cast_slice(tag), bytemuck::cast_slice(payload), align),
+        })
     }
 
     /// [`send`](Ctx::send) at the byte level: `tag.len()` must be the tag size in force.
@@ -191,6 +204,7 @@ impl Ctx {
     }
 
     #[track_caller]
+    #[inline(never)]
     fn send_impl(&self, op: &str, pid: usize, tag: &[u8], payload: &[u8], align: usize) {
         self.check_live(op);
         self.check_pid(op, pid);

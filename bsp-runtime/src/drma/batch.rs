@@ -36,11 +36,22 @@ pub struct PutBatch<'c, T: Value> {
     serial: u64,
     /// This process (for messages).
     me: usize,
-    /// The last put's destination, and its queue while the queue's last record is a plain
-    /// buffered put into this registration: a put that continues it extends it without looking
-    /// the queue up or reading the record (a loop of puts to consecutive elements).
-    tail: Option<(usize, Tail, QueuePtr)>,
+    /// The last put's destination and queue, while the queue's last record is a buffered put
+    /// (plain or combining) into this registration: a put that continues it extends it without
+    /// looking the queue up or reading the record (a loop of puts to consecutive elements).
+    tail: Option<BatchTail>,
     _t: PhantomData<fn(&T)>,
+}
+
+/// The last record of one destination's queue, as the batch left it.
+struct BatchTail {
+    pid: usize,
+    tail: Tail,
+    /// `None` for a plain put, the operator's tag for a combining one.
+    op: Option<u64>,
+    queue: QueuePtr,
+    /// The extent of the registration on `pid`, in elements.
+    extent: usize,
 }
 
 /// A destination's queue in the batch's outbox, from the `Outbox::dest` call that found it; valid
@@ -165,27 +176,53 @@ impl<T: Value> PutBatch<'_, T> {
     #[track_caller]
     #[inline]
     pub fn put<S: ?Sized + Elems<T>>(&mut self, pid: usize, src: &S, offset: usize) {
-        let src = src.elems();
+        // A one-element source of a small type is read here and the out-of-line part gets a
+        // copy, so that the caller's variable stays in a register (see `Ctx::put_combine`).
+        match src.elems() {
+            [one] if super::is_register_sized::<T>() => super::put_copy(one, |one| self.put_one(pid, one[0], offset)),
+            many => self.queue_put(pid, many, offset),
+        }
+    }
+
+    /// A put of one small element: extends the batch's last record where the put continues
+    /// it, with nothing else to check (the record's process, registration and extent are
+    /// known), and takes the general path otherwise.
+    #[track_caller]
+    #[inline(never)]
+    fn put_one(&mut self, pid: usize, value: T, offset: usize) {
+        if !self.extend_tail_one(pid, None, offset, &value) {
+            // By value: the fast path above then needs no stack.
+            self.put_one_slow(pid, value, offset);
+        }
+    }
+
+    #[track_caller]
+    #[cold]
+    #[inline(never)]
+    fn put_one_slow(&mut self, pid: usize, value: T, offset: usize) {
+        self.queue_put(pid, std::slice::from_ref(&value), offset);
+    }
+
+    #[track_caller]
+    #[inline(never)]
+    fn queue_put(&mut self, pid: usize, src: &[T], offset: usize) {
         if !self.check("put", pid, offset, src.len()) {
             return; // D7: validated, moves nothing
         }
         let bytes: &[u8] = bytemuck::cast_slice(src);
         let byte_offset = offset * std::mem::size_of::<T>();
-        match &mut self.tail {
-            Some((p, t, q)) if *p == pid && t.end == byte_offset && bytes.len() <= t.room => {
-                // SAFETY: `q` is `pid`'s queue, from the `dest` call that took the tail; no
-                // `dest` call since (each takes a new tail or none), so the queues have not moved,
-                // and nothing else reaches the outbox while the batch holds it (`&mut`). Nothing
-                // was queued for `pid` since, so `t` still describes its last record.
-                unsafe { q.0.as_mut() }.extend_tail(bytes);
-                (t.end, t.room) = (t.end + bytes.len(), t.room - bytes.len());
-            }
-            _ => {
-                let q = self.out.dest(pid);
-                q.push_buffered(self.slot, byte_offset, bytes);
-                let slot = self.slot;
-                self.tail = q.buffered_tail().filter(|t| t.slot == slot).map(|t| (pid, t, QueuePtr(NonNull::from(q))));
-            }
+        if !self.extend_tail(pid, None, byte_offset, bytes) {
+            let extent = self.extent(pid);
+            let q = self.out.dest(pid);
+            q.push_buffered(self.slot, byte_offset, bytes);
+            let slot = self.slot;
+            self.tail = q.buffered_tail().filter(|t| t.slot == slot).map(|t| BatchTail {
+                pid,
+                tail: t,
+                op: None,
+                queue: QueuePtr(NonNull::from(q)),
+                extent,
+            });
         }
         let bulk = if bytes.len() >= BULK_BYTES { flags::BULK } else { 0 };
         self.st.flags |= flags::WORK | flags::PUT | bulk;
@@ -193,8 +230,8 @@ impl<T: Value> PutBatch<'_, T> {
     }
 
     /// A combining put into the batch's registration: [`Ctx::put_combine`], with the checks of
-    /// [`put`](PutBatch::put). Consecutive one-word combining puts to consecutive elements with
-    /// the same operator cost the receiver one call of the operator's loop.
+    /// [`put`](PutBatch::put). Consecutive combining puts to consecutive elements with the same
+    /// operator cost the receiver one call of the operator's loop, and the sender an append.
     ///
     /// ```
     /// // Fan-in: every process adds its partial sums into the elements process 0 owns.
@@ -218,21 +255,116 @@ impl<T: Value> PutBatch<'_, T> {
     #[track_caller]
     #[inline]
     pub fn put_combine<S: ?Sized + Elems<T>>(&mut self, pid: usize, src: &S, offset: usize, op: Combiner<T>) {
-        let src = src.elems();
+        // As in `put`: the caller's one small value is copied here, so a partial sum passed as
+        // `&sum` inside a row loop is never address-taken by a call.
+        match src.elems() {
+            [one] if super::is_register_sized::<T>() => {
+                super::put_copy(one, |one| self.combine_one(pid, one[0], offset, op))
+            }
+            many => self.queue_combining_put(pid, many, offset, op),
+        }
+    }
+
+    /// A combining put of one small element: as [`put_one`](PutBatch::put_one), for a record
+    /// of the same operator.
+    #[track_caller]
+    #[inline(never)]
+    fn combine_one(&mut self, pid: usize, value: T, offset: usize, op: Combiner<T>) {
+        if !self.extend_tail_one(pid, Some(op.tag()), offset, &value) {
+            self.combine_one_slow(pid, value, offset, op);
+        }
+    }
+
+    #[track_caller]
+    #[cold]
+    #[inline(never)]
+    fn combine_one_slow(&mut self, pid: usize, value: T, offset: usize, op: Combiner<T>) {
+        self.queue_combining_put(pid, std::slice::from_ref(&value), offset, op);
+    }
+
+    #[track_caller]
+    #[inline(never)]
+    fn queue_combining_put(&mut self, pid: usize, src: &[T], offset: usize, op: Combiner<T>) {
         if !self.check("put_combine", pid, offset, src.len()) {
             return; // D7: validated, moves nothing
         }
         let bytes: &[u8] = bytemuck::cast_slice(src);
         let size = std::mem::size_of::<T>();
-        self.tail = None; // `dest` may move the queues, and the record is not a plain put
-        self.out.dest(pid).push_combining_bytes(self.slot, offset * size, bytes, op.tag(), size);
+        let (byte_offset, tag) = (offset * size, op.tag());
+        if !self.extend_tail(pid, Some(tag), byte_offset, bytes) {
+            let extent = self.extent(pid);
+            let q = self.out.dest(pid);
+            q.push_combining_bytes(self.slot, byte_offset, bytes, tag, size);
+            let slot = self.slot;
+            self.tail = q
+                .combining_tail(size)
+                .filter(|&(t, last_op)| t.slot == slot && last_op == tag)
+                .map(|(t, _)| BatchTail { pid, tail: t, op: Some(tag), queue: QueuePtr(NonNull::from(q)), extent });
+        }
         self.st.flags |= flags::WORK | flags::PUT;
         self.st.pending.puts += 1;
+    }
+
+    /// Appends `bytes` to the last record the batch queued if the put continues it: the same
+    /// process, the same kind (plain, or combining with operator `op`), the next bytes of the
+    /// registration, and room left in the record. Returns whether it did. The caller checked the
+    /// put (`check`).
+    #[inline(always)]
+    fn extend_tail(&mut self, pid: usize, op: Option<u64>, byte_offset: usize, bytes: &[u8]) -> bool {
+        match &mut self.tail {
+            Some(BatchTail { pid: p, tail: t, op: o, queue, .. })
+                if *p == pid && *o == op && t.end == byte_offset && bytes.len() <= t.room =>
+            {
+                // SAFETY: `queue` is `pid`'s queue, from the `dest` call that took the tail; no
+                // `dest` call since (each takes a new tail or none), so the queues have not moved,
+                // and nothing else reaches the outbox while the batch holds it (`&mut`). Nothing
+                // was queued for `pid` since, so `t` still describes its last record, whose kind
+                // (and operator) is `op`.
+                unsafe { queue.0.as_mut() }.extend_tail(bytes);
+                (t.end, t.room) = (t.end + bytes.len(), t.room - bytes.len());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// [`extend_tail`](PutBatch::extend_tail) for one element at `offset` that has not been
+    /// checked: it continues the record only if `offset` is within `pid`'s extent (the tail
+    /// keeps it), so a put that passes here needs no other check. The flags of the superstep
+    /// were set by the put that made the tail.
+    #[inline(always)]
+    fn extend_tail_one(&mut self, pid: usize, op: Option<u64>, offset: usize, value: &T) -> bool {
+        let size = std::mem::size_of::<T>();
+        match &mut self.tail {
+            // `offset < extent` first: then `offset * size` does not overflow.
+            Some(BatchTail { pid: p, tail: t, op: o, queue, extent })
+                if *p == pid && offset < *extent && *o == op && t.end == offset * size && size <= t.room =>
+            {
+                // SAFETY: as in `extend_tail`.
+                let q = unsafe { queue.0.as_mut() };
+                // Only within the buffer's capacity: a put that needs it to grow takes the
+                // general path, which extends the same record (the loop's fast path then has
+                // no call to make, and needs no stack frame).
+                if !q.extend_tail_in_place(bytemuck::bytes_of(value)) {
+                    return false;
+                }
+                (t.end, t.room) = (t.end + size, t.room - size);
+                self.st.pending.puts += 1;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The checks of a put of `len` elements at `offset` on `pid` that depend on the put (the
     /// pid and the extent; the batch made the others once): panics as [`Ctx::put`] does, and
     /// returns whether there is anything to move.
+    /// The extent of the registration on `pid` (checked), in elements.
+    #[inline]
+    fn extent(&self, pid: usize) -> usize {
+        self.row[pid].1 / std::mem::size_of::<T>()
+    }
+
     #[track_caller]
     #[inline]
     fn check(&self, op: &str, pid: usize, offset: usize, len: usize) -> bool {

@@ -102,6 +102,13 @@ impl<T: Value> GetBatch<'_, T> {
     #[track_caller]
     #[inline]
     pub fn get(&mut self, pid: usize, offset: usize, at: usize) {
+        self.get_one(pid, offset, at);
+    }
+
+    /// The out-of-line part of `get`: the checks and the record stay out of the caller's loop.
+    #[track_caller]
+    #[inline(never)]
+    fn get_one(&self, pid: usize, offset: usize, at: usize) {
         if let Some(run) = self.check(pid, offset, at) {
             self.queue(run);
         }

@@ -79,8 +79,9 @@ impl Ctx {
     }
 
     /// Queues a get of `elems` elements into the `elems` elements at `dst`, which lie in the
-    /// buffer that starts at `dst_buf`.
+    /// buffer that starts at `dst_buf`: the out-of-line part of `get` and `hpget`.
     #[track_caller]
+    #[inline(never)]
     fn queue_get<T: Value>(
         &self,
         op: &str,
@@ -216,6 +217,7 @@ impl<'s> Superstep<'s, '_> {
     /// # Panics
     /// As [`Ctx::put`], with the extent of `src` on process `pid`.
     #[track_caller]
+    #[inline]
     pub fn get<T: Value>(&self, pid: usize, src: impl AsRemote<T>, offset: usize, dst: impl GetDest<'s, T>) {
         self.ctx.queue_get("get", pid, src.as_remote(), offset, dst.into_raw());
     }
@@ -242,6 +244,7 @@ impl<'s> Superstep<'s, '_> {
     /// # Panics
     /// As [`get`](Superstep::get).
     #[track_caller]
+    #[inline]
     pub fn hpget<T: Value>(&self, pid: usize, src: impl AsRemote<T>, offset: usize, dst: impl GetDest<'s, T>) {
         self.ctx.queue_get("hpget", pid, src.as_remote(), offset, dst.into_raw());
     }

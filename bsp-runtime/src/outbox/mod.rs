@@ -353,15 +353,59 @@ impl DestQueue {
         })
     }
 
+    /// [`extend_tail`](DestQueue::extend_tail) if `bytes` fit the spare capacity of `put_data`,
+    /// with no call and no panic on its path (the fast path of a loop of one-word puts, which
+    /// then needs no stack frame); returns whether it did (if not, nothing changed).
+    #[inline(always)]
+    pub(crate) fn extend_tail_in_place(&mut self, bytes: &[u8]) -> bool {
+        let len = self.put_data.len();
+        let spare = self.put_data.spare_capacity_mut();
+        if spare.len() < bytes.len() {
+            return false;
+        }
+        let Some(last) = self.puts.last_mut() else { return false };
+        debug_assert!(last.len() + bytes.len() <= PutRec::MAX_LEN);
+        debug_assert!(matches!(last.src(), PutSrc::Buffered(a) if a + last.len() == len));
+        // SAFETY: `spare` has room for `bytes.len()` bytes (checked above), and `bytes` is
+        // not part of this queue's buffer (the caller's value), so the two do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), spare.as_mut_ptr().cast::<u8>(), bytes.len()) };
+        // SAFETY: the `bytes.len()` bytes after `len` were initialised just above, within the
+        // capacity.
+        unsafe { self.put_data.set_len(len + bytes.len()) };
+        // The length is the low bits of `len_kind`, below the kind bits, and stays below them.
+        last.len_kind += bytes.len() as u32;
+        self.put_calls += 1;
+        true
+    }
+
+    /// The last record and its operator, if it is a combining put whose bytes end `put_data`: a
+    /// combining put with the same operator of the bytes after it continues it
+    /// ([`extend_tail`](DestQueue::extend_tail)), as
+    /// [`push_combining_put`](DestQueue::push_combining_put) would merge it; `elem` is the element
+    /// size (a record holds whole elements).
+    #[inline]
+    pub(crate) fn combining_tail(&self, elem: usize) -> Option<(Tail, u64)> {
+        let last = self.puts.last()?;
+        let n = last.len();
+        let ends_data = matches!(last.src(), PutSrc::Buffered(a) if a + n == self.put_data.len());
+        if !last.combines() || !ends_data {
+            return None;
+        }
+        let op = *self.combines.last()?;
+        Some((Tail { slot: last.slot, end: last.byte_offset + n, room: (PutRec::MAX_LEN / elem * elem) - n }, op))
+    }
+
     /// Queues a buffered put of `bytes` that continues the last record, as
-    /// [`push_buffered`](DestQueue::push_buffered) would: `bytes` go to the registration of that
-    /// record, right after it (its [`Tail`]'s `slot` and `end`), and are at most its `room`;
-    /// nothing was queued here since the tail was taken.
+    /// [`push_buffered`](DestQueue::push_buffered) (or, for a combining record, with its operator,
+    /// [`push_combining_bytes`](DestQueue::push_combining_bytes)) would: `bytes` go to the
+    /// registration of that record, right after it (its [`Tail`]'s `slot` and `end`), and are at
+    /// most its `room`; nothing was queued here since the tail was taken.
     #[inline(always)]
     pub(crate) fn extend_tail(&mut self, bytes: &[u8]) {
         let last = self.puts.last_mut().expect("a tail to extend");
-        debug_assert!(last.len_kind as usize + bytes.len() <= PutRec::MAX_LEN);
-        debug_assert!(last.src + last.len_kind as usize == self.put_data.len());
+        debug_assert!(last.len() + bytes.len() <= PutRec::MAX_LEN);
+        debug_assert!(matches!(last.src(), PutSrc::Buffered(a) if a + last.len() == self.put_data.len()));
+        // The length is the low bits of `len_kind`, below the kind bits, and stays below them.
         last.len_kind += bytes.len() as u32;
         self.put_calls += 1;
         append(&mut self.put_data, bytes);

@@ -167,6 +167,56 @@ pub fn a_batch_combines_as_put_combine_does(ctx: &mut Ctx) -> Outcome {
     expect("y", got, want)
 }
 
+/// One-word combining puts of a batch that continue each other (one record, extended at the
+/// call) keep every rule: each put's operator, the order against plain puts to the same
+/// element, and a put to another process in between.
+pub fn a_batch_run_of_one_word_combining_puts_keeps_operators_and_order(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let next = (pid + 1) % p;
+    let append = ctx.combiner(|a: u64, b: u64| a.wrapping_mul(10).wrapping_add(b));
+    let add = ctx.combiner(|a: u64, b: u64| a + b);
+    let y = ctx.register(vec![1u64; 8]);
+    let mut batch = ctx.put_batch(&y);
+    for i in 0..3 {
+        batch.put_combine(next, &(i as u64 + 1), i, append); // one run: 11, 12, 13
+    }
+    batch.put_combine(next, &5u64, 3, add); // another operator, next element: 6
+    batch.put_combine(next, &6u64, 4, append); // back to the first: 16
+    batch.put_combine(pid, &7u64, 6, add); // this process in between: 8
+    batch.put_combine(next, &8u64, 5, append); // continues element 4's put, after the one above
+    batch.put(next, &100u64, 5); // a plain put overwrites...
+    batch.put_combine(next, &9u64, 5, append); // ...and the next one combines with it: 1009
+    ctx.sync();
+    let got = y.local(ctx).to_vec();
+    ctx.unregister(y);
+    expect("y", got, vec![11, 12, 13, 6, 16, 1009, 8, 1])
+}
+
+/// Long runs of one-word puts and combining puts through batches, to consecutive elements (each
+/// run one record, extended at the call while the outbox's buffers grow under it), land every
+/// word once.
+pub fn long_batch_runs_of_one_word_puts_land_every_word(ctx: &mut Ctx) -> Outcome {
+    const N: usize = 5000;
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let (next, prev) = ((pid + 1) % p, (pid + p - 1) % p);
+    let add = ctx.combiner(|a: u64, b: u64| a + b);
+    let (x, y) = ctx.register((vec![0u64; N], vec![1u64; N]));
+    let mut batch = ctx.put_batch(&x);
+    for i in 0..N {
+        batch.put(next, &(i as u64 * 3 + pid as u64), i);
+    }
+    let mut batch = ctx.put_batch(&y);
+    for i in 0..N {
+        batch.put_combine(next, &(i as u64 + pid as u64), i, add);
+    }
+    ctx.sync();
+    let got = (x.local(ctx).to_vec(), y.local(ctx).to_vec());
+    ctx.unregister((x, y));
+    let want_x: Vec<u64> = (0..N as u64).map(|i| i * 3 + prev as u64).collect();
+    let want_y: Vec<u64> = (0..N as u64).map(|i| 1 + i + prev as u64).collect();
+    expect("x and y", got, (want_x, want_y))
+}
+
 /// Large transfers (past the MPI engine's point-to-point threshold) keep the rules: overlapping
 /// large puts from every process (the highest pid wins, D2), a large hpput over part of them,
 /// a large get into the registration it reads (staged, D1), and a large combining put.
@@ -226,6 +276,8 @@ checks! {
     a_combining_put_into_a_range_of_a_long_array,
     consecutive_one_word_combining_puts_combine_each_element_once,
     a_batch_combines_as_put_combine_does,
+    a_batch_run_of_one_word_combining_puts_keeps_operators_and_order,
+    long_batch_runs_of_one_word_puts_land_every_word,
     large_transfers_keep_the_order_rules,
 }
 
@@ -274,7 +326,40 @@ fn a_batch_combining_put_past_the_extent(ctx: &mut Ctx, _: &Probe) {
     ctx.sync();
 }
 
+/// The third put continues the run of the first two (the record the batch extends at the call),
+/// and is past the extent: it fails as any other put does.
+fn a_batch_run_of_one_word_combining_puts_past_the_extent(ctx: &mut Ctx, _: &Probe) {
+    let add = ctx.combiner(|a: u32, b: u32| a.wrapping_add(b));
+    let x = ctx.register(vec![0u32; 2 + ctx.pid()]);
+    if ctx.pid() == 1 {
+        let mut batch = ctx.put_batch(&x);
+        for i in 0..3 {
+            batch.put_combine(0, &1u32, i, add); // process 0 has 2
+        }
+    }
+    ctx.sync();
+}
+
+fn a_batch_run_of_one_word_puts_past_the_extent(ctx: &mut Ctx, _: &Probe) {
+    let x = ctx.register(vec![0u32; 2 + ctx.pid()]);
+    if ctx.pid() == 1 {
+        let mut batch = ctx.put_batch(&x);
+        for i in 0..3 {
+            batch.put(0, &7u32, i); // process 0 has 2
+        }
+    }
+    ctx.sync();
+}
+
 cases! {
+    a_batch_run_of_one_word_combining_puts_past_the_extent: [2] => |f| {
+        f.failed_on(1)?;
+        f.mentions(&["process 1 failed: put_combine with process 0: registration #1: offset 2 + length 1 is past the extent 2 that process 0 registered (elements of `u32`)"])
+    },
+    a_batch_run_of_one_word_puts_past_the_extent: [2] => |f| {
+        f.failed_on(1)?;
+        f.mentions(&["process 1 failed: put with process 0: registration #1: offset 2 + length 1 is past the extent 2 that process 0 registered (elements of `u32`)"])
+    },
     combiners_of_different_types_on_different_processes: [2] => |f| {
         f.failed_on(0)?;
         f.message_is("put_combine from process 1: combiner #0 is for `u32` (4 bytes) on this process but for 8-byte elements on process 1: every process must make the same combiners in the same order")
