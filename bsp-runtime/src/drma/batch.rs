@@ -213,7 +213,7 @@ impl<T: Value> PutBatch<'_, T> {
         let byte_offset = offset * std::mem::size_of::<T>();
         if !self.extend_tail(pid, None, byte_offset, bytes) {
             let extent = self.extent(pid);
-            let q = self.out.dest(pid);
+            let q = self.out.dest_for_puts(pid);
             q.push_buffered(self.slot, byte_offset, bytes);
             let slot = self.slot;
             self.tail = q.buffered_tail().filter(|t| t.slot == slot).map(|t| BatchTail {

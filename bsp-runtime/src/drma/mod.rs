@@ -71,7 +71,7 @@ impl Ctx {
     #[inline]
     fn queue_buffered_put(&self, pid: usize, slot: u32, byte_offset: usize, bytes: &[u8]) {
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
-        unsafe { self.outbox() }.dest(pid).push_buffered(slot, byte_offset, bytes);
+        unsafe { self.outbox() }.dest_for_puts(pid).push_buffered(slot, byte_offset, bytes);
         let bulk = if bytes.len() >= crate::outbox::BULK_BYTES { flags::BULK } else { 0 };
         let mut st = self.state.borrow_mut();
         st.flags |= flags::WORK | flags::PUT | bulk;
@@ -280,7 +280,7 @@ impl<'s> Superstep<'s, '_> {
             return;
         }
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
-        let q = unsafe { ctx.outbox() }.dest(pid);
+        let q = unsafe { ctx.outbox() }.dest_for_puts(pid);
         q.push_put(r.slot, r.byte_offset, r.bytes, PutSrc::Direct(addr));
         let mut st = ctx.state.borrow_mut();
         st.flags |= flags::WORK | flags::PUT | flags::HPPUT;

@@ -255,6 +255,10 @@ pub(crate) struct DestQueue {
     pub put_calls: usize,
     /// Something was queued in this superstep (an outbox of a few processes keeps every queue).
     touched: bool,
+    /// The queue was reached through [`Outbox::dest`] in this superstep, the only way to queue
+    /// anything but plain puts (whose records and bytes are the fields above): while it is
+    /// false, every field below is empty, and clearing the queue touches only this cache line.
+    others: bool,
     /// Gets (and their bytes) the owner of this queue asks of its destination: counted by the
     /// requester when it queues them, read by the destination for its statistics (`observe/stats.rs`).
     pub gets: usize,
@@ -496,7 +500,22 @@ impl DestQueue {
         }
     }
 
+    /// Empties the queue for the next superstep, writing only the cache lines it used: the
+    /// first (plain puts) unless something else was queued (`others`).
+    #[inline]
+    fn clear_used(&mut self) {
+        if self.others {
+            self.clear();
+        } else {
+            self.puts.clear();
+            self.put_data.clear();
+            self.put_calls = 0;
+            self.touched = false;
+        }
+    }
+
     pub(crate) fn clear(&mut self) {
+        self.others = false;
         self.puts.clear();
         self.put_data.clear();
         self.combines.clear();
@@ -587,8 +606,12 @@ pub(crate) struct Outbox {
     /// `queues[..used]` are this superstep's and those after keep buffers for later.
     queues: Vec<DestQueue>,
     direct: bool,
-    /// `dense[pid]` is 1 + the index of `pid`'s queue, or 0 (pids below [`DENSE`]).
-    dense: Vec<u32>,
+    /// `dense[pid]` (pids below [`DENSE`]) is `generation << 32 | (1 + the index of pid's
+    /// queue)` if `pid` has a queue in this superstep; an entry of another generation, or 0,
+    /// means none. Clearing the outbox moves to the next generation instead of writing the
+    /// entries (a cache line each, at large p), which the next touch writes anyway.
+    dense: Vec<u64>,
+    generation: u32,
     sparse: HashMap<usize, u32>,
     pub meta: Meta,
     /// This process's gets of the superstep, in issue order.
@@ -658,14 +681,16 @@ impl Outbox {
     fn clear_queues(&mut self) {
         if self.direct {
             for &d in &self.dests {
-                self.queues[d].clear();
+                self.queues[d].clear_used();
             }
         } else {
-            for (q, &d) in self.queues[..self.used].iter_mut().zip(&self.dests) {
-                q.clear();
-                if d < DENSE {
-                    self.dense[d] = 0;
-                }
+            for q in &mut self.queues[..self.used] {
+                q.clear_used();
+            }
+            self.generation = self.generation.wrapping_add(1);
+            if self.generation == 0 {
+                // After 2^32 generations an entry never written since could match again.
+                self.dense.fill(0);
             }
         }
         if !self.sparse.is_empty() {
@@ -683,7 +708,7 @@ impl Outbox {
         }
         if pid < DENSE {
             match self.dense.get(pid) {
-                Some(&i) if i > 0 => Some(i as usize - 1),
+                Some(&e) if (e >> 32) as u32 == self.generation && e as u32 > 0 => Some(e as u32 as usize - 1),
                 _ => None,
             }
         } else {
@@ -694,6 +719,16 @@ impl Outbox {
     /// The queue for `pid`, made if this is the first thing queued for it in this superstep.
     #[inline]
     pub(crate) fn dest(&mut self, pid: usize) -> &mut DestQueue {
+        let q = self.dest_for_puts(pid);
+        q.others = true;
+        q
+    }
+
+    /// [`dest`](Outbox::dest) for queuing plain buffered or unbuffered puts only
+    /// ([`DestQueue::push_buffered`], [`DestQueue::push_put`] and the tail's extensions):
+    /// anything else queued through it would survive the queue's clearing.
+    #[inline]
+    pub(crate) fn dest_for_puts(&mut self, pid: usize) -> &mut DestQueue {
         let i = match self.last {
             Some((p, i)) if p == pid => i,
             _ => self.touch(pid),
@@ -732,7 +767,7 @@ impl Outbox {
                     if self.dense.len() <= pid {
                         self.dense.resize(pid + 1, 0);
                     }
-                    self.dense[pid] = stored + 1;
+                    self.dense[pid] = u64::from(self.generation) << 32 | u64::from(stored + 1);
                 } else {
                     self.sparse.insert(pid, stored);
                 }
