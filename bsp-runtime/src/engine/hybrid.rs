@@ -429,7 +429,9 @@ impl Engine for Hybrid {
         for part in &mine.req_parts {
             let start = got.reply.len();
             if self.is_local(part.pid) {
-                serve_in_place(table, self.pid, part, &mine.req_data, &mut got.reply);
+                // SAFETY: the owner is a thread of this rank, inside this sync, before its
+                // `end_reads`; `table` is this process's, whose requests were checked at the call.
+                unsafe { serve_in_place(table, self.pid, part, &mine.req_data, &mut got.reply) };
             } else {
                 let mut r = Reader { words: &replies[..], at: self.reply_at[part.pid].div_ceil(8) };
                 let len = r.usize();

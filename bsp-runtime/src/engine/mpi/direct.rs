@@ -74,15 +74,15 @@ pub(crate) fn is_large(len: usize) -> bool {
     len >= LARGE
 }
 
-/// Non-blocking sends and receives posted in one phase of a sync, completed together.
+/// Where the requests of one phase of a sync are kept between syncs (reused, so that a phase
+/// allocates nothing): requests are only ever posted through a [`Posted`] guard, which
+/// completes every one of them before it goes, also when the phase unwinds.
 #[derive(Default)]
 pub(crate) struct Transfers {
     requests: Vec<ffi::MPI_Request>,
+    /// For each request, whether it is a receive (the ones a guard dropped on unwind cancels).
+    receives: Vec<bool>,
 }
-
-// SAFETY: `MPI_Request` is an opaque handle (a pointer in Open MPI); the transfers are used by the
-// rank's one thread (MPI is initialised `MPI_THREAD_SINGLE`: only that thread calls MPI).
-unsafe impl Send for Transfers {}
 
 impl std::fmt::Debug for Transfers {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -91,16 +91,36 @@ impl std::fmt::Debug for Transfers {
 }
 
 impl Transfers {
+    /// Starts a phase: the guard through which its transfers are posted, and which completes
+    /// them (as MPI's and rsmpi's scoped requests: no request outlives the scope that posted
+    /// it).
+    pub(crate) fn post(&mut self) -> Posted<'_> {
+        debug_assert!(self.requests.is_empty(), "every phase completes its requests");
+        Posted { t: self }
+    }
+}
+
+/// The transfers of one phase, in flight: every request posted through it is completed before
+/// it is dropped, by [`wait`](Posted::wait) or [`test_all`](Posted::test_all), or else by its
+/// `Drop`, which first cancels the receives if the phase unwinds. So memory named by a request
+/// is never freed, nor reused, while MPI may still read or write it: the posting functions'
+/// contracts only ask that it stay valid for the guard's life.
+pub(crate) struct Posted<'a> {
+    t: &'a mut Transfers,
+}
+
+impl Posted<'_> {
     /// Starts sending `len` bytes at `addr` to `rank` with `tag`.
     ///
     /// # Safety
-    /// `addr..addr + len` must stay readable and unchanged until [`wait`](Transfers::wait)
-    /// returns.
+    /// `addr..addr + len` must stay readable and unchanged until this guard is dropped (or
+    /// [`wait`](Posted::wait) returns).
     pub(crate) unsafe fn send(&mut self, comm: &SimpleCommunicator, rank: usize, tag: i32, addr: usize, len: usize) {
         for (at, n) in chunks(len) {
             let mut request = null_request();
-            // SAFETY: the caller keeps the bytes readable and unchanged until `wait`; `n` fits in
-            // an `int`; `comm` is a valid communicator and `rank` one of its ranks.
+            // SAFETY: the caller keeps the bytes readable and unchanged while the guard lives,
+            // and the guard completes the request before it goes; `n` fits in an `int`; `comm`
+            // is a valid communicator and `rank` one of its ranks.
             let rc = unsafe {
                 ffi::MPI_Isend(
                     (addr + at) as *const c_void,
@@ -113,20 +133,55 @@ impl Transfers {
                 )
             };
             assert_eq!(rc, 0, "MPI_Isend of {n} bytes to rank {rank} failed");
-            self.requests.push(request);
+            self.push(request, false);
         }
+    }
+
+    /// Starts sending `words` to `rank` with `tag`; `synchronous` for a send that completes
+    /// only once the receiver has started receiving it (`MPI_Issend`).
+    ///
+    /// # Safety
+    /// `words` must stay unchanged until this guard is dropped (or completes its requests).
+    pub(crate) unsafe fn send_words(
+        &mut self,
+        comm: &SimpleCommunicator,
+        rank: usize,
+        tag: i32,
+        words: &[u64],
+        synchronous: bool,
+    ) {
+        let n = i32::try_from(words.len()).unwrap_or_else(|_| {
+            panic!(
+                "the MPI engine moves at most 2^31 - 1 words (16 GiB) to or from one rank per superstep; a block needs {}",
+                words.len()
+            )
+        });
+        let (buf, mut request) = (words.as_ptr() as *const c_void, null_request());
+        // SAFETY: `buf` holds `n` words, unchanged while the guard lives (the caller's contract),
+        // and the guard completes the request before it goes; `comm` is a valid communicator
+        // and `rank` one of its ranks.
+        let rc = unsafe {
+            if synchronous {
+                ffi::MPI_Issend(buf, n, ffi::RSMPI_UINT64_T, rank as i32, tag, comm.as_raw(), &mut request)
+            } else {
+                ffi::MPI_Isend(buf, n, ffi::RSMPI_UINT64_T, rank as i32, tag, comm.as_raw(), &mut request)
+            }
+        };
+        assert_eq!(rc, 0, "MPI_Isend of {n} words to rank {rank} failed");
+        self.push(request, false);
     }
 
     /// Starts receiving `len` bytes from `rank` with `tag` into `addr`.
     ///
     /// # Safety
-    /// `addr..addr + len` must stay writable, and nobody may read or write it, until
-    /// [`wait`](Transfers::wait) returns.
+    /// `addr..addr + len` must stay writable, and nobody may read or write it, until this guard
+    /// is dropped (or [`wait`](Posted::wait) returns).
     pub(crate) unsafe fn receive(&mut self, comm: &SimpleCommunicator, rank: usize, tag: i32, addr: usize, len: usize) {
         for (at, n) in chunks(len) {
             let mut request = null_request();
-            // SAFETY: the caller keeps the bytes writable and untouched until `wait`; `n` fits in
-            // an `int`; `comm` is a valid communicator and `rank` one of its ranks.
+            // SAFETY: the caller keeps the bytes writable and untouched while the guard lives,
+            // and the guard completes (or cancels and completes) the request before it goes;
+            // `n` fits in an `int`; `comm` is a valid communicator and `rank` one of its ranks.
             let rc = unsafe {
                 ffi::MPI_Irecv(
                     (addr + at) as *mut c_void,
@@ -139,22 +194,84 @@ impl Transfers {
                 )
             };
             assert_eq!(rc, 0, "MPI_Irecv of {n} bytes from rank {rank} failed");
-            self.requests.push(request);
+            self.push(request, true);
         }
     }
 
-    /// Completes every transfer started since the last `wait`.
-    pub(crate) fn wait(&mut self) {
-        if self.requests.is_empty() {
+    /// Starts a non-blocking barrier on `comm` (no buffer), completed with the others.
+    pub(crate) fn barrier(&mut self, comm: &SimpleCommunicator) {
+        let mut request = null_request();
+        // SAFETY: `comm` is a valid communicator; the request names no memory, and the guard
+        // completes it.
+        let rc = unsafe { ffi::MPI_Ibarrier(comm.as_raw(), &mut request) };
+        assert_eq!(rc, 0, "MPI_Ibarrier failed");
+        self.push(request, false);
+    }
+
+    fn push(&mut self, request: ffi::MPI_Request, receive: bool) {
+        self.t.requests.push(request);
+        self.t.receives.push(receive);
+    }
+
+    /// The number of requests posted and not yet completed.
+    pub(crate) fn len(&self) -> usize {
+        self.t.requests.len()
+    }
+
+    /// Whether every request has completed (then the guard holds none any more).
+    pub(crate) fn test_all(&mut self) -> bool {
+        let requests = &mut self.t.requests;
+        if requests.is_empty() {
+            return true;
+        }
+        let mut flag = 0;
+        // SAFETY: valid request handles (or `MPI_REQUEST_NULL`, which MPI sets for completed
+        // ones); statuses are ignored.
+        let rc = unsafe {
+            ffi::MPI_Testall(requests.len() as i32, requests.as_mut_ptr(), &mut flag, ffi::RSMPI_STATUSES_IGNORE)
+        };
+        assert_eq!(rc, 0, "MPI_Testall failed");
+        if flag != 0 {
+            requests.clear();
+            self.t.receives.clear();
+        }
+        flag != 0
+    }
+
+    /// Completes every transfer posted through this guard.
+    pub(crate) fn wait(mut self) {
+        self.complete();
+    }
+
+    fn complete(&mut self) {
+        let requests = &mut self.t.requests;
+        if requests.is_empty() {
             return;
         }
-        // SAFETY: `requests` holds valid request handles from `MPI_Isend`/`MPI_Irecv`; MPI sets
-        // each to `MPI_REQUEST_NULL` when it completes; statuses are ignored.
-        let rc = unsafe {
-            ffi::MPI_Waitall(self.requests.len() as i32, self.requests.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE)
-        };
-        assert_eq!(rc, 0, "MPI_Waitall of {} transfers failed", self.requests.len());
-        self.requests.clear();
+        // SAFETY: `requests` holds valid request handles (or `MPI_REQUEST_NULL`); MPI sets each
+        // to `MPI_REQUEST_NULL` when it completes; statuses are ignored.
+        let rc = unsafe { ffi::MPI_Waitall(requests.len() as i32, requests.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE) };
+        assert_eq!(rc, 0, "MPI_Waitall of {} transfers failed", requests.len());
+        requests.clear();
+        self.t.receives.clear();
+    }
+}
+
+impl Drop for Posted<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            // The phase unwinds: its receives may never be matched (the peer may fail too), so
+            // they are cancelled; a cancelled request still completes, below, before its memory
+            // can go. Sends complete once received (or buffered), as in a normal phase end.
+            for (request, &receive) in self.t.requests.iter_mut().zip(&self.t.receives) {
+                if receive && *request != null_request() {
+                    // SAFETY: a valid, not yet completed receive request; cancelling it only
+                    // marks it, and `complete` waits for it.
+                    unsafe { ffi::MPI_Cancel(request) };
+                }
+            }
+        }
+        self.complete();
     }
 }
 

@@ -85,12 +85,9 @@ pub(crate) struct Mpi {
     /// The rank's two outboxes (by superstep parity), written by the rank's own calls and read
     /// by `serialize` in the sync: one thread, never at the same time.
     outboxes: Box<[UnsafeCell<Outbox>; 2]>,
-    send: Vec<u64>,
-    send_counts: Vec<Count>,
-    send_displs: Vec<Count>,
+    /// The blocks out (by destination) and their counts, and the counts of the blocks in.
+    dense: Dense,
     recv: Vec<u64>,
-    recv_counts: Vec<Count>,
-    recv_displs: Vec<Count>,
     peers: Received,
     /// Scratch for serving gets: one requester's reply bytes, bytes asked of each owner, and
     /// read positions in the replies.
@@ -102,8 +99,6 @@ pub(crate) struct Mpi {
     /// kind never waits for the other, whose receives are posted later.
     put_transfers: Transfers,
     get_transfers: Transfers,
-    /// The blocks of an exchange among a few ranks (`all_to_all_v`).
-    block_transfers: Transfers,
     /// This rank's large puts, in the order sent: (destination, address, length).
     large_out: Vec<(usize, usize, usize)>,
     /// Large puts coming to this rank, in the order received.
@@ -137,7 +132,7 @@ pub(crate) struct Mpi {
     arrived: Vec<Block>,
     dests: Vec<usize>,
     owners: Vec<usize>,
-    requests: Vec<mpi::ffi::MPI_Request>,
+    requests: Transfers,
     /// Messages this rank has sent in syncs (a collective counts as the messages its usual
     /// algorithm sends: p − 1 for an all-to-all, ⌈log₂ p⌉ for an all-reduce or a barrier).
     messages: u64,
@@ -242,19 +237,14 @@ impl Mpi {
             comm,
             parity: 0,
             outboxes: Box::new([UnsafeCell::new(Outbox::new(nprocs)), UnsafeCell::new(Outbox::new(nprocs))]),
-            send: Vec::new(),
-            send_counts: Vec::with_capacity(nprocs),
-            send_displs: Vec::with_capacity(nprocs),
+            dense: Dense::new(nprocs),
             recv: Vec::new(),
-            recv_counts: vec![0; nprocs],
-            recv_displs: Vec::with_capacity(nprocs),
             peers: Received::new(nprocs),
             scratch: Vec::new(),
             asked: vec![0; nprocs],
             cursor: vec![0; nprocs],
             put_transfers: Transfers::default(),
             get_transfers: Transfers::default(),
-            block_transfers: Transfers::default(),
             large_out: Vec::new(),
             large_in: Vec::new(),
             bounce: Vec::new(),
@@ -273,7 +263,7 @@ impl Mpi {
             arrived: Vec::new(),
             dests: Vec::new(),
             owners: Vec::new(),
-            requests: Vec::new(),
+            requests: Transfers::default(),
             messages: 0,
             crowded: false,
         }
@@ -291,23 +281,12 @@ impl Mpi {
     /// Whether syncs of this run may use the sparse exchange (then every sync starts with an
     /// all-reduce of the flags, which also says whether this one does).
     fn sparse_capable(&self) -> bool {
-        let p = self.recv_counts.len();
+        let p = self.dense.recv_counts.len();
         match self.mode {
             ExchangeMode::Dense => false,
             ExchangeMode::Sparse => p > 1,
             ExchangeMode::Auto => p > POINT_TO_POINT_RANKS && !self.crowded,
         }
-    }
-
-    /// The ranks this rank sends a block to in a sparse exchange (every destination it queued
-    /// something for, or asked something of), ascending, into `self.dests`.
-    fn note_dests(&mut self, out: &Outbox) {
-        self.dests.clear();
-        let dests = &mut self.dests;
-        out.for_each_queue(|d, _| dests.push(d));
-        dests.extend(out.req_parts.iter().map(|r| r.pid));
-        dests.sort_unstable();
-        dests.dedup();
     }
 
     /// The start of a sync (`Engine::arrive`): one `MPI_Alltoall` that carries every rank's
@@ -327,7 +306,7 @@ impl Mpi {
         }
         self.arrive_out.clear();
         for q in 0..self.arrive_in.len() / 2 {
-            let words = if work { self.send_counts[q] as u64 } else { HEADER_WORDS as u64 };
+            let words = if work { self.dense.send_counts[q] as u64 } else { HEADER_WORDS as u64 };
             self.arrive_out.extend_from_slice(&[flags, words]);
         }
         (self.inline_sent, self.inline_got) = (false, false);
@@ -343,9 +322,9 @@ impl Mpi {
             let words = self.arrive_msg[1] as usize;
             if work && 2 + words <= INLINE_WORDS {
                 // The block for the other rank: after the own block if that comes first.
-                let at = if other == 0 { 0 } else { self.send_counts[0] as usize };
+                let at = if other == 0 { 0 } else { self.dense.send_counts[0] as usize };
                 self.arrive_msg[1] |= INLINE;
-                self.arrive_msg.extend_from_slice(&self.send[at..at + words]);
+                self.arrive_msg.extend_from_slice(&self.dense.send[at..at + words]);
                 self.inline_sent = true;
             }
             swap_words(&self.comm, other, &self.arrive_msg, &mut self.arrive_got);
@@ -355,12 +334,12 @@ impl Mpi {
             self.inline_got = self.arrive_got[1] & INLINE != 0;
         } else {
             self.comm.all_to_all_into(&self.arrive_out[..], &mut self.arrive_in[..]);
-            self.messages += self.recv_counts.len() as u64 - 1;
+            self.messages += self.dense.recv_counts.len() as u64 - 1;
         }
         let mut all = 0;
         for (q, pair) in self.arrive_in.chunks_exact(2).enumerate() {
             all |= pair[0];
-            self.recv_counts[q] = count(pair[1] as usize, "the data from one rank");
+            self.dense.recv_counts[q] = count(pair[1] as usize, "the data from one rank");
         }
         self.serialized = work;
         self.counts_known = all & (flags::WORK | flags::GET) != 0;
@@ -373,14 +352,14 @@ impl Mpi {
     /// is sparse when somebody queued something and nobody is dense, changes registrations or
     /// the tag size, or ended: the same verdict on every rank, from the same OR.
     fn arrive_sparse_capable(&mut self, flags: u64) -> u64 {
-        let p = self.recv_counts.len();
+        let p = self.dense.recv_counts.len();
         let mut mine = flags;
         // The ranks this one would send blocks to (none without work), for `exchange_sparse`.
         self.dests.clear();
         if flags & (flags::WORK | flags::GET) != 0 {
             // SAFETY: in the sync, after `parity` was set.
-            let out = unsafe { self.own_outbox() };
-            self.note_dests(out);
+            let out = unsafe { own_outbox(&self.outboxes, self.parity) };
+            note_dests(out, &mut self.dests);
             if self.mode == ExchangeMode::Auto && 4 * self.dests.len() > p {
                 mine |= DENSE;
             }
@@ -400,20 +379,20 @@ impl Mpi {
     /// view's senders.
     fn exchange_sparse(&mut self) {
         // SAFETY: in the sync, after `arrive`, which noted the destinations in `dests`.
-        let out = unsafe { self.own_outbox() };
-        self.send.clear();
+        let out = unsafe { own_outbox(&self.outboxes, self.parity) };
+        self.dense.send.clear();
         self.blocks.clear();
         self.large_out.clear();
         for &d in &self.dests {
-            let at = self.send.len();
-            wire::write_block(out, d, &mut self.send, Some(&mut self.large_out));
-            self.blocks.push(Block { rank: d, at, words: self.send.len() - at });
+            let at = self.dense.send.len();
+            wire::write_block(out, d, &mut self.dense.send, Some(&mut self.large_out));
+            self.blocks.push(Block { rank: d, at, words: self.dense.send.len() - at });
         }
         // What the last exchange left in the view from senders not heard from now must go.
         self.peers.forget_senders();
         let me = self.comm.rank() as usize;
         let into = Landing { recv: &mut self.recv, got: &mut self.arrived, requests: &mut self.requests };
-        self.messages += sparse::consensus(&self.comm, me, &self.send, &self.blocks, into);
+        self.messages += sparse::consensus(&self.comm, me, &self.dense.send, &self.blocks, into);
         self.arrived.sort_unstable_by_key(|b| b.rank);
         self.large_in.clear();
         self.peers.senders.clear();
@@ -450,87 +429,34 @@ impl Mpi {
             .collect()
     }
 
-    /// This rank's outbox of the superstep whose sync is in progress.
-    ///
-    /// # Safety
-    /// Only inside that sync (after `arrive`), where nothing writes the outbox: the rank's own
-    /// calls are not running (one thread per rank), and the outbox is cleared only after it.
-    unsafe fn own_outbox(&self) -> &'static Outbox {
-        // SAFETY: the caller's contract; the outboxes live as long as the engine, which outlives
-        // every use in its sync (the lifetime is not tied to `self` so that the engine's
-        // buffers can be written while the outbox is read).
-        unsafe { &*self.outboxes[self.parity].get() }
-    }
-
     /// Serialises this rank's bookkeeping and its queue for every destination into `send`.
     fn serialize(&mut self) {
         // SAFETY: called in the sync, from `arrive` or `exchange`.
-        let out = unsafe { self.own_outbox() };
-        let p = self.recv_counts.len();
-        self.send.clear();
-        self.send_counts.clear();
+        let out = unsafe { own_outbox(&self.outboxes, self.parity) };
+        let p = self.dense.recv_counts.len();
+        self.dense.send.clear();
+        self.dense.send_counts.clear();
         self.large_out.clear();
         for q in 0..p {
-            let start = self.send.len();
-            wire::write_block(out, q, &mut self.send, Some(&mut self.large_out));
-            let words = self.send.len() - start;
-            self.send_counts.push(count(words, "the data for one destination"));
+            let start = self.dense.send.len();
+            wire::write_block(out, q, &mut self.dense.send, Some(&mut self.large_out));
+            let words = self.dense.send.len() - start;
+            self.dense.send_counts.push(count(words, "the data for one destination"));
         }
     }
 
-    /// The blocks of `send` (by `send_counts`) to every rank, into `recv` (by `recv_counts`):
-    /// an `MPI_Alltoallv`. `inline`: the blocks that went with the arrival, as (sent, got).
+    /// The blocks of this sync to every rank and from every rank ([`Dense::all_to_all_v`]),
+    /// `inline`: the blocks that went with a two-rank arrival, as (sent, got).
     fn all_to_all_v(&mut self, inline: (bool, bool)) {
-        displacements(&self.send_counts, &mut self.send_displs, "everything this rank sends");
-        let total = displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
-        // Grown, never cleared: MPI overwrites the blocks, and readers go by the displacements
-        // (zeroing the buffer on every sync costs as much as a copy of it).
-        if self.recv.len() < total {
-            self.recv.resize(total, 0);
-        }
-        let p = self.recv_counts.len();
-        if p > POINT_TO_POINT_RANKS {
-            let send = Partition::new(&self.send[..], &self.send_counts[..], &self.send_displs[..]);
-            let mut recv = PartitionMut::new(&mut self.recv[..total], &self.recv_counts[..], &self.recv_displs[..]);
-            self.comm.all_to_all_varcount_into(&send, &mut recv);
-            self.messages += p as u64 - 1;
-            return;
-        }
-        // A few ranks: what `MPI_Alltoallv` does for them (a message to and from each other
-        // rank, a copy of the own block), without the collective's overhead.
-        let me = self.comm.rank() as usize;
-        let (sd, rd, n) = (self.send_displs[me] as usize, self.recv_displs[me] as usize, self.send_counts[me] as usize);
-        self.recv[rd..rd + n].copy_from_slice(&self.send[sd..sd + n]);
-        let (send, recv) = (self.send.as_ptr() as usize, self.recv.as_mut_ptr() as usize);
-        for q in (0..p).filter(|&q| q != me) {
-            let (at, words) = (self.recv_displs[q] as usize, self.recv_counts[q] as usize);
-            if inline.1 {
-                // Two ranks, and the other's block came with its arrival.
-                self.recv[at..at + words].copy_from_slice(&self.arrive_got[2..2 + words]);
-                continue;
-            }
-            for (from, n) in pieces(words) {
-                // SAFETY: a piece of rank q's block of `recv` (inside `total` words), written by
-                // nothing else and read only after `wait` below.
-                unsafe { self.block_transfers.receive(&self.comm, q, BLOCK_TAG, recv + 8 * (at + from), 8 * n) };
-            }
-        }
-        for q in (0..p).filter(|&q| q != me && !inline.0) {
-            let (at, words) = (self.send_displs[q] as usize, self.send_counts[q] as usize);
-            for (from, n) in pieces(words) {
-                // SAFETY: a piece of the block for rank q of `send`, unchanged until `wait` below.
-                unsafe { self.block_transfers.send(&self.comm, q, BLOCK_TAG, send + 8 * (at + from), 8 * n) };
-                self.messages += 1;
-            }
-        }
-        self.block_transfers.wait();
+        let got = inline.1.then(|| &self.arrive_got[2..]);
+        self.messages += self.dense.all_to_all_v(&self.comm, &mut self.recv, inline.0, got);
     }
 
     /// Turns the received blocks into `peers`, reusing its buffers.
     fn deserialize(&mut self) {
         self.large_in.clear();
         self.peers.hear_from_all();
-        for (src, &displ) in self.recv_displs.iter().enumerate() {
+        for (src, &displ) in self.dense.recv_displs.iter().enumerate() {
             wire::read_block(&self.recv[..], displ as usize, src, &mut self.peers, &mut self.large_in, self.recv_kept);
         }
     }
@@ -569,11 +495,14 @@ impl Mpi {
     /// A reply block, per requester: the requested DRMA bytes (padded to a word), then for each
     /// extension request its length in a word and its bytes (padded).
     fn serve_gets(&mut self, table: &Table, got: &mut ReadResults) {
-        let p = self.recv_counts.len();
+        let p = self.dense.recv_counts.len();
         // SAFETY: in the sync, after `arrive`.
-        let out = unsafe { self.own_outbox() };
-        self.send.clear();
-        self.send_counts.clear();
+        let out = unsafe { own_outbox(&self.outboxes, self.parity) };
+        // Large replies leave from this rank's registered memory and large results land in
+        // their destinations: completed before this returns or unwinds.
+        let mut transfers = self.get_transfers.post();
+        self.dense.send.clear();
+        self.dense.send_counts.clear();
         self.blocks.clear();
         let bytes = &mut self.scratch;
         // Dense: a reply block for every rank (maybe empty); sparse: for those that asked.
@@ -592,7 +521,7 @@ impl Mpi {
                     // SAFETY: inside this rank's registration (checked against its extent by
                     // the requester at the call); nothing writes it until this phase's
                     // transfers complete, at the end of `serve_gets`.
-                    unsafe { self.get_transfers.send(&self.comm, src, GET_TAG, addr, req.len) };
+                    unsafe { transfers.send(&self.comm, src, GET_TAG, addr, req.len) };
                     self.messages += 1;
                     continue;
                 }
@@ -600,21 +529,21 @@ impl Mpi {
                 let data = unsafe { std::slice::from_raw_parts(addr as *const u8, req.len) };
                 bytes.extend_from_slice(data);
             }
-            let start = self.send.len();
-            put_bytes(&mut self.send, bytes);
+            let start = self.dense.send.len();
+            put_bytes(&mut self.dense.send, bytes);
             for x in &self.peers.xreqs[src] {
                 let entry = table.entries[x.slot as usize].as_ref().expect("a request checked at the call");
                 let target = entry.ext.as_deref().expect("requests go to extension registrations");
                 bytes.clear();
                 target.serve(src, &self.peers.xreq_data[src][x.at..x.at + x.len], bytes);
-                self.send.push(bytes.len() as u64);
-                put_bytes(&mut self.send, bytes);
+                self.dense.send.push(bytes.len() as u64);
+                put_bytes(&mut self.dense.send, bytes);
             }
-            let words = self.send.len() - start;
+            let words = self.dense.send.len() - start;
             if sparse {
                 self.blocks.push(Block { rank: src, at: start, words });
             } else {
-                self.send_counts.push(count(words, "the get replies for one rank"));
+                self.dense.send_counts.push(count(words, "the get replies for one rank"));
             }
         }
         if sparse {
@@ -626,15 +555,15 @@ impl Mpi {
             self.owners.dedup();
             let me = self.comm.rank() as usize;
             let into = Landing { recv: &mut self.recv, got: &mut self.arrived, requests: &mut self.requests };
-            self.messages += sparse::replies(&self.comm, me, &self.send, &self.blocks, &self.owners, into);
-            self.recv_displs.resize(p, 0);
+            self.messages += sparse::replies(&self.comm, me, &self.dense.send, &self.blocks, &self.owners, into);
+            self.dense.recv_displs.resize(p, 0);
             for b in &self.arrived {
-                self.recv_displs[b.rank] = count(b.at, "everything this rank receives");
+                self.dense.recv_displs[b.rank] = count(b.at, "everything this rank receives");
             }
         } else {
-            self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
+            self.comm.all_to_all_into(&self.dense.send_counts[..], &mut self.dense.recv_counts[..]);
             self.messages += p as u64 - 1;
-            self.all_to_all_v((false, false));
+            self.messages += self.dense.all_to_all_v(&self.comm, &mut self.recv, false, None);
         }
         // DRMA gets, in issue order, from the front of each owner's block (large ones arrive
         // point to point).
@@ -643,7 +572,7 @@ impl Mpi {
             self.asked[g.pid] += g.bytes;
         }
         let replies: &[u8] = bytemuck::cast_slice(&self.recv[..]);
-        for (c, &d) in self.cursor.iter_mut().zip(&self.recv_displs) {
+        for (c, &d) in self.cursor.iter_mut().zip(&self.dense.recv_displs) {
             *c = d as usize * 8;
         }
         // Staged results (destinations in registered memory) go to `stage` in issue order, for
@@ -661,7 +590,7 @@ impl Mpi {
                 // of this sync (`Superstep::get`) and outside every registration, or its place in
                 // `stage`, which is not touched (nor reallocated) until the transfers complete
                 // below.
-                unsafe { self.get_transfers.receive(&self.comm, g.pid, GET_TAG, dst, g.bytes) };
+                unsafe { transfers.receive(&self.comm, g.pid, GET_TAG, dst, g.bytes) };
                 continue;
             }
             let at = self.cursor[g.pid];
@@ -671,9 +600,9 @@ impl Mpi {
             self.cursor[g.pid] += g.bytes;
         }
         // Owners' memory may be written (puts) only once their large replies have left.
-        self.get_transfers.wait();
+        transfers.wait();
         // Extension replies follow, word aligned, in part order.
-        for (c, (&d, &a)) in self.cursor.iter_mut().zip(self.recv_displs.iter().zip(&self.asked)) {
+        for (c, (&d, &a)) in self.cursor.iter_mut().zip(self.dense.recv_displs.iter().zip(&self.asked)) {
             *c = d as usize + a.div_ceil(8);
         }
         got.reply.clear();
@@ -690,6 +619,115 @@ impl Mpi {
     }
 }
 
+/// This rank's outbox of the superstep of `parity`, whose sync is in progress: a borrow of the
+/// engine's `outboxes` only, so that its other buffers can be written while the outbox is read.
+///
+/// # Safety
+/// Only inside that sync (after `arrive`), where nothing writes the outbox: the rank's own calls
+/// are not running (one thread per rank), and the outbox is cleared only after the sync.
+unsafe fn own_outbox(outboxes: &[UnsafeCell<Outbox>; 2], parity: usize) -> &Outbox {
+    // SAFETY: the caller's contract: nobody writes the outbox while the borrow lives.
+    unsafe { &*outboxes[parity].get() }
+}
+
+/// The ranks this rank sends a block to in a sparse exchange (every destination it queued
+/// something for, or asked something of), ascending, into `dests`.
+fn note_dests(out: &Outbox, dests: &mut Vec<usize>) {
+    dests.clear();
+    out.for_each_queue(|d, _| dests.push(d));
+    dests.extend(out.req_parts.iter().map(|r| r.pid));
+    dests.sort_unstable();
+    dests.dedup();
+}
+
+/// The dense exchange of blocks: one block to and from every rank, whose sizes both sides know.
+pub(crate) struct Dense {
+    /// The blocks out, by destination rank, and their sizes (words).
+    pub send: Vec<u64>,
+    pub send_counts: Vec<Count>,
+    send_displs: Vec<Count>,
+    /// The sizes of the blocks in (from the arrival or an `MPI_Alltoall`), and where each lands.
+    pub recv_counts: Vec<Count>,
+    pub recv_displs: Vec<Count>,
+    /// The messages of an exchange among a few ranks.
+    transfers: Transfers,
+}
+
+impl Dense {
+    pub(crate) fn new(ranks: usize) -> Self {
+        Dense {
+            send: Vec::new(),
+            send_counts: Vec::with_capacity(ranks),
+            send_displs: Vec::with_capacity(ranks),
+            recv_counts: vec![0; ranks],
+            recv_displs: Vec::with_capacity(ranks),
+            transfers: Transfers::default(),
+        }
+    }
+
+    /// The blocks of `send` (by `send_counts`) to every rank, into `recv` (by `recv_counts`, at
+    /// `recv_displs`): a message to and from each other rank up to [`POINT_TO_POINT_RANKS`]
+    /// ranks, one `MPI_Alltoallv` beyond. `inline_sent`: the block for the other of two ranks
+    /// went with the arrival; `inline_got`: the other's block, which came with it. `recv` is
+    /// grown, never shrunk (readers go by the displacements). Returns the messages this rank
+    /// sent.
+    pub(crate) fn all_to_all_v(
+        &mut self,
+        comm: &SimpleCommunicator,
+        recv: &mut Vec<u64>,
+        inline_sent: bool,
+        inline_got: Option<&[u64]>,
+    ) -> u64 {
+        displacements(&self.send_counts, &mut self.send_displs, "everything this rank sends");
+        let total = displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
+        // Grown, never cleared: MPI overwrites the blocks, and readers go by the displacements
+        // (zeroing the buffer on every sync costs as much as a copy of it).
+        if recv.len() < total {
+            recv.resize(total, 0);
+        }
+        let p = self.recv_counts.len();
+        if p > POINT_TO_POINT_RANKS {
+            let send = Partition::new(&self.send[..], &self.send_counts[..], &self.send_displs[..]);
+            let mut into = PartitionMut::new(&mut recv[..total], &self.recv_counts[..], &self.recv_displs[..]);
+            comm.all_to_all_varcount_into(&send, &mut into);
+            return p as u64 - 1;
+        }
+        // A few ranks: what `MPI_Alltoallv` does for them (a message to and from each other
+        // rank, a copy of the own block), without the collective's overhead.
+        let mut messages = 0;
+        let me = comm.rank() as usize;
+        let (sd, rd, n) = (self.send_displs[me] as usize, self.recv_displs[me] as usize, self.send_counts[me] as usize);
+        recv[rd..rd + n].copy_from_slice(&self.send[sd..sd + n]);
+        let (send, into) = (self.send.as_ptr() as usize, recv.as_mut_ptr() as usize);
+        let mut transfers = self.transfers.post();
+        for q in (0..p).filter(|&q| q != me) {
+            let (at, words) = (self.recv_displs[q] as usize, self.recv_counts[q] as usize);
+            if let Some(block) = inline_got {
+                // Two ranks, and the other's block came with its arrival.
+                recv[at..at + words].copy_from_slice(&block[..words]);
+                continue;
+            }
+            for (from, n) in pieces(words) {
+                // SAFETY: a piece of rank q's block of `recv` (inside `total` words), written by
+                // nothing else and read only after the transfers complete below (`recv` is not
+                // touched, nor reallocated, until then).
+                unsafe { transfers.receive(comm, q, BLOCK_TAG, into + 8 * (at + from), 8 * n) };
+            }
+        }
+        for q in (0..p).filter(|&q| q != me && !inline_sent) {
+            let (at, words) = (self.send_displs[q] as usize, self.send_counts[q] as usize);
+            for (from, n) in pieces(words) {
+                // SAFETY: a piece of the block for rank q of `send`, unchanged until the transfers
+                // complete below.
+                unsafe { transfers.send(comm, q, BLOCK_TAG, send + 8 * (at + from), 8 * n) };
+                messages += 1;
+            }
+        }
+        transfers.wait();
+        messages
+    }
+}
+
 impl Engine for Mpi {
     /// The start of a sync: see [`Mpi::arrive_and_announce`].
     #[inline]
@@ -700,7 +738,7 @@ impl Engine for Mpi {
     fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
         let mut all = 0u64;
         self.comm.all_reduce_into(&flags, &mut all, SystemOperation::bitwise_or());
-        self.messages += log2_ceil(self.recv_counts.len());
+        self.messages += log2_ceil(self.dense.recv_counts.len());
         Ok(all)
     }
 
@@ -720,11 +758,11 @@ impl Engine for Mpi {
         if !std::mem::take(&mut self.serialized) {
             self.serialize();
             // What `arrive` announced for a rank with nothing queued: a header alone.
-            debug_assert!(!self.counts_known || self.send_counts.iter().all(|&c| c as usize == HEADER_WORDS));
+            debug_assert!(!self.counts_known || self.dense.send_counts.iter().all(|&c| c as usize == HEADER_WORDS));
         }
         if !std::mem::take(&mut self.counts_known) {
-            self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
-            self.messages += self.recv_counts.len() as u64 - 1;
+            self.comm.all_to_all_into(&self.dense.send_counts[..], &mut self.dense.recv_counts[..]);
+            self.messages += self.dense.recv_counts.len() as u64 - 1;
         }
         let inline = (std::mem::take(&mut self.inline_sent), std::mem::take(&mut self.inline_got));
         self.all_to_all_v(inline);
@@ -750,11 +788,12 @@ impl Engine for Mpi {
         if self.large_in.is_empty() && self.large_out.is_empty() {
             return Ok(());
         }
+        let mut transfers = self.put_transfers.post();
         for &(dest, addr, len) in &self.large_out {
             // SAFETY: the bytes of a buffered put in this rank's outbox (cleared only after this
             // sync) or an hpput source (borrowed until the end of this sync); the transfers
             // complete below.
-            unsafe { self.put_transfers.send(&self.comm, dest, PUT_TAG, addr, len) };
+            unsafe { transfers.send(&self.comm, dest, PUT_TAG, addr, len) };
             self.messages += 1;
         }
         let bounce = self.bounce.as_mut_ptr() as usize;
@@ -770,9 +809,9 @@ impl Engine for Mpi {
             // writes, nobody reads any more in this sync (gets were served), and this rank does
             // not touch until the transfers complete below. Otherwise: this put's place in
             // `bounce`, which is sized for every bounced put and untouched until the put phase.
-            unsafe { self.put_transfers.receive(&self.comm, large.src, PUT_TAG, dst, large.len) };
+            unsafe { transfers.receive(&self.comm, large.src, PUT_TAG, dst, large.len) };
         }
-        self.put_transfers.wait();
+        transfers.wait();
         for large in &self.large_in {
             let src = if large.in_place { PutSrc::Direct(LANDED) } else { PutSrc::Direct(bounce + large.at) };
             self.peers.queues[large.src].replace_put(large.index, src, large.len);

@@ -194,7 +194,9 @@ impl Engine for Threads {
         got.ranges.clear();
         // One reply range per part, in part order (parts of all requests are contiguous).
         for part in &mine.req_parts {
-            serve_in_place(table, self.pid, part, &mine.req_data, &mut got.reply);
+            // SAFETY: every owner is a thread of this run inside this sync, before its
+            // `end_reads`; `table` is this process's, whose requests were checked at the call.
+            unsafe { serve_in_place(table, self.pid, part, &mine.req_data, &mut got.reply) };
             got.ranges.push(got.ranges.last().map_or(0, |r| r.end)..got.reply.len());
         }
         got.stage.clear();
@@ -247,18 +249,24 @@ pub(crate) unsafe fn get_in_place(g: &GetRec, stage: &mut Vec<u8>) {
 }
 
 /// Answers request part `part` of process `me` (bytes in `data`) by calling the owner's
-/// extension object directly, in this address space (get phase: every process is inside the
-/// sync and nobody writes the objects), appending the reply to `reply`. The replies are only
-/// collected; `sync/` hands them to the callbacks after the get-phase barrier, because a
-/// callback writes its destination, which may be memory that other processes read in this phase
-/// (registered memory, GP elements).
-pub(crate) fn serve_in_place(table: &Table, me: usize, part: &ReqPart, data: &[u8], reply: &mut Vec<u8>) {
+/// extension object directly, in this address space, appending the reply to `reply`. The
+/// replies are only collected; `sync/` hands them to the callbacks after the get-phase barrier,
+/// because a callback writes its destination, which may be memory that other processes read in
+/// this phase (registered memory, GP elements).
+///
+/// # Safety
+/// The owner, process `part.pid`, must be a process of this address space inside the same sync,
+/// before its `end_reads` (so that its registration, and the extension object its table entry
+/// holds, stay where they are and nobody writes the object), and `table` must be the table of
+/// process `me` with the registration of `part.slot` in effect (so that its `handlers` row holds
+/// the address of that object, published when the registration took effect).
+pub(crate) unsafe fn serve_in_place(table: &Table, me: usize, part: &ReqPart, data: &[u8], reply: &mut Vec<u8>) {
     let entry = table.entries[part.slot as usize].as_ref().expect("a request checked at the call");
     let handler = entry.handlers[part.pid];
     // SAFETY: `handler` is the address of the `Arc<dyn ExtTarget>` that process `part.pid` keeps
-    // boxed in its table entry for this registration (published when the registration took
-    // effect, in the same address space); it stays there until the registration is gone, which
-    // is after this get phase.
+    // boxed in its table entry for this registration, in this address space; it stays there,
+    // unchanged, until the registration is gone, which is after this get phase (the caller's
+    // contract).
     let target = unsafe { &*(handler as *const Arc<dyn ExtTarget>) };
     target.serve(me, &data[part.at..part.at + part.len], reply);
 }
