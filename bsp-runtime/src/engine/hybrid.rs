@@ -57,7 +57,7 @@ use mpi::traits::*;
 use super::mpi::sparse::log2_ceil;
 use super::mpi::wire::{self, Reader, Received, put_bytes};
 use super::mpi::{count, displacements, local_ranks, ranks_from_env, report_once, with_world};
-use super::threads::{Group, get_in_place, placement, serve_in_place};
+use super::threads::{Group, placement, serve_in_place};
 use super::{AnyEngine, Endpoint, Engine, Fate, Peers, Poisoned, ReadResults, RegRow, Status, Want};
 use crate::Error;
 use crate::outbox::{Arrival, DestQueue, Meta, Outbox, Pending, flags};
@@ -400,26 +400,18 @@ impl Engine for Hybrid {
         let rank = self.rank.clone();
         // SAFETY: this process's own outbox, read in its sync (after the arrival).
         let mine = unsafe { rank.group.outbox(self.local, self.parity) };
-        // 3. Gets, in issue order: local owners in place, remote ones from their replies.
-        got.stage.clear();
-        for g in &mine.gets {
+        // 3. Gets, in issue order: local owners' bytes in place (a thread of this rank, inside
+        // this sync, which writes its registered memory only after its `end_reads`, the rank's
+        // barrier that this process's is too), remote ones in their replies (read until the
+        // next sync's reply exchange).
+        for (g, b) in mine.gets.iter().zip(&mut got.gets) {
             if self.is_local(g.pid) {
-                // SAFETY: the owner is a thread of this rank, inside this sync, before its
-                // `end_reads`.
-                unsafe { get_in_place(g, &mut got.stage) };
+                b.from = g.src_addr;
                 continue;
             }
             let at = self.reply_at[g.pid];
-            let reply = &bytes[at..at + g.bytes];
+            b.from = bytes[at..at + g.bytes].as_ptr() as usize;
             self.reply_at[g.pid] += g.bytes;
-            if g.staged {
-                got.stage.extend_from_slice(reply);
-            } else {
-                // SAFETY: the destination is memory this process borrowed mutably until the end
-                // of this sync (`Superstep::get`), outside every registration; the reply is in
-                // the engine's buffer, which does not overlap it.
-                unsafe { std::ptr::copy_nonoverlapping(reply.as_ptr(), g.dst_addr as *mut u8, g.bytes) };
-            }
         }
         // 4. Extension requests, in part order. A remote owner's replies follow its DRMA bytes,
         // from the next whole word (`reply_at` is a byte position, always a whole word once past

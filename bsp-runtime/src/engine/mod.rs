@@ -15,7 +15,7 @@
 //! | the outboxes ([`Outbox`], with the superstep's gets and extension requests) | in the run's shared `Group`, two per process (by superstep parity) | two per rank, in the rank's engine | in the rank's `Group` |
 //! | combining flags ([`Engine::combine`], at a sync [`Engine::arrive`]) | the combining barrier (`threads/barrier.rs`) | up to 8 ranks the flags and the size of what follows, two words to every rank (one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more); beyond, an `MPI_Allreduce` | the rank's barrier, the leaders' `MPI_Allreduce`, the rank's barrier again |
 //! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks; beyond, the sparse exchange or `MPI_Alltoallv`) | in place inside the rank; the leader exchanges the blocks for other ranks in the arrival |
-//! | serving reads ([`Engine::read`]) | the requester copies get sources and calls the owners' extension objects itself | request/reply: owners answer in a second exchange of blocks | in place inside the rank; request/reply between ranks |
+//! | serving reads ([`Engine::read`]; `sync/gets.rs` writes every get's result) | a get's bytes are read in the owner's memory; the requester calls the owners' extension objects itself | request/reply: owners answer in a second exchange of blocks, large gets land in place point to point | in place inside the rank; request/reply between ranks |
 //! | reusing an outbox after bulk puts ([`Engine::end_outbox_reads`]) | one more barrier | nothing to wait for | the rank's barrier |
 //! | ends of phases ([`Engine::end_reads`], [`Engine::end_puts`]) | a barrier each | nothing (the exchange already synchronised) | the rank's barrier each |
 //! | failure ([`Fate`]) | the barrier is poisoned, so every waiter wakes | a rank that fails alone calls `MPI_Abort` | both: the rank's barrier is poisoned, then the rank calls `MPI_Abort` |
@@ -34,12 +34,14 @@
 //! 2. [`exchange`](Engine::exchange) makes a [`Peers`] view ([`peers`](Engine::peers)): every
 //!    process's collective bookkeeping, and what each queued for this process, valid until the
 //!    sync ends.
-//! 3. If any process has gets: [`read`](Engine::read) completes this process's gets and
-//!    extension requests. Every read of a process's registered memory must happen before that
-//!    process writes any of it in this sync: get results that land in the requester's own
-//!    registered memory are *staged* (`GetRec::staged`) and written by `sync/` only after
-//!    [`end_reads`](Engine::end_reads) returns on this process, and `end_reads` may return only
-//!    when no process reads this process's memory any more.
+//! 3. If any process has gets: `sync/` says where each of this process's gets lands (its
+//!    destination, or its place in the stage when the destination is registered memory,
+//!    `GetRec::staged`); [`read`](Engine::read) says where each get's bytes are (in the owner's
+//!    memory, in this address space, or in the engine's buffers), or writes them into place
+//!    itself, and answers extension requests; `sync/` then copies every get's bytes to where
+//!    they land. Every read of a process's registered memory must happen before that process
+//!    writes any of it in this sync: `end_reads` may return only when no process reads this
+//!    process's memory any more, and staged results are written only after it.
 //! 4. `sync/` writes staged get results, calls [`land_puts`](Engine::land_puts) (an engine
 //!    that moves some puts' bytes itself completes them here, landing them in registered
 //!    memory only where no other put of the superstep writes), then applies the puts of the
@@ -78,7 +80,7 @@
 //! a `Group` per rank; `arrive` is the rank's barrier, with one thread per rank exchanging the
 //! rank's combined flags and blocks with the other ranks in between; `exchange` presents the
 //! outboxes of local peers in place and the blocks of remote ones deserialised, through one
-//! [`Peers`] view; `read` copies local get sources directly and asks remote owners by
+//! [`Peers`] view; `read` points at local get sources in place and asks remote owners by
 //! request/reply; `end_reads`/`end_puts` are the rank's barrier, since remote readers work on
 //! copies.
 
@@ -92,6 +94,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::Error;
+pub(crate) use crate::outbox::LANDED;
 use crate::outbox::{Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::reg::Table;
 
@@ -120,10 +123,12 @@ pub(crate) trait Engine {
     /// this process.
     fn peers(&self) -> &dyn Peers;
 
-    /// Completes this process's gets and extension requests (step 3 of the contract): writes
-    /// the results of gets whose destination is outside registered memory, and leaves the
-    /// others (`GetRec::staged`, in issue order) and the replies to extension requests (one
-    /// range per request part, in part order) in `got`.
+    /// Fetches this process's gets and answers its extension requests (step 3 of the
+    /// contract). For the `i`-th get record (issue order), `got.gets[i].to` is where `sync/`
+    /// lands its bytes; the engine sets `got.gets[i].from` to the address of those bytes,
+    /// readable and unchanged until this process's `end_reads` returns, or writes them to
+    /// `to` itself (a transfer straight into place) and sets `from` to [`LANDED`]. It leaves
+    /// the replies to extension requests (one range per request part, in part order) in `got`.
     fn read(&mut self, table: &Table, got: &mut ReadResults);
 
     /// Returns once no process reads this process's registered memory in this sync any more.
@@ -150,16 +155,29 @@ pub(crate) trait Engine {
     }
 }
 
-/// What the read phase leaves for the put phase: get results that land in registered memory,
-/// and the replies to extension requests. Kept by the process between syncs (its buffers are
-/// reused).
+/// What the read phase works with: where each get's bytes land and where the engine found
+/// them, the bytes of the gets that land in registered memory, and the replies to extension
+/// requests. Kept by the process between syncs (its buffers are reused). `sync/gets.rs` fills
+/// the landing places and writes every get's result; the engine only says where the bytes are.
 #[derive(Debug, Default)]
 pub(crate) struct ReadResults {
-    /// The bytes of the staged gets (`GetRec::staged`), in issue order.
+    /// One per get record of this process, in issue order.
+    pub gets: Vec<GetBytes>,
+    /// The bytes of the staged gets (`GetRec::staged`), in issue order (grown, never shrunk;
+    /// the engine never touches it: `gets[i].to` may point into it).
     pub stage: Vec<u8>,
     /// The replies to extension requests: `reply[ranges[i]]` answers request part `i`.
     pub reply: Vec<u8>,
     pub ranges: Vec<std::ops::Range<usize>>,
+}
+
+/// Where one get's bytes go and where the engine found them (`Engine::read`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GetBytes {
+    /// Its destination, or its place in the stage (set by `sync/` before `read`).
+    pub to: usize,
+    /// Where its bytes are until `end_reads` (set by the engine), or [`LANDED`].
+    pub from: usize,
 }
 
 /// The engines this build has: the one place that lists them. A closed set, so that the calls

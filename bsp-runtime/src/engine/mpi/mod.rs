@@ -575,28 +575,21 @@ impl Mpi {
         for (c, &d) in self.cursor.iter_mut().zip(&self.dense.recv_displs) {
             *c = d as usize * 8;
         }
-        // Staged results (destinations in registered memory) go to `stage` in issue order, for
-        // `sync/` to write after the read phase.
-        got.stage.clear();
-        got.stage.resize(out.gets.iter().filter(|g| g.staged).map(|g| g.bytes).sum(), 0);
-        let mut staged_at = 0;
-        for g in &out.gets {
-            let dst = if g.staged { got.stage[staged_at..].as_mut_ptr() as usize } else { g.dst_addr };
-            if g.staged {
-                staged_at += g.bytes;
-            }
+        // Each get's bytes: small ones in the owner's reply block (in `recv`, unchanged until
+        // the next sync's exchange), large ones straight into where `sync/` lands them.
+        for (g, b) in out.gets.iter().zip(&mut got.gets) {
             if is_large(g.bytes) {
-                // SAFETY: `dst` is this process's get destination, borrowed mutably until the end
-                // of this sync (`Superstep::get`) and outside every registration, or its place in
-                // `stage`, which is not touched (nor reallocated) until the transfers complete
-                // below.
-                unsafe { transfers.receive(&self.comm, g.pid, GET_TAG, dst, g.bytes) };
+                // SAFETY: `b.to` is where `sync/` lands this get (`sync/gets.rs`): its
+                // destination, borrowed mutably by this process until the end of this sync
+                // (`Superstep::get`) and outside every registration, or its place in the stage,
+                // which nothing touches (nor reallocates) until `read` returns; the transfers
+                // complete before that.
+                unsafe { transfers.receive(&self.comm, g.pid, GET_TAG, b.to, g.bytes) };
+                b.from = LANDED;
                 continue;
             }
             let at = self.cursor[g.pid];
-            let reply = &replies[at..at + g.bytes];
-            // SAFETY: as above, for a destination written now; the reply does not overlap it.
-            unsafe { std::ptr::copy_nonoverlapping(reply.as_ptr(), dst as *mut u8, g.bytes) };
+            b.from = replies[at..at + g.bytes].as_ptr() as usize;
             self.cursor[g.pid] += g.bytes;
         }
         // Owners' memory may be written (puts) only once their large replies have left.

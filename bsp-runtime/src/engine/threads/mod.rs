@@ -27,7 +27,7 @@ use crossbeam_utils::sync::Parker;
 use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, RegRow, Status, Want};
 use crate::Error;
 use crate::ext::ExtTarget;
-use crate::outbox::{DestQueue, GetRec, Meta, Outbox, ReqPart, Senders};
+use crate::outbox::{DestQueue, Meta, Outbox, ReqPart, Senders};
 use crate::reg::Table;
 use barrier::Barrier;
 
@@ -199,10 +199,11 @@ impl Engine for Threads {
             unsafe { serve_in_place(table, self.pid, part, &mine.req_data, &mut got.reply) };
             got.ranges.push(got.ranges.last().map_or(0, |r| r.end)..got.reply.len());
         }
-        got.stage.clear();
-        for g in &mine.gets {
-            // SAFETY: every process is inside this sync (after `exchange`).
-            unsafe { get_in_place(g, &mut got.stage) };
+        // Every get's bytes are in its owner's registered memory, in this address space, which
+        // its owner (inside this sync) writes only after its `end_reads`, the barrier that
+        // this process's `end_reads` is too.
+        for (g, b) in mine.gets.iter().zip(&mut got.gets) {
+            b.from = g.src_addr;
         }
     }
 
@@ -222,29 +223,6 @@ impl Engine for Threads {
     fn end_outbox_reads(&mut self) -> Result<bool, Poisoned> {
         // A barrier: every process has left the sync's last phase, the last to read outboxes.
         self.combine(0).map(|_| true)
-    }
-}
-
-/// Completes get `g` by reading its source in the owner's memory, in this address space: into
-/// its destination, or appended to `stage` if it is staged (its destination is registered).
-///
-/// # Safety
-/// The owner must be inside the sync of this get, before its `end_reads` (so that it writes no
-/// registered memory, and its registration stays allocated), in this address space.
-pub(crate) unsafe fn get_in_place(g: &GetRec, stage: &mut Vec<u8>) {
-    if g.staged {
-        // SAFETY: the source is registered memory of a process that is inside this sync and
-        // writes no registered memory before `end_reads` (the caller's contract); it stays
-        // allocated (held by its table) at least until then. `g.bytes` is within its extent
-        // (checked at the call).
-        let src = unsafe { std::slice::from_raw_parts(g.src_addr as *const u8, g.bytes) };
-        stage.extend_from_slice(src);
-    } else {
-        // SAFETY: source as above. The destination is memory this process borrowed mutably
-        // until the end of this sync (`Superstep::get`), outside every registration, so nobody
-        // else reads or writes it; source and destination cannot overlap (one is registered,
-        // the other is not).
-        unsafe { std::ptr::copy_nonoverlapping(g.src_addr as *const u8, g.dst_addr as *mut u8, g.bytes) };
     }
 }
 
