@@ -38,26 +38,21 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use mpi::Count;
 use mpi::collective::SystemOperation;
-use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 
 use std::cell::UnsafeCell;
 
-use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, Status, Want};
+use super::transport::is_large;
+use super::transport::mpi::direct::{GET_TAG, PUT_TAG, Transfers, swap_words};
+use super::transport::mpi::sparse::{self, Block, Landing, log2_ceil};
+use super::transport::mpi::{Dense, INLINE_WORDS, POINT_TO_POINT_RANKS, count};
+use super::transport::wire::{self, HEADER_WORDS, LargeIn, Received};
+use super::{AnyEngine, Endpoint, Engine, Fate, GetBytes, Outboxes, Peers, Poisoned, ReadResults, Status, Want};
 use crate::Error;
-use crate::outbox::{Arrival, LANDED, Outbox, Pending, PutSrc, flags};
+use crate::outbox::{GetRec, LANDED, Outbox, PutSrc, flags};
 use crate::reg::Table;
-use direct::{BLOCK_TAG, GET_TAG, PUT_TAG, Transfers, is_large, swap_words};
-use wire::{HEADER_WORDS, LargeIn, Reader, Received, put_bytes};
-
-pub(crate) mod direct;
-pub(crate) mod sparse;
-pub(crate) mod wire;
-
-use sparse::{Block, Landing, log2_ceil};
 
 /// Whether this OS process was started by `mpirun` (read before MPI is initialised, which
 /// sets some of these variables itself).
@@ -85,14 +80,14 @@ pub(crate) struct Mpi {
     /// The rank's two outboxes (by superstep parity), written by the rank's own calls and read
     /// by `serialize` in the sync: one thread, never at the same time.
     outboxes: Box<[UnsafeCell<Outbox>; 2]>,
-    /// The blocks out (by destination) and their counts, and the counts of the blocks in.
+    send: Vec<u64>,
+    /// The counts of the blocks out (by destination) and in, and the exchange that moves them.
     dense: Dense,
     recv: Vec<u64>,
     peers: Received,
-    /// Scratch for serving gets: one requester's reply bytes, bytes asked of each owner, and
-    /// read positions in the replies.
+    /// Scratch for serving gets: one requester's reply bytes, and read positions in the
+    /// replies.
     scratch: Vec<u8>,
-    asked: Vec<usize>,
     cursor: Vec<usize>,
     /// Large transfers moving point to point in this sync (`direct.rs`): puts (completed in
     /// `land_puts`) and get replies (completed in `read`), kept apart so that waiting for one
@@ -181,67 +176,17 @@ const DENSE: u64 = 1 << 40;
 /// In the size word of a two-rank arrival: the block follows in the same message.
 const INLINE: u64 = 1 << 63;
 
-/// The longest arrival message that carries its block (in words): under Open MPI's eager limit
-/// for shared memory (4 KiB), so that the message stays one copy, without a rendezvous.
-const INLINE_WORDS: usize = 480;
-
-/// The longest message of a block cut into pieces (in words): as [`INLINE_WORDS`], under Open
-/// MPI's eager limit for shared memory, so that each piece goes without a rendezvous.
-const PIECE_WORDS: usize = INLINE_WORDS;
-
-/// Blocks of at most this many words (16 KiB) go between a few ranks as pieces of
-/// [`PIECE_WORDS`]: a block above the eager limit sent whole waits for a rendezvous (a round
-/// trip between the ranks, then a copy by the kernel), which costs more than the copies of a
-/// few eager pieces. Longer blocks go whole.
-const PIECES_MAX_WORDS: usize = 2048;
-
-/// `(offset, words)` of the messages that carry a block of `words` words between two ranks
-/// (`Mpi::all_to_all_v`): pieces of [`PIECE_WORDS`] up to [`PIECES_MAX_WORDS`], otherwise the
-/// whole block. Sender and receiver cut the block alike, from the size the arrival announced,
-/// and pieces with one tag between two ranks match in the order posted (MPI's non-overtaking
-/// rule).
-fn pieces(words: usize) -> impl Iterator<Item = (usize, usize)> {
-    let piece = if words <= PIECES_MAX_WORDS { PIECE_WORDS } else { words.max(1) };
-    (0..words.div_ceil(piece)).map(move |i| (i * piece, (words - i * piece).min(piece)))
-}
-
-/// Up to this many ranks, the exchange of blocks is a message to and from each other rank
-/// (`all_to_all_v`), beyond, one `MPI_Alltoallv`.
-const POINT_TO_POINT_RANKS: usize = 8;
-
-/// `counts` as MPI displacements (exclusive prefix sums), checked: MPI displacements are `int`.
-/// Returns the total.
-pub(crate) fn displacements(counts: &[Count], displs: &mut Vec<Count>, what: &str) -> usize {
-    displs.clear();
-    let mut at: usize = 0;
-    for &c in counts {
-        displs.push(count(at, what));
-        at += usize::try_from(c).expect("MPI counts are not negative");
-    }
-    count(at, what);
-    at
-}
-
-/// `words` as an MPI count, checked: MPI counts are `int`.
-pub(crate) fn count(words: usize, what: &str) -> Count {
-    Count::try_from(words).unwrap_or_else(|_| {
-        panic!(
-            "the MPI engine moves at most 2^31 - 1 words (16 GiB) to or from one rank per superstep; {what} needs {words}"
-        )
-    })
-}
-
 impl Mpi {
     fn new(comm: SimpleCommunicator, nprocs: usize, mode: ExchangeMode) -> Self {
         Mpi {
             comm,
             parity: 0,
             outboxes: Box::new([UnsafeCell::new(Outbox::new(nprocs)), UnsafeCell::new(Outbox::new(nprocs))]),
+            send: Vec::new(),
             dense: Dense::new(nprocs),
             recv: Vec::new(),
             peers: Received::new(nprocs),
             scratch: Vec::new(),
-            asked: vec![0; nprocs],
             cursor: vec![0; nprocs],
             put_transfers: Transfers::default(),
             get_transfers: Transfers::default(),
@@ -324,7 +269,7 @@ impl Mpi {
                 // The block for the other rank: after the own block if that comes first.
                 let at = if other == 0 { 0 } else { self.dense.send_counts[0] as usize };
                 self.arrive_msg[1] |= INLINE;
-                self.arrive_msg.extend_from_slice(&self.dense.send[at..at + words]);
+                self.arrive_msg.extend_from_slice(&self.send[at..at + words]);
                 self.inline_sent = true;
             }
             swap_words(&self.comm, other, &self.arrive_msg, &mut self.arrive_got);
@@ -380,19 +325,19 @@ impl Mpi {
     fn exchange_sparse(&mut self) {
         // SAFETY: in the sync, after `arrive`, which noted the destinations in `dests`.
         let out = unsafe { own_outbox(&self.outboxes, self.parity) };
-        self.dense.send.clear();
+        self.send.clear();
         self.blocks.clear();
         self.large_out.clear();
         for &d in &self.dests {
-            let at = self.dense.send.len();
-            wire::write_block(out, d, &mut self.dense.send, Some(&mut self.large_out));
-            self.blocks.push(Block { rank: d, at, words: self.dense.send.len() - at });
+            let at = self.send.len();
+            wire::write_block(out, d, &mut self.send, Some(&mut self.large_out));
+            self.blocks.push(Block { rank: d, at, words: self.send.len() - at });
         }
         // What the last exchange left in the view from senders not heard from now must go.
         self.peers.forget_senders();
         let me = self.comm.rank() as usize;
         let into = Landing { recv: &mut self.recv, got: &mut self.arrived, requests: &mut self.requests };
-        self.messages += sparse::consensus(&self.comm, me, &self.dense.send, &self.blocks, into);
+        self.messages += sparse::consensus(&self.comm, me, &self.send, &self.blocks, into);
         self.arrived.sort_unstable_by_key(|b| b.rank);
         self.large_in.clear();
         self.peers.senders.clear();
@@ -411,22 +356,9 @@ impl Mpi {
 
     /// Every rank's arrival, superstep and pending counts (error paths only).
     fn all_statuses(&self, mine: Status) -> Vec<Status> {
-        let words = [
-            u64::from(mine.arrival == Arrival::End),
-            mine.step as u64,
-            mine.pending.puts as u64,
-            mine.pending.gets as u64,
-            mine.pending.sends as u64,
-        ];
-        let mut all = vec![0u64; 5 * self.comm.size() as usize];
-        self.comm.all_gather_into(&words[..], &mut all[..]);
-        all.chunks_exact(5)
-            .map(|w| Status {
-                arrival: if w[0] == 1 { Arrival::End } else { Arrival::Sync },
-                step: w[1] as usize,
-                pending: Pending { puts: w[2] as usize, gets: w[3] as usize, sends: w[4] as usize },
-            })
-            .collect()
+        let mut all = vec![0u64; wire::STATUS_WORDS * self.comm.size() as usize];
+        self.comm.all_gather_into(&wire::status_words(&mine)[..], &mut all[..]);
+        wire::statuses(&all).collect()
     }
 
     /// Serialises this rank's bookkeeping and its queue for every destination into `send`.
@@ -434,13 +366,13 @@ impl Mpi {
         // SAFETY: called in the sync, from `arrive` or `exchange`.
         let out = unsafe { own_outbox(&self.outboxes, self.parity) };
         let p = self.dense.recv_counts.len();
-        self.dense.send.clear();
+        self.send.clear();
         self.dense.send_counts.clear();
         self.large_out.clear();
         for q in 0..p {
-            let start = self.dense.send.len();
-            wire::write_block(out, q, &mut self.dense.send, Some(&mut self.large_out));
-            let words = self.dense.send.len() - start;
+            let start = self.send.len();
+            wire::write_block(out, q, &mut self.send, Some(&mut self.large_out));
+            let words = self.send.len() - start;
             self.dense.send_counts.push(count(words, "the data for one destination"));
         }
     }
@@ -449,7 +381,7 @@ impl Mpi {
     /// `inline`: the blocks that went with a two-rank arrival, as (sent, got).
     fn all_to_all_v(&mut self, inline: (bool, bool)) {
         let got = inline.1.then(|| &self.arrive_got[2..]);
-        self.messages += self.dense.all_to_all_v(&self.comm, &mut self.recv, inline.0, got);
+        self.messages += self.dense.all_to_all_v(&self.comm, &self.send, &mut self.recv, inline.0, got);
     }
 
     /// Turns the received blocks into `peers`, reusing its buffers.
@@ -489,11 +421,10 @@ impl Mpi {
     }
 
     /// Answers the get requests (from this rank's registered memory, before any put of the
-    /// superstep lands) and the requests to this rank's extension objects, then hands the
-    /// answers to this rank's own gets and requests, in issue order.
-    ///
-    /// A reply block, per requester: the requested DRMA bytes (padded to a word), then for each
-    /// extension request its length in a word and its bytes (padded).
+    /// superstep lands) and the requests to this rank's extension objects, then finds the
+    /// answers to this rank's own gets and requests, in issue order. The replies are in the
+    /// wire format's ([`wire::write_reply`], [`wire::read_replies`]); large gets move point to
+    /// point, straight into where `sync/` lands them.
     fn serve_gets(&mut self, table: &Table, got: &mut ReadResults) {
         let p = self.dense.recv_counts.len();
         // SAFETY: in the sync, after `arrive`.
@@ -501,10 +432,9 @@ impl Mpi {
         // Large replies leave from this rank's registered memory and large results land in
         // their destinations: completed before this returns or unwinds.
         let mut transfers = self.get_transfers.post();
-        self.dense.send.clear();
+        self.send.clear();
         self.dense.send_counts.clear();
         self.blocks.clear();
-        let bytes = &mut self.scratch;
         // Dense: a reply block for every rank (maybe empty); sparse: for those that asked.
         let sparse = self.sparse;
         let requesters = if sparse { self.peers.senders.len() } else { p };
@@ -513,33 +443,23 @@ impl Mpi {
             if sparse && self.peers.reqs[src].is_empty() && self.peers.xreqs[src].is_empty() {
                 continue;
             }
-            bytes.clear();
-            for req in &self.peers.reqs[src] {
-                let entry = table.entries[req.slot as usize].as_ref().expect("a get checked at the call");
-                let addr = entry.local_addr + req.byte_offset;
-                if is_large(req.len) {
-                    // SAFETY: inside this rank's registration (checked against its extent by
-                    // the requester at the call); nothing writes it until this phase's
-                    // transfers complete, at the end of `serve_gets`.
-                    unsafe { transfers.send(&self.comm, src, GET_TAG, addr, req.len) };
-                    self.messages += 1;
-                    continue;
+            let start = self.send.len();
+            let (comm, messages) = (&self.comm, &mut self.messages);
+            let large = |addr: usize, len: usize| {
+                if !is_large(len) {
+                    return false;
                 }
-                // SAFETY: as above; read now.
-                let data = unsafe { std::slice::from_raw_parts(addr as *const u8, req.len) };
-                bytes.extend_from_slice(data);
-            }
-            let start = self.dense.send.len();
-            put_bytes(&mut self.dense.send, bytes);
-            for x in &self.peers.xreqs[src] {
-                let entry = table.entries[x.slot as usize].as_ref().expect("a request checked at the call");
-                let target = entry.ext.as_deref().expect("requests go to extension registrations");
-                bytes.clear();
-                target.serve(src, &self.peers.xreq_data[src][x.at..x.at + x.len], bytes);
-                self.dense.send.push(bytes.len() as u64);
-                put_bytes(&mut self.dense.send, bytes);
-            }
-            let words = self.dense.send.len() - start;
+                // SAFETY: inside this rank's registration (checked against its extent by the
+                // requester at the call); nothing writes it until this phase's transfers
+                // complete, at the end of `serve_gets`.
+                unsafe { transfers.send(comm, src, GET_TAG, addr, len) };
+                *messages += 1;
+                true
+            };
+            // SAFETY: the read phase of this sync, whose requests `peers` holds; this rank
+            // writes no registered memory before it returns.
+            unsafe { wire::write_reply(&self.peers, src, table, &mut self.scratch, &mut self.send, large) };
+            let words = self.send.len() - start;
             if sparse {
                 self.blocks.push(Block { rank: src, at: start, words });
             } else {
@@ -555,7 +475,7 @@ impl Mpi {
             self.owners.dedup();
             let me = self.comm.rank() as usize;
             let into = Landing { recv: &mut self.recv, got: &mut self.arrived, requests: &mut self.requests };
-            self.messages += sparse::replies(&self.comm, me, &self.dense.send, &self.blocks, &self.owners, into);
+            self.messages += sparse::replies(&self.comm, me, &self.send, &self.blocks, &self.owners, into);
             self.dense.recv_displs.resize(p, 0);
             for b in &self.arrived {
                 self.dense.recv_displs[b.rank] = count(b.at, "everything this rank receives");
@@ -563,52 +483,39 @@ impl Mpi {
         } else {
             self.comm.all_to_all_into(&self.dense.send_counts[..], &mut self.dense.recv_counts[..]);
             self.messages += p as u64 - 1;
-            self.messages += self.dense.all_to_all_v(&self.comm, &mut self.recv, false, None);
+            self.messages += self.dense.all_to_all_v(&self.comm, &self.send, &mut self.recv, false, None);
         }
-        // DRMA gets, in issue order, from the front of each owner's block (large ones arrive
-        // point to point).
-        self.asked.fill(0);
-        for g in out.gets.iter().filter(|g| !is_large(g.bytes)) {
-            self.asked[g.pid] += g.bytes;
-        }
-        let replies: &[u8] = bytemuck::cast_slice(&self.recv[..]);
+        // Each owner's reply to this rank starts at its block (in `recv`, unchanged until the
+        // next sync's exchange); large gets come point to point.
         for (c, &d) in self.cursor.iter_mut().zip(&self.dense.recv_displs) {
             *c = d as usize * 8;
         }
-        // Each get's bytes: small ones in the owner's reply block (in `recv`, unchanged until
-        // the next sync's exchange), large ones straight into where `sync/` lands them.
-        for (g, b) in out.gets.iter().zip(&mut got.gets) {
-            if is_large(g.bytes) {
-                // SAFETY: `b.to` is where `sync/` lands this get (`sync/gets.rs`): its
-                // destination, borrowed mutably by this process until the end of this sync
-                // (`Superstep::get`) and outside every registration, or its place in the stage,
-                // which nothing touches (nor reallocates) until `read` returns; the transfers
-                // complete before that.
-                unsafe { transfers.receive(&self.comm, g.pid, GET_TAG, b.to, g.bytes) };
-                b.from = LANDED;
-                continue;
+        let comm = &self.comm;
+        let large = |g: &GetRec, b: &mut GetBytes| {
+            if !is_large(g.bytes) {
+                return false;
             }
-            let at = self.cursor[g.pid];
-            b.from = replies[at..at + g.bytes].as_ptr() as usize;
-            self.cursor[g.pid] += g.bytes;
-        }
+            // SAFETY: `b.to` is where `sync/` lands this get (`sync/gets.rs`): its destination,
+            // borrowed mutably by this process until the end of this sync (`Superstep::get`) and
+            // outside every registration, or its place in the stage, which nothing touches (nor
+            // reallocates) until `read` returns; the transfers complete before that.
+            unsafe { transfers.receive(comm, g.pid, GET_TAG, b.to, g.bytes) };
+            b.from = LANDED;
+            true
+        };
+        let replies = (&mut got.reply, &mut got.ranges);
+        wire::read_replies(
+            &self.recv,
+            &mut self.cursor,
+            &out.gets,
+            &mut got.gets,
+            &out.req_parts,
+            replies,
+            large,
+            |_, _| false,
+        );
         // Owners' memory may be written (puts) only once their large replies have left.
         transfers.wait();
-        // Extension replies follow, word aligned, in part order.
-        for (c, (&d, &a)) in self.cursor.iter_mut().zip(self.dense.recv_displs.iter().zip(&self.asked)) {
-            *c = d as usize + a.div_ceil(8);
-        }
-        got.reply.clear();
-        got.ranges.clear();
-        for part in &out.req_parts {
-            let mut r = Reader { words: &self.recv[..], at: self.cursor[part.pid] };
-            let len = r.usize();
-            let reply = r.bytes(len);
-            self.cursor[part.pid] = r.at;
-            let start = got.reply.len();
-            got.reply.extend_from_slice(reply);
-            got.ranges.push(start..got.reply.len());
-        }
     }
 }
 
@@ -631,94 +538,6 @@ fn note_dests(out: &Outbox, dests: &mut Vec<usize>) {
     dests.extend(out.req_parts.iter().map(|r| r.pid));
     dests.sort_unstable();
     dests.dedup();
-}
-
-/// The dense exchange of blocks: one block to and from every rank, whose sizes both sides know.
-pub(crate) struct Dense {
-    /// The blocks out, by destination rank, and their sizes (words).
-    pub send: Vec<u64>,
-    pub send_counts: Vec<Count>,
-    send_displs: Vec<Count>,
-    /// The sizes of the blocks in (from the arrival or an `MPI_Alltoall`), and where each lands.
-    pub recv_counts: Vec<Count>,
-    pub recv_displs: Vec<Count>,
-    /// The messages of an exchange among a few ranks.
-    transfers: Transfers,
-}
-
-impl Dense {
-    pub(crate) fn new(ranks: usize) -> Self {
-        Dense {
-            send: Vec::new(),
-            send_counts: Vec::with_capacity(ranks),
-            send_displs: Vec::with_capacity(ranks),
-            recv_counts: vec![0; ranks],
-            recv_displs: Vec::with_capacity(ranks),
-            transfers: Transfers::default(),
-        }
-    }
-
-    /// The blocks of `send` (by `send_counts`) to every rank, into `recv` (by `recv_counts`, at
-    /// `recv_displs`): a message to and from each other rank up to [`POINT_TO_POINT_RANKS`]
-    /// ranks, one `MPI_Alltoallv` beyond. `inline_sent`: the block for the other of two ranks
-    /// went with the arrival; `inline_got`: the other's block, which came with it. `recv` is
-    /// grown, never shrunk (readers go by the displacements). Returns the messages this rank
-    /// sent.
-    pub(crate) fn all_to_all_v(
-        &mut self,
-        comm: &SimpleCommunicator,
-        recv: &mut Vec<u64>,
-        inline_sent: bool,
-        inline_got: Option<&[u64]>,
-    ) -> u64 {
-        displacements(&self.send_counts, &mut self.send_displs, "everything this rank sends");
-        let total = displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
-        // Grown, never cleared: MPI overwrites the blocks, and readers go by the displacements
-        // (zeroing the buffer on every sync costs as much as a copy of it).
-        if recv.len() < total {
-            recv.resize(total, 0);
-        }
-        let p = self.recv_counts.len();
-        if p > POINT_TO_POINT_RANKS {
-            let send = Partition::new(&self.send[..], &self.send_counts[..], &self.send_displs[..]);
-            let mut into = PartitionMut::new(&mut recv[..total], &self.recv_counts[..], &self.recv_displs[..]);
-            comm.all_to_all_varcount_into(&send, &mut into);
-            return p as u64 - 1;
-        }
-        // A few ranks: what `MPI_Alltoallv` does for them (a message to and from each other
-        // rank, a copy of the own block), without the collective's overhead.
-        let mut messages = 0;
-        let me = comm.rank() as usize;
-        let (sd, rd, n) = (self.send_displs[me] as usize, self.recv_displs[me] as usize, self.send_counts[me] as usize);
-        recv[rd..rd + n].copy_from_slice(&self.send[sd..sd + n]);
-        let (send, into) = (self.send.as_ptr() as usize, recv.as_mut_ptr() as usize);
-        let mut transfers = self.transfers.post();
-        for q in (0..p).filter(|&q| q != me) {
-            let (at, words) = (self.recv_displs[q] as usize, self.recv_counts[q] as usize);
-            if let Some(block) = inline_got {
-                // Two ranks, and the other's block came with its arrival.
-                recv[at..at + words].copy_from_slice(&block[..words]);
-                continue;
-            }
-            for (from, n) in pieces(words) {
-                // SAFETY: a piece of rank q's block of `recv` (inside `total` words), written by
-                // nothing else and read only after the transfers complete below (`recv` is not
-                // touched, nor reallocated, until then).
-                unsafe { transfers.receive(comm, q, BLOCK_TAG, into + 8 * (at + from), 8 * n) };
-            }
-        }
-        for q in (0..p).filter(|&q| q != me && !inline_sent) {
-            let (at, words) = (self.send_displs[q] as usize, self.send_counts[q] as usize);
-            for (from, n) in pieces(words) {
-                // SAFETY: a piece of the block for rank q of `send`, unchanged until the transfers
-                // complete below.
-                unsafe { transfers.send(comm, q, BLOCK_TAG, send + 8 * (at + from), 8 * n) };
-                messages += 1;
-            }
-        }
-        transfers.wait();
-        messages
-    }
 }
 
 impl Engine for Mpi {
@@ -1023,9 +842,18 @@ impl RunEnd {
         if error.is_collective() {
             return report_once(&self.fence, error);
         }
-        crate::error::print_error(&error);
-        world.abort(1)
+        abort_alone(world, Some(error))
     }
+}
+
+/// Prints this rank's failure, if any, and ends every rank (`MPI_Abort`): only this rank failed,
+/// so the others may wait in a collective forever (the MPI engine's and the hybrid engine's
+/// failure report).
+pub(crate) fn abort_alone(world: &SimpleCommunicator, error: Option<Error>) -> ! {
+    if let Some(error) = error {
+        crate::error::print_error(&error);
+    }
+    world.abort(1)
 }
 
 /// An error that every rank of `comm` found identically: rank 0 prints it now, and no rank

@@ -2,7 +2,7 @@
 //!
 //! Small puts, messages and get replies travel packed in the sync's `MPI_Alltoallv`, which costs
 //! a copy into the send buffer and one out of the receive buffer: nothing, for a few words, and
-//! most of the time for megabytes. So a transfer of at least [`LARGE`] bytes is left out of the
+//! most of the time for megabytes. So a transfer of at least [`LARGE`](super::super::LARGE) bytes is left out of the
 //! packed exchange (its record still travels there, without its bytes) and moves as its own
 //! non-blocking message, straight from where the data is to where it goes:
 //!
@@ -25,9 +25,6 @@ use std::ffi::c_void;
 use mpi::ffi;
 use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
-
-/// Transfers of at least this many bytes move point to point.
-pub(crate) const LARGE: usize = 64 << 10;
 
 /// The longest single message.
 const CHUNK: usize = 1 << 30;
@@ -66,12 +63,6 @@ pub(crate) fn swap_words(comm: &SimpleCommunicator, rank: usize, out: &[u64], in
         )
     };
     assert_eq!(rc, 0, "MPI_Sendrecv of {} words with rank {rank} failed", out.len());
-}
-
-/// Whether a transfer of `len` bytes moves point to point.
-#[inline]
-pub(crate) fn is_large(len: usize) -> bool {
-    len >= LARGE
 }
 
 /// Where the requests of one phase of a sync are kept between syncs (reused, so that a phase
