@@ -16,7 +16,10 @@
 //!   for processes of other ranks, serialised in the wire format
 //!   ([`wire`](super::transport::wire)), one block per pair of processes that have something to say
 //!   (every pair when registrations or the tag size change, so that the collective bookkeeping
-//!   reaches everyone), in one exchange among the ranks;
+//!   reaches everyone), in one exchange among the ranks: dense (a part to and from every rank),
+//!   or sparse (only between ranks that talk, `Transport::exchange_sparse`) as the MPI engine
+//!   chooses (`BSP_MPI_EXCHANGE`; by default where the transport finds it pays and every rank
+//!   talks to at most a quarter of the others);
 //! - gets from processes of other ranks are request/reply: the requests travel in the blocks,
 //!   each owner serves those addressed to it from its own memory, and the leader returns the
 //!   replies in a second exchange.
@@ -53,9 +56,10 @@ use std::sync::Arc;
 use crossbeam_utils::sync::Parker;
 
 use super::threads::{Group, placement, serve_in_place};
-use super::transport::Transport;
+use super::transport::in_process::{Board, InProcess};
 use super::transport::wire::{self, Received};
-use super::{AnyEngine, Endpoint, Engine, Fate, Peers, Poisoned, ReadResults, RegRow, Status};
+use super::transport::{Block, DENSE, ExchangeMode, Transport};
+use super::{AnyEngine, Endpoint, Engine, Fate, Peers, Poisoned, ReadResults, RegRow, Status, Want};
 use crate::Error;
 use crate::outbox::{DestQueue, Meta, Outbox, flags};
 use crate::reg::Table;
@@ -99,14 +103,71 @@ pub(crate) struct Leader {
     transport: Box<dyn Transport>,
     send: Vec<u64>,
     send_counts: Vec<usize>,
+    /// Which exchange syncs may use (`BSP_MPI_EXCHANGE`), and whether this sync uses the
+    /// sparse one (decided in the arrival, identically on every rank).
+    mode: ExchangeMode,
+    sparse: bool,
+    /// The sparse exchange's blocks out and in, and the ranks this rank's blocks go to, or
+    /// whose processes this rank's processes asked something of.
+    blocks: Vec<Block>,
+    got: Vec<Block>,
+    ranks: Vec<usize>,
 }
 
 impl Leader {
-    /// The leader's part over `transport`.
-    pub(crate) fn new(transport: Box<dyn Transport>) -> Box<Leader> {
+    /// The leader's part over `transport`, with the exchange `mode`.
+    pub(crate) fn new(transport: Box<dyn Transport>, mode: ExchangeMode) -> Box<Leader> {
         let ranks = transport.ranks();
-        Box::new(Leader { transport, send: Vec::new(), send_counts: Vec::with_capacity(ranks) })
+        Box::new(Leader {
+            transport,
+            send: Vec::new(),
+            send_counts: Vec::with_capacity(ranks),
+            mode,
+            sparse: false,
+            blocks: Vec::new(),
+            got: Vec::new(),
+            ranks: Vec::new(),
+        })
     }
+
+    /// Whether syncs of this run may use the sparse exchange.
+    fn sparse_capable(&self) -> bool {
+        match self.mode {
+            ExchangeMode::Dense => false,
+            ExchangeMode::Sparse => self.transport.ranks() > 1,
+            ExchangeMode::Auto => self.transport.sparse_by_default(),
+        }
+    }
+
+    /// The blocks of `send` by `send_counts`, but the empty ones, as those of a sparse exchange.
+    fn note_blocks(&mut self) {
+        self.blocks.clear();
+        let mut at = 0;
+        for (rank, &words) in self.send_counts.iter().enumerate() {
+            if words > 0 {
+                self.blocks.push(Block { rank, at, words });
+            }
+            at += words;
+        }
+    }
+}
+
+/// The ranks other than `me` (of `t` processes each) that the outboxes `outs` address, for
+/// `what`: their queues (puts, messages, records, gets), or the owners of their gets and
+/// requests. Ascending, into `ranks`.
+fn ranks_of<'a>(outs: impl Iterator<Item = &'a Outbox>, t: usize, me: usize, owners: bool, ranks: &mut Vec<usize>) {
+    ranks.clear();
+    for out in outs {
+        if owners {
+            ranks.extend(out.gets.iter().map(|g| g.pid / t).chain(out.req_parts.iter().map(|r| r.pid / t)));
+        } else {
+            out.for_each_queue(|d, _| ranks.push(d / t));
+            ranks.extend(out.req_parts.iter().map(|r| r.pid / t));
+        }
+    }
+    ranks.retain(|&r| r != me);
+    ranks.sort_unstable();
+    ranks.dedup();
 }
 
 /// One process's side of the hybrid engine.
@@ -200,6 +261,10 @@ impl Hybrid {
         }
         // SAFETY: written by the leader between the arrival's barriers only (module docs).
         let recv = unsafe { &mut *rank.shared.recv.get() };
+        if leader.sparse {
+            leader.note_blocks();
+            return leader.transport.exchange_sparse(&leader.send, &leader.blocks, recv, &mut leader.got);
+        }
         leader.transport.exchange(&leader.send, &leader.send_counts, recv)
     }
 
@@ -222,8 +287,10 @@ impl Hybrid {
             }
             at += 3 + words;
         }
-        // The view's senders: remote ones heard from and every local process, ascending (the
-        // entries come rank by rank, senders ascending within each).
+        // The view's senders: remote ones heard from and every local process, ascending (after
+        // a dense exchange the entries come rank by rank, senders ascending within each; after
+        // a sparse one the ranks come in any order).
+        self.remote.senders.sort_unstable();
         let base = self.base() as u32;
         let local = base..base + self.rank.t as u32;
         self.senders.clear();
@@ -282,6 +349,16 @@ impl Hybrid {
         }
         // SAFETY: written by the leader between the reply exchange's barriers only.
         let into = unsafe { &mut *rank.shared.replies_in.get() };
+        if leader.sparse {
+            // Replies go back between the ranks that asked: this rank hears from the owners of
+            // its processes' gets and requests.
+            leader.note_blocks();
+            // SAFETY: inside the sync, after the arrival: every local outbox is complete and
+            // nobody writes it until the next superstep.
+            let outs = (0..t).map(|s| unsafe { rank.group.outbox(s, self.parity) });
+            ranks_of(outs, t, rank.rank, true, &mut leader.ranks);
+            return leader.transport.replies(&leader.send, &leader.blocks, &leader.ranks, into, &mut leader.got);
+        }
         leader.transport.exchange(&leader.send, &leader.send_counts, into)
     }
 }
@@ -292,7 +369,28 @@ impl Engine for Hybrid {
         let local = self.local_barrier(flags)?;
         let mut all = 0;
         if let Some(leader) = self.leader.as_mut() {
-            all = leader.transport.all_or(local)?;
+            let mut mine = local;
+            let sparse_capable = leader.sparse_capable();
+            if sparse_capable && local & (flags::WORK | flags::GET) != 0 && leader.mode == ExchangeMode::Auto {
+                // A rank that talks to more than a quarter of the ranks asks for the dense
+                // exchange.
+                let (t, me) = (self.rank.t, self.rank.rank);
+                let group = &self.rank.group;
+                // SAFETY: inside the sync, after the arrival's first barrier: every local outbox
+                // is complete and nobody writes it until the next superstep.
+                let outs = (0..t).map(|s| unsafe { group.outbox(s, parity) });
+                ranks_of(outs, t, me, false, &mut leader.ranks);
+                if 4 * leader.ranks.len() > self.rank.ranks {
+                    mine |= DENSE;
+                }
+            }
+            all = leader.transport.all_or(mine)?;
+            // Sparse when somebody queued something and nobody is dense, changes registrations
+            // or the tag size, or ended: the same verdict on every rank, from the same OR.
+            leader.sparse = sparse_capable
+                && all & (flags::WORK | flags::GET) != 0
+                && all & (DENSE | flags::COLLECTIVE | flags::END | flags::PENDING) == 0;
+            all &= !DENSE;
             if all & (flags::WORK | flags::GET) != 0 {
                 self.send_blocks(all & (flags::COLLECTIVE | flags::END | flags::PENDING) != 0)?;
             }
@@ -562,6 +660,96 @@ impl Starter {
     }
 }
 
+/// The in-process layout: runs `body` at the endpoints of `want` processes split into `groups`
+/// groups of threads of this OS process joined by the in-process transport, one thread each; process 0 on the calling thread.
+pub(crate) fn launch_in_process<R, B>(want: Want, groups: usize, body: B) -> Result<Vec<R>, Error>
+where
+    R: Send,
+    B: Fn(Endpoint) -> Option<R> + Sync,
+{
+    let p = super::threads::nprocs(want)?;
+    if groups == 0 || p % groups != 0 {
+        return Err(Error::launch(format!(
+            "{p} processes cannot be split into {groups} groups of the same size (in-process groups)"
+        )));
+    }
+    let t = p / groups;
+    let (board, board_parkers) = Board::new(groups, p);
+    let (states, parkers): (Vec<Arc<Rank>>, Vec<Vec<Parker>>) =
+        (0..groups).map(|r| Rank::new(r, groups, t, p, true)).unzip();
+    let fate = {
+        let (states, board) = (states.clone(), board.clone());
+        Arc::new(Fate::new(Box::new(move || {
+            states.iter().for_each(|s| s.poison());
+            board.poison();
+        })))
+    };
+    // Every group's starter, the first process's parker of each, and each leader's parker.
+    let mut starters = Vec::with_capacity(groups);
+    let mut firsts = Vec::with_capacity(groups);
+    for (r, (state, parkers)) in states.into_iter().zip(parkers).enumerate() {
+        let (starter, first) = Starter::new(state, parkers, fate.clone(), (groups, r));
+        starters.push(starter);
+        firsts.push(first);
+    }
+    // Each process's parker, by pid, and each leader's end of the board, by group.
+    let mut process_parkers: Vec<Option<Parker>> = Vec::with_capacity(p);
+    for (starter, first) in starters.iter().zip(firsts) {
+        process_parkers.push(Some(first));
+        process_parkers.extend(starter.parkers().into_iter().map(Some));
+    }
+    let mut board_parkers: Vec<Option<Parker>> = board_parkers.into_iter().map(Some).collect();
+    // From three groups on, the sparse exchange whenever the superstep allows it (as
+    // `BSP_MPI_EXCHANGE=sparse` asks), so that the suite's layouts run both exchanges.
+    let mode = match ExchangeMode::from_env() {
+        ExchangeMode::Auto if groups >= 3 => ExchangeMode::Sparse,
+        mode => mode,
+    };
+    let start = |pid: usize, parker: Parker, board_parker: Option<Parker>| {
+        let (r, local) = (pid / t, pid % t);
+        let leader = board_parker.map(|parker| Leader::new(Box::new(InProcess::new(board.clone(), r, parker)), mode));
+        let (endpoint, placed) = starters[r].endpoint(local, parker, leader);
+        let result = body(endpoint);
+        placement::release(placed);
+        result
+    };
+    let mut results: Vec<Option<R>> = std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(p - 1);
+        for pid in 1..p {
+            let start = &start;
+            let parker = process_parkers[pid].take().expect("one parker per process");
+            let board_parker = if pid % t == 0 { board_parkers[pid / t].take() } else { None };
+            let spawned = std::thread::Builder::new()
+                .name(format!("bsp process {pid}"))
+                .spawn_scoped(scope, move || start(pid, parker, board_parker));
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    // Wakes the processes already started, which would wait for it forever.
+                    fate.fail(starters[pid / t].cannot_start(pid % t, &e));
+                    break;
+                }
+            }
+        }
+        let first = process_parkers[0].take().expect("one parker per process");
+        let mut results = vec![if fate.is_failed() { None } else { start(0, first, board_parkers[0].take()) }];
+        // A process thread cannot panic (`process` catches everything); a join error still must
+        // not lose the others.
+        results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
+        results
+    });
+    if let Some(e) = fate.take_failure() {
+        return Err(e);
+    }
+    results
+        .iter_mut()
+        .enumerate()
+        .map(|(pid, r)| {
+            r.take().ok_or_else(|| Error::launch(format!("process {pid} ended without a result or an error")))
+        })
+        .collect()
+}
+
 /// The hybrid engine under `mpirun`: one rank per group, joined by the MPI transport.
 #[cfg(feature = "mpi")]
 mod on_mpi {
@@ -575,6 +763,7 @@ mod on_mpi {
     use crate::Error;
     use crate::engine::mpi::{local_ranks, ranks_from_env, report_once, with_world};
     use crate::engine::threads::placement;
+    use crate::engine::transport::ExchangeMode;
     use crate::engine::transport::mpi::MpiTransport;
     use crate::engine::{Endpoint, Fate, Want};
     use crate::env::THREADS_VAR;
@@ -634,7 +823,7 @@ mod on_mpi {
             (Some(t), Some(1)) if t > 1 => with_world(mpi::Threading::Single, |world| match want.requested {
                 Some(q) if q != t => Err(report_once(&world, procs(want, 1).expect_err("a count other than 1 · t"))),
                 _ => match crate::engine::threads::launch(
-                    Want { requested: Some(t), default: None, threads: None },
+                    Want { requested: Some(t), default: None, threads: None, groups: None },
                     body,
                 ) {
                     // The only rank failed: end it with `MPI_Abort`, as a rank of a larger layout
@@ -727,7 +916,7 @@ mod on_mpi {
             let state = state.clone();
             Arc::new(Fate::new(Box::new(move || state.poison())))
         };
-        let leader = Leader::new(Box::new(MpiTransport::new(comm)));
+        let leader = Leader::new(Box::new(MpiTransport::new(comm)), ExchangeMode::from_env());
         let (starter, first) = Starter::new(state, parkers, fate, (here, local_rank));
         Ok((starter, first, leader, fence))
     }

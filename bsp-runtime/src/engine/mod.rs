@@ -14,7 +14,7 @@
 //! | places to run ([`Endpoint`]; `launch.rs` builds the `Ctx` and runs the program there) | one thread per process, joined by the caller | one rank per process; surplus ranks idle | a thread per process, `BSP_THREADS` per rank |
 //! | the outboxes ([`Outbox`], with the superstep's gets and extension requests) | in the run's shared `Group`, two per process (by superstep parity) | two per rank, in the rank's engine | in the rank's `Group` |
 //! | combining flags ([`Engine::combine`], at a sync [`Engine::arrive`]) | the combining barrier (`threads/barrier.rs`) | up to 8 ranks the flags and the size of what follows, two words to every rank (one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more); beyond, an `MPI_Allreduce` | the rank's barrier, the leaders' `MPI_Allreduce`, the rank's barrier again |
-//! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks; beyond, the sparse exchange or `MPI_Alltoallv`) | in place inside the rank; the leader exchanges the blocks for other ranks in the arrival |
+//! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks; beyond, the sparse exchange or `MPI_Alltoallv`) | in place inside the rank; the leader exchanges the blocks for other ranks in the arrival, through the transport (dense, or sparse as on MPI, `BSP_MPI_EXCHANGE`) |
 //! | serving reads ([`Engine::read`]; `sync/gets.rs` writes every get's result) | a get's bytes are read in the owner's memory; the requester calls the owners' extension objects itself | request/reply: owners answer in a second exchange of blocks, large gets land in place point to point | in place inside the rank; request/reply between ranks |
 //! | reusing an outbox after bulk puts ([`Engine::end_outbox_reads`]) | one more barrier | nothing to wait for | the rank's barrier |
 //! | ends of phases ([`Engine::end_reads`], [`Engine::end_puts`]) | a barrier each | nothing (the exchange already synchronised) | the rank's barrier each |
@@ -85,13 +85,10 @@
 //! request/reply; `end_reads`/`end_puts` are the rank's barrier, since remote readers work on
 //! copies.
 
-// Without the `mpi` feature nothing starts the hybrid driver yet, nor uses the wire format.
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) mod hybrid;
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;
 pub(crate) mod threads;
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) mod transport;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -190,7 +187,6 @@ pub(crate) enum AnyEngine {
     Threads(threads::Threads),
     #[cfg(feature = "mpi")]
     Mpi(Box<mpi::Mpi>),
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     Hybrid(Box<hybrid::Hybrid>),
 }
 
@@ -260,6 +256,9 @@ pub(crate) struct Want {
     /// Threads per rank under `mpirun` (the hybrid engine), when asked for.
     #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the hybrid engine reads it"))]
     pub threads: Option<usize>,
+    /// Without `mpirun`: run the processes as this many groups of threads joined by the
+    /// in-process transport (the hybrid driver without MPI, for testing).
+    pub groups: Option<usize>,
 }
 
 /// One place where a process runs, made by the engine for the runtime (`launch.rs`), which
@@ -288,6 +287,9 @@ where
             return hybrid::launch(want, body);
         }
         return mpi::launch(want, body);
+    }
+    if let Some(groups) = want.groups {
+        return hybrid::launch_in_process(want, groups, body);
     }
     threads::launch(want, body)
 }

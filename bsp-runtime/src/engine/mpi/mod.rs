@@ -44,11 +44,12 @@ use mpi::traits::*;
 
 use std::cell::UnsafeCell;
 
-use super::transport::is_large;
 use super::transport::mpi::direct::{GET_TAG, PUT_TAG, Transfers, swap_words};
-use super::transport::mpi::sparse::{self, Block, Landing, log2_ceil};
-use super::transport::mpi::{Dense, INLINE_WORDS, POINT_TO_POINT_RANKS, count};
+pub(crate) use super::transport::mpi::local_ranks;
+use super::transport::mpi::sparse::{self, Landing, log2_ceil};
+use super::transport::mpi::{Dense, INLINE_WORDS, POINT_TO_POINT_RANKS, count, crowded};
 use super::transport::wire::{self, HEADER_WORDS, LargeIn, Received};
+use super::transport::{Block, DENSE, ExchangeMode, is_large};
 use super::{AnyEngine, Endpoint, Engine, Fate, GetBytes, Outboxes, Peers, Poisoned, ReadResults, Status, Want};
 use crate::Error;
 use crate::outbox::{GetRec, LANDED, Outbox, PutSrc, flags};
@@ -138,41 +139,6 @@ pub(crate) struct Mpi {
     crowded: bool,
 }
 
-/// How a sync of more than two ranks exchanges its blocks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ExchangeMode {
-    /// The sparse exchange (`sparse.rs`) in supersteps where every rank talks to at most a
-    /// quarter of the ranks and nobody changes registrations or the tag size, beyond
-    /// [`POINT_TO_POINT_RANKS`] ranks, unless some machine runs more ranks than it has cores;
-    /// the dense one otherwise.
-    Auto,
-    /// Always the dense exchange: sizes by `MPI_Alltoall`, then the blocks.
-    Dense,
-    /// The sparse exchange whenever the superstep allows it (registrations and tag sizes still
-    /// go the dense way), at any number of ranks.
-    Sparse,
-}
-
-/// The environment variable that chooses the exchange (`auto`, `dense` or `sparse`).
-pub(crate) const EXCHANGE_VAR: &str = "BSP_MPI_EXCHANGE";
-
-impl ExchangeMode {
-    /// The mode `BSP_MPI_EXCHANGE` asks for (`auto` when unset). Its value was checked when
-    /// the launch started (`env.rs`), which names the variable for any other value.
-    pub(crate) fn from_env() -> ExchangeMode {
-        match std::env::var(EXCHANGE_VAR).as_deref() {
-            Ok("dense") => ExchangeMode::Dense,
-            Ok("sparse") => ExchangeMode::Sparse,
-            _ => ExchangeMode::Auto,
-        }
-    }
-}
-
-/// In the flags of a sparse-capable arrival: some rank talks to too many others for the sparse
-/// exchange (an engine bit, above those of `outbox::flags`; removed before `sync/` sees
-/// the flags).
-const DENSE: u64 = 1 << 40;
-
 /// In the size word of a two-rank arrival: the block follows in the same message.
 const INLINE: u64 = 1 << 63;
 
@@ -212,15 +178,6 @@ impl Mpi {
             messages: 0,
             crowded: false,
         }
-    }
-
-    /// Learns whether any machine of the job runs more ranks than it has cores (`crowded`).
-    fn learn_crowding(&mut self) {
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-        let here = u64::from(local_ranks().0 > cores);
-        let mut anywhere = 0u64;
-        self.comm.all_reduce_into(&here, &mut anywhere, SystemOperation::bitwise_or());
-        self.crowded = anywhere != 0;
     }
 
     /// Whether syncs of this run may use the sparse exchange (then every sync starts with an
@@ -643,13 +600,6 @@ impl Engine for Mpi {
     }
 }
 
-/// The ranks `mpirun` started on this machine and this rank's place among them, from the
-/// environment Open MPI gives every rank (one rank, the first, when it gives none).
-pub(crate) fn local_ranks() -> (usize, usize) {
-    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok());
-    (env("OMPI_COMM_WORLD_LOCAL_SIZE").unwrap_or(1), env("OMPI_COMM_WORLD_LOCAL_RANK").unwrap_or(0))
-}
-
 /// The number of ranks `mpirun` started, from the environment it gives every rank (before MPI
 /// is initialised).
 pub(crate) fn ranks_from_env() -> Option<usize> {
@@ -820,7 +770,7 @@ pub(crate) fn start_on(world: &SimpleCommunicator, want: Want) -> Result<Option<
     let fate = Arc::new(Fate::new(Box::new(|| {})));
     let mut engine = Box::new(Mpi::new(comm, p, ExchangeMode::from_env()));
     if engine.mode == ExchangeMode::Auto && p > POINT_TO_POINT_RANKS {
-        engine.learn_crowding();
+        engine.crowded = crowded(&engine.comm);
     }
     let outboxes = engine.outboxes();
     let endpoint = Endpoint { engine: AnyEngine::Mpi(engine), pid: rank, nprocs: p, outboxes, fate: fate.clone() };

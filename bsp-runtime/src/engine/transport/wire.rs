@@ -114,6 +114,7 @@ impl<'a> Reader<'a> {
 
 /// A large put coming to this rank: its record in `Received::queues[src].puts[index]`.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the MPI engine moves puts point to point"))]
 pub(crate) struct LargeIn {
     pub src: usize,
     pub index: usize,
@@ -171,6 +172,7 @@ impl Received {
     }
 
     /// Every rank sends a block (a dense exchange).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "the MPI engine's dense exchange"))]
     pub(crate) fn hear_from_all(&mut self) {
         if self.senders.len() != self.queues.len() {
             self.senders.clear();

@@ -14,10 +14,10 @@ use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-use super::Transport;
+use super::{Block, Transport};
 use crate::engine::Poisoned;
 use direct::{BLOCK_TAG, Transfers};
-use sparse::log2_ceil;
+use sparse::{Landing, log2_ceil};
 
 /// The longest arrival message that carries its block (in words): under Open MPI's eager limit
 /// for shared memory (4 KiB), so that the message stays one copy, without a rendezvous.
@@ -155,18 +155,42 @@ impl Dense {
     }
 }
 
+/// The ranks `mpirun` started on this machine and this rank's place among them, from the
+/// environment Open MPI gives every rank (one rank, the first, when it gives none).
+pub(crate) fn local_ranks() -> (usize, usize) {
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok());
+    (env("OMPI_COMM_WORLD_LOCAL_SIZE").unwrap_or(1), env("OMPI_COMM_WORLD_LOCAL_RANK").unwrap_or(0))
+}
+
+/// Whether any machine of the job runs more ranks than it has cores (one all-reduce over
+/// `comm`, collective). The sparse exchange's non-blocking barrier completes only once every
+/// rank has been scheduled to poll it, which on a crowded machine costs more than the dense
+/// exchange saves, so `ExchangeMode::Auto` then keeps the dense exchange.
+pub(crate) fn crowded(comm: &SimpleCommunicator) -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let here = u64::from(local_ranks().0 > cores);
+    let mut anywhere = 0u64;
+    comm.all_reduce_into(&here, &mut anywhere, SystemOperation::bitwise_or());
+    anywhere != 0
+}
+
 /// The [`Transport`] of the hybrid engine's leaders: one MPI rank per group.
 pub(crate) struct MpiTransport {
     comm: SimpleCommunicator,
     dense: Dense,
+    /// The sparse exchange's sends.
+    requests: Transfers,
+    /// Beyond [`POINT_TO_POINT_RANKS`] ranks: whether some machine runs more ranks than cores.
+    crowded: bool,
     messages: u64,
 }
 
 impl MpiTransport {
-    /// The transport among the ranks of `comm`.
+    /// The transport among the ranks of `comm` (collective: every rank makes it).
     pub(crate) fn new(comm: SimpleCommunicator) -> Self {
         let ranks = comm.size() as usize;
-        MpiTransport { comm, dense: Dense::new(ranks), messages: 0 }
+        let crowded = ranks > POINT_TO_POINT_RANKS && crowded(&comm);
+        MpiTransport { comm, dense: Dense::new(ranks), requests: Transfers::default(), crowded, messages: 0 }
     }
 }
 
@@ -196,6 +220,37 @@ impl Transport for MpiTransport {
         let total = self.dense.recv_counts.iter().map(|&c| c as usize).sum();
         recv.truncate(total);
         Ok(())
+    }
+
+    fn exchange_sparse(
+        &mut self,
+        send: &[u64],
+        blocks: &[Block],
+        recv: &mut Vec<u64>,
+        got: &mut Vec<Block>,
+    ) -> Result<(), Poisoned> {
+        let me = self.rank();
+        let into = Landing { recv, got, requests: &mut self.requests };
+        self.messages += sparse::consensus(&self.comm, me, send, blocks, into);
+        Ok(())
+    }
+
+    fn replies(
+        &mut self,
+        send: &[u64],
+        blocks: &[Block],
+        owners: &[usize],
+        recv: &mut Vec<u64>,
+        got: &mut Vec<Block>,
+    ) -> Result<(), Poisoned> {
+        let me = self.rank();
+        let into = Landing { recv, got, requests: &mut self.requests };
+        self.messages += sparse::replies(&self.comm, me, send, blocks, owners, into);
+        Ok(())
+    }
+
+    fn sparse_by_default(&self) -> bool {
+        self.ranks() > POINT_TO_POINT_RANKS && !self.crowded
     }
 
     fn all_gather(&mut self, mine: &[u64], all: &mut Vec<u64>) -> Result<(), Poisoned> {

@@ -23,20 +23,13 @@ use mpi::ffi;
 use mpi::raw::AsRaw;
 use mpi::topology::{Communicator, SimpleCommunicator};
 
+use super::super::Block;
 use super::direct::{Posted, Transfers};
 
 /// The tag of the blocks of a sparse exchange.
 const SPARSE_TAG: i32 = 0x6274;
 /// The tag of get replies after a sparse exchange.
 const REPLY_TAG: i32 = 0x6275;
-
-/// A block of a sparse exchange: the peer rank and where its words are in a buffer.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Block {
-    pub rank: usize,
-    pub at: usize,
-    pub words: usize,
-}
 
 /// Where an exchange's incoming blocks go: appended to `recv`, noted in `got` by source rank in
 /// arrival order; `requests` keeps the sends' requests between syncs.
