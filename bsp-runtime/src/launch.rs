@@ -74,6 +74,7 @@ pub struct Launch {
     procs: Option<usize>,
     default_procs: Option<usize>,
     threads: Option<usize>,
+    groups: Option<usize>,
 }
 
 impl Launch {
@@ -106,6 +107,18 @@ impl Launch {
     /// person running it choose.
     pub fn default_procs(mut self, p: usize) -> Self {
         self.default_procs = Some(p);
+        self
+    }
+
+    /// Without `mpirun`: run the processes as `groups` groups of threads of this OS process,
+    /// each group's processes sharing memory as on threads and the groups joined by the
+    /// in-process transport, which moves what crosses groups as MPI ranks would (serialised,
+    /// gets by request and reply). The results are those of any engine; it exists to test the
+    /// driver of the hybrid engine and its wire format without MPI. The number of processes
+    /// must be a multiple of `groups`. Under `mpirun` it changes nothing.
+    #[doc(hidden)]
+    pub fn in_process_groups(mut self, groups: usize) -> Self {
+        self.groups = Some(groups);
         self
     }
 
@@ -205,7 +218,7 @@ impl Launch {
             }
             d => d,
         };
-        Ok(Want { requested: requested.map(|(p, _)| p), default, threads })
+        Ok(Want { requested: requested.map(|(p, _)| p), default, threads, groups: self.groups })
     }
 
     /// Runs `f` on every process and returns the results, indexed by pid.

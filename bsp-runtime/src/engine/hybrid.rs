@@ -1,27 +1,32 @@
-//! The hybrid engine: MPI between ranks, threads inside each (cargo feature `mpi`).
+//! The hybrid engine: groups of threads joined by a transport (`transport/`).
 //!
-//! `mpirun -n R` with `BSP_THREADS=T` (or [`Launch::threads_per_rank`](crate::Launch)) runs
-//! p = R·T processes, laid out rank-major: rank r holds pids `r·T .. r·T + T`, one thread each,
-//! process `r·T` on the thread that started the rank (the only one that calls MPI, so MPI is
-//! initialised `MPI_THREAD_FUNNELED`). With T = 1 that is the MPI engine, and with R = 1 the
-//! threads engine, which [`launch`] then runs instead. The BSPlib semantics are those of
-//! `sync/`, as on the other engines; this file only moves bytes, reusing both of them:
+//! R groups (*ranks*) of T threads each run p = R·T processes, laid out rank-major: rank r holds
+//! pids `r·T .. r·T + T`, one thread each. Under `mpirun` (cargo feature `mpi`) with
+//! `BSP_THREADS=T` (or [`Launch::threads_per_rank`](crate::Launch)) each rank is an MPI rank,
+//! joined by the MPI transport, and process `r·T` runs on the thread that started the rank (the
+//! only one that calls MPI, so MPI is initialised `MPI_THREAD_FUNNELED`); with T = 1 that is the
+//! MPI engine, and with R = 1 the threads engine, which `launch` then runs instead. The BSPlib
+//! semantics are those of `sync/`, as on the other engines; this file only moves bytes, through
+//! the [`Transport`] of its layout:
 //!
 //! - inside a rank the processes form a threads [`Group`]: they combine flags at its barrier and
 //!   read each other's outboxes, registered memory and extension objects in place, as on the
 //!   threads engine;
 //! - between ranks, the rank's first thread (the *leader*) moves what the rank's processes queued
-//!   for processes of other ranks, serialised in the MPI engine's wire format
-//!   ([`wire`](super::mpi::wire)), one block per pair of processes that have something to say
+//!   for processes of other ranks, serialised in the wire format
+//!   ([`wire`](super::transport::wire)), one block per pair of processes that have something to say
 //!   (every pair when registrations or the tag size change, so that the collective bookkeeping
-//!   reaches everyone), in one exchange among the ranks;
+//!   reaches everyone), in one exchange among the ranks: dense (a part to and from every rank),
+//!   or sparse (only between ranks that talk, `Transport::exchange_sparse`) as the MPI engine
+//!   chooses (`BSP_MPI_EXCHANGE`; by default where the transport finds it pays and every rank
+//!   talks to at most a quarter of the others);
 //! - gets from processes of other ranks are request/reply: the requests travel in the blocks,
 //!   each owner serves those addressed to it from its own memory, and the leader returns the
 //!   replies in a second exchange.
 //!
 //! # A sync
 //! 1. Every process of the rank arrives at the rank's barrier (its outbox complete). The leader
-//!    all-reduces the rank's flags with the other leaders and, if anybody queued something,
+//!    combines the rank's flags with the other leaders' (`Transport::all_or`) and, if anybody queued something,
 //!    serialises the rank's blocks for other ranks and exchanges them; a second barrier hands
 //!    the OR of every process's flags (and the received blocks) to the rank's processes.
 //! 2. `exchange`: each process reads the blocks addressed to it (its view of remote senders);
@@ -41,27 +46,25 @@
 //! buffer in place, which the leader rewrites only after that barrier).
 //!
 //! Failure: as on the threads engine inside a rank (the barrier is poisoned, every process
-//! wakes); a rank whose processes failed alone then calls `MPI_Abort`, which ends every rank,
-//! as on the MPI engine. Collective mismatches are found by every process and reported once.
+//! wakes); under MPI a rank whose processes failed alone then calls `MPI_Abort`, which ends
+//! every rank, as on the MPI engine. Collective mismatches are found by every process and
+//! reported once.
 
 use std::cell::UnsafeCell;
 use std::sync::Arc;
 
 use crossbeam_utils::sync::Parker;
-use mpi::Count;
-use mpi::collective::SystemOperation;
-use mpi::datatype::{Partition, PartitionMut};
-use mpi::topology::{Color, SimpleCommunicator};
-use mpi::traits::*;
 
-use super::mpi::sparse::log2_ceil;
-use super::mpi::wire::{self, Reader, Received, put_bytes};
-use super::mpi::{count, displacements, local_ranks, ranks_from_env, report_once, with_world};
-use super::threads::{Group, get_in_place, placement, serve_in_place};
+use super::threads::{Group, placement, serve_in_place};
+use super::transport::in_process::{Board, InProcess};
+use super::transport::wire::{self, Received};
+use super::transport::{Block, DENSE, ExchangeMode, Transport};
 use super::{AnyEngine, Endpoint, Engine, Fate, Peers, Poisoned, ReadResults, RegRow, Status, Want};
 use crate::Error;
-use crate::outbox::{Arrival, DestQueue, Meta, Outbox, Pending, flags};
+use crate::outbox::{DestQueue, Meta, Outbox, flags};
 use crate::reg::Table;
+#[cfg(feature = "mpi")]
+pub(crate) use on_mpi::{launch, nprocs, run_on, set_up};
 
 use crate::env::THREADS_VAR;
 
@@ -84,24 +87,87 @@ struct Shared {
 unsafe impl Sync for Shared {}
 
 /// One rank's side: its group of threads and the buffers the leader shares with them.
-struct Rank {
+pub(crate) struct Rank {
     group: Group,
     shared: Shared,
     rank: usize,
     ranks: usize,
     /// Threads (processes) per rank.
     t: usize,
+    /// Every rank is in this OS process (the in-process transport).
+    one_address_space: bool,
 }
 
-/// The leader's part: the communicator and its buffers.
+/// The leader's part: the transport and its buffers.
 pub(crate) struct Leader {
-    comm: SimpleCommunicator,
+    transport: Box<dyn Transport>,
     send: Vec<u64>,
-    send_counts: Vec<Count>,
-    send_displs: Vec<Count>,
-    recv_counts: Vec<Count>,
-    recv_displs: Vec<Count>,
-    messages: u64,
+    send_counts: Vec<usize>,
+    /// Which exchange syncs may use (`BSP_MPI_EXCHANGE`), and whether this sync uses the
+    /// sparse one (decided in the arrival, identically on every rank).
+    mode: ExchangeMode,
+    sparse: bool,
+    /// The sparse exchange's blocks out and in, and the ranks this rank's blocks go to, or
+    /// whose processes this rank's processes asked something of.
+    blocks: Vec<Block>,
+    got: Vec<Block>,
+    ranks: Vec<usize>,
+}
+
+impl Leader {
+    /// The leader's part over `transport`, with the exchange `mode`.
+    pub(crate) fn new(transport: Box<dyn Transport>, mode: ExchangeMode) -> Box<Leader> {
+        let ranks = transport.ranks();
+        Box::new(Leader {
+            transport,
+            send: Vec::new(),
+            send_counts: Vec::with_capacity(ranks),
+            mode,
+            sparse: false,
+            blocks: Vec::new(),
+            got: Vec::new(),
+            ranks: Vec::new(),
+        })
+    }
+
+    /// Whether syncs of this run may use the sparse exchange.
+    fn sparse_capable(&self) -> bool {
+        match self.mode {
+            ExchangeMode::Dense => false,
+            ExchangeMode::Sparse => self.transport.ranks() > 1,
+            ExchangeMode::Auto => self.transport.sparse_by_default(),
+        }
+    }
+
+    /// The blocks of `send` by `send_counts`, but the empty ones, as those of a sparse exchange.
+    fn note_blocks(&mut self) {
+        self.blocks.clear();
+        let mut at = 0;
+        for (rank, &words) in self.send_counts.iter().enumerate() {
+            if words > 0 {
+                self.blocks.push(Block { rank, at, words });
+            }
+            at += words;
+        }
+    }
+}
+
+/// The ranks other than `me` (of `t` processes each) that the outboxes `outs` address, for
+/// `what`: their queues (puts, messages, records, gets), or the owners of their gets and
+/// requests. Ascending, into `ranks`.
+fn ranks_of<'a>(outs: impl Iterator<Item = &'a Outbox>, t: usize, me: usize, owners: bool, ranks: &mut Vec<usize>) {
+    ranks.clear();
+    for out in outs {
+        if owners {
+            ranks.extend(out.gets.iter().map(|g| g.pid / t).chain(out.req_parts.iter().map(|r| r.pid / t)));
+        } else {
+            out.for_each_queue(|d, _| ranks.push(d / t));
+            ranks.extend(out.req_parts.iter().map(|r| r.pid / t));
+        }
+    }
+    ranks.retain(|&r| r != me);
+    ranks.sort_unstable();
+    ranks.dedup();
 }
 
 /// One process's side of the hybrid engine.
@@ -125,20 +191,10 @@ pub(crate) struct Hybrid {
     large: Vec<wire::LargeIn>,
 }
 
-impl Leader {
-    /// Sends `send` (by `send_counts`, one part per rank) to every rank and receives every
-    /// rank's part for this one into `recv`: sizes by `MPI_Alltoall`, then `MPI_Alltoallv`.
-    fn all_to_all_v(&mut self, recv: &mut Vec<u64>) {
-        let ranks = self.send_counts.len();
-        self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
-        displacements(&self.send_counts, &mut self.send_displs, "everything this rank sends");
-        let total = displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
-        recv.clear();
-        recv.resize(total, 0);
-        let send = Partition::new(&self.send[..], &self.send_counts[..], &self.send_displs[..]);
-        let mut into = PartitionMut::new(&mut recv[..], &self.recv_counts[..], &self.recv_displs[..]);
-        self.comm.all_to_all_varcount_into(&send, &mut into);
-        self.messages += 2 * (ranks as u64 - 1);
+impl Hybrid {
+    /// Whether every process of the run is in this OS process.
+    pub(crate) fn one_address_space(&self) -> bool {
+        self.rank.one_address_space
     }
 }
 
@@ -173,11 +229,12 @@ impl Hybrid {
     /// The leader's part of an arrival with communication: serialises, for each other rank, a
     /// block per pair (local sender, process of that rank) that has something to move (every
     /// pair when `all_pairs`), and exchanges them. Entries are `[src, dst, words, block…]`.
-    fn send_blocks(&mut self, all_pairs: bool) {
+    fn send_blocks(&mut self, all_pairs: bool) -> Result<(), Poisoned> {
         let (t, ranks, me) = (self.rank.t, self.rank.ranks, self.rank.rank);
         let base = self.base();
         let rank = self.rank.clone();
         let leader = self.leader.as_mut().expect("the leader exchanges");
+        debug_assert_eq!(leader.transport.rank(), me);
         leader.send.clear();
         leader.send_counts.clear();
         for r in 0..ranks {
@@ -200,11 +257,15 @@ impl Hybrid {
                     }
                 }
             }
-            leader.send_counts.push(count(leader.send.len() - start, "the blocks for one rank"));
+            leader.send_counts.push(leader.send.len() - start);
         }
         // SAFETY: written by the leader between the arrival's barriers only (module docs).
         let recv = unsafe { &mut *rank.shared.recv.get() };
-        leader.all_to_all_v(recv);
+        if leader.sparse {
+            leader.note_blocks();
+            return leader.transport.exchange_sparse(&leader.send, &leader.blocks, recv, &mut leader.got);
+        }
+        leader.transport.exchange(&leader.send, &leader.send_counts, recv)
     }
 
     /// Reads the blocks addressed to this process from the received buffer into `remote`.
@@ -226,8 +287,10 @@ impl Hybrid {
             }
             at += 3 + words;
         }
-        // The view's senders: remote ones heard from and every local process, ascending (the
-        // entries come rank by rank, senders ascending within each).
+        // The view's senders: remote ones heard from and every local process, ascending (after
+        // a dense exchange the entries come rank by rank, senders ascending within each; after
+        // a sparse one the ranks come in any order).
+        self.remote.senders.sort_unstable();
         let base = self.base() as u32;
         let local = base..base + self.rank.t as u32;
         self.senders.clear();
@@ -238,8 +301,8 @@ impl Hybrid {
     }
 
     /// Serves the requests of remote processes addressed to this one into its reply slot:
-    /// entries `[requester, owner, words, reply…]`, a reply being the requested DRMA bytes
-    /// (padded to a word), then for each extension request its length in a word and its bytes.
+    /// entries `[requester, owner, words, reply…]`, a reply in the wire format
+    /// ([`wire::write_reply`]).
     fn serve_remote(&mut self, table: &Table) {
         // SAFETY: this process's own slot, written only by it in its `read`, before the barrier
         // after which the leader reads it.
@@ -247,37 +310,21 @@ impl Hybrid {
         out.clear();
         for &src in &self.remote.senders {
             let src = src as usize;
-            let (reqs, xreqs) = (&self.remote.reqs[src], &self.remote.xreqs[src]);
-            if reqs.is_empty() && xreqs.is_empty() {
+            if self.remote.reqs[src].is_empty() && self.remote.xreqs[src].is_empty() {
                 continue;
             }
             let at = out.len();
             out.extend_from_slice(&[src as u64, self.pid as u64, 0]);
-            self.scratch.clear();
-            for req in reqs {
-                let entry = table.entries[req.slot as usize].as_ref().expect("a get checked at the call");
-                // SAFETY: inside this process's registration (checked against its extent by the
-                // requester at the call); nothing writes it before this sync's `end_reads`.
-                let data =
-                    unsafe { std::slice::from_raw_parts((entry.local_addr + req.byte_offset) as *const u8, req.len) };
-                self.scratch.extend_from_slice(data);
-            }
-            put_bytes(out, &self.scratch);
-            for x in xreqs {
-                let entry = table.entries[x.slot as usize].as_ref().expect("a request checked at the call");
-                let target = entry.ext.as_deref().expect("requests go to extension registrations");
-                self.scratch.clear();
-                target.serve(src, &self.remote.xreq_data[src][x.at..x.at + x.len], &mut self.scratch);
-                out.push(self.scratch.len() as u64);
-                put_bytes(out, &self.scratch);
-            }
+            // SAFETY: the read phase of this sync, whose requests `remote` holds; this process
+            // writes no registered memory before its `end_reads`.
+            unsafe { wire::write_reply(&self.remote, src, table, &mut self.scratch, out, |_, _| false) };
             out[at + 2] = (out.len() - at - 3) as u64;
         }
     }
 
     /// The leader's part of the reply exchange: every local process's replies, by the requester's
     /// rank, to the other ranks.
-    fn send_replies(&mut self) {
+    fn send_replies(&mut self) -> Result<(), Poisoned> {
         let (t, ranks) = (self.rank.t, self.rank.ranks);
         let rank = self.rank.clone();
         let leader = self.leader.as_mut().expect("the leader exchanges");
@@ -298,11 +345,21 @@ impl Hybrid {
                     at += 3 + words;
                 }
             }
-            leader.send_counts.push(count(leader.send.len() - start, "the replies for one rank"));
+            leader.send_counts.push(leader.send.len() - start);
         }
         // SAFETY: written by the leader between the reply exchange's barriers only.
         let into = unsafe { &mut *rank.shared.replies_in.get() };
-        leader.all_to_all_v(into);
+        if leader.sparse {
+            // Replies go back between the ranks that asked: this rank hears from the owners of
+            // its processes' gets and requests.
+            leader.note_blocks();
+            // SAFETY: inside the sync, after the arrival: every local outbox is complete and
+            // nobody writes it until the next superstep.
+            let outs = (0..t).map(|s| unsafe { rank.group.outbox(s, self.parity) });
+            ranks_of(outs, t, rank.rank, true, &mut leader.ranks);
+            return leader.transport.replies(&leader.send, &leader.blocks, &leader.ranks, into, &mut leader.got);
+        }
+        leader.transport.exchange(&leader.send, &leader.send_counts, into)
     }
 }
 
@@ -312,10 +369,30 @@ impl Engine for Hybrid {
         let local = self.local_barrier(flags)?;
         let mut all = 0;
         if let Some(leader) = self.leader.as_mut() {
-            leader.comm.all_reduce_into(&local, &mut all, SystemOperation::bitwise_or());
-            leader.messages += log2_ceil(self.rank.ranks);
+            let mut mine = local;
+            let sparse_capable = leader.sparse_capable();
+            if sparse_capable && local & (flags::WORK | flags::GET) != 0 && leader.mode == ExchangeMode::Auto {
+                // A rank that talks to more than a quarter of the ranks asks for the dense
+                // exchange.
+                let (t, me) = (self.rank.t, self.rank.rank);
+                let group = &self.rank.group;
+                // SAFETY: inside the sync, after the arrival's first barrier: every local outbox
+                // is complete and nobody writes it until the next superstep.
+                let outs = (0..t).map(|s| unsafe { group.outbox(s, parity) });
+                ranks_of(outs, t, me, false, &mut leader.ranks);
+                if 4 * leader.ranks.len() > self.rank.ranks {
+                    mine |= DENSE;
+                }
+            }
+            all = leader.transport.all_or(mine)?;
+            // Sparse when somebody queued something and nobody is dense, changes registrations
+            // or the tag size, or ended: the same verdict on every rank, from the same OR.
+            leader.sparse = sparse_capable
+                && all & (flags::WORK | flags::GET) != 0
+                && all & (DENSE | flags::COLLECTIVE | flags::END | flags::PENDING) == 0;
+            all &= !DENSE;
             if all & (flags::WORK | flags::GET) != 0 {
-                self.send_blocks(all & (flags::COLLECTIVE | flags::END | flags::PENDING) != 0);
+                self.send_blocks(all & (flags::COLLECTIVE | flags::END | flags::PENDING) != 0)?;
             }
         }
         // The leader hands the OR to the others through the barrier (they add nothing to it).
@@ -326,8 +403,7 @@ impl Engine for Hybrid {
         let local = self.local_barrier(flags)?;
         let mut all = 0;
         if let Some(leader) = self.leader.as_mut() {
-            leader.comm.all_reduce_into(&local, &mut all, SystemOperation::bitwise_or());
-            leader.messages += log2_ceil(self.rank.ranks);
+            all = leader.transport.all_or(local)?;
         }
         self.local_barrier(all)
     }
@@ -338,28 +414,19 @@ impl Engine for Hybrid {
         self.local_barrier(0)?;
         let rank = self.rank.clone();
         if let Some(leader) = self.leader.as_mut() {
-            let mut words = Vec::with_capacity(5 * rank.t);
+            let mut words = Vec::with_capacity(wire::STATUS_WORDS * rank.t);
             for s in 0..rank.t {
                 // SAFETY: inside the sync (or the end), after the arrival's barriers.
                 let m = unsafe { &rank.group.outbox(s, self.parity).meta };
-                words.extend_from_slice(&[
-                    u64::from(m.arrival == Arrival::End),
-                    m.step as u64,
-                    m.pending.puts as u64,
-                    m.pending.gets as u64,
-                    m.pending.sends as u64,
-                ]);
+                let status = Status { arrival: m.arrival, step: m.step, pending: m.pending };
+                words.extend_from_slice(&wire::status_words(&status));
             }
-            let mut all = vec![0u64; words.len() * rank.ranks];
-            leader.comm.all_gather_into(&words[..], &mut all[..]);
+            let mut all = Vec::new();
+            leader.transport.all_gather(&words, &mut all)?;
             // SAFETY: written by the leader between two barriers; read after the second.
             let statuses = unsafe { &mut *rank.shared.statuses.get() };
             statuses.clear();
-            statuses.extend(all.chunks_exact(5).map(|w| Status {
-                arrival: if w[0] == 1 { Arrival::End } else { Arrival::Sync },
-                step: w[1] as usize,
-                pending: Pending { puts: w[2] as usize, gets: w[3] as usize, sends: w[4] as usize },
-            }));
+            statuses.extend(wire::statuses(&all));
         }
         self.local_barrier(0)?;
         // SAFETY: read after the barrier that follows the leader's write.
@@ -378,15 +445,18 @@ impl Engine for Hybrid {
     fn read(&mut self, table: &Table, got: &mut ReadResults) {
         // 1. Serve what remote processes asked of this one; the leader exchanges the replies.
         self.serve_remote(table);
-        // A poisoned barrier: the run failed; the sync stops at its next engine call.
-        if self.local_barrier(0).is_ok() {
-            if self.leader.is_some() {
-                self.send_replies();
-            }
-            let _ = self.local_barrier(0);
+        let mut exchanged = self.local_barrier(0).is_ok();
+        if exchanged && self.leader.is_some() {
+            exchanged = self.send_replies().is_ok();
+        }
+        // A poisoned barrier or transport: the run failed, and the replies may be incomplete:
+        // no get is found (`sync/` copies none), and the sync stops at its next engine call.
+        if !(self.local_barrier(0).is_ok() && exchanged) {
+            return;
         }
         // 2. Where each remote owner's reply to this process starts.
-        // SAFETY: read after the reply exchange's second barrier.
+        // SAFETY: read after the reply exchange's second barrier; the leader writes it again
+        // only in the next sync's read phase.
         let replies = unsafe { &*self.rank.shared.replies_in.get() };
         let mut at = 0;
         while at < replies.len() {
@@ -396,48 +466,40 @@ impl Engine for Hybrid {
             }
             at += 3 + words;
         }
-        let bytes: &[u8] = bytemuck::cast_slice(&replies[..]);
         let rank = self.rank.clone();
         // SAFETY: this process's own outbox, read in its sync (after the arrival).
         let mine = unsafe { rank.group.outbox(self.local, self.parity) };
-        // 3. Gets, in issue order: local owners in place, remote ones from their replies.
-        got.stage.clear();
-        for g in &mine.gets {
-            if self.is_local(g.pid) {
+        let (pid, base, t) = (self.pid, self.base(), self.rank.t);
+        let local = |q: usize| (base..base + t).contains(&q);
+        // 3. Gets in issue order and extension requests in part order: local owners in place (a
+        // thread of this rank, inside this sync, which writes its registered memory only after
+        // its `end_reads`, the rank's barrier that this process's is too), remote ones from
+        // their replies.
+        let in_place = |g: &crate::outbox::GetRec, b: &mut super::GetBytes| {
+            if local(g.pid) {
+                b.from = g.src_addr;
+            }
+            local(g.pid)
+        };
+        let served = |part: &crate::outbox::ReqPart, reply: &mut Vec<u8>| {
+            if local(part.pid) {
                 // SAFETY: the owner is a thread of this rank, inside this sync, before its
-                // `end_reads`.
-                unsafe { get_in_place(g, &mut got.stage) };
-                continue;
+                // `end_reads`; `table` is this process's, whose requests were checked at the call.
+                unsafe { serve_in_place(table, pid, part, &mine.req_data, reply) };
             }
-            let at = self.reply_at[g.pid];
-            let reply = &bytes[at..at + g.bytes];
-            self.reply_at[g.pid] += g.bytes;
-            if g.staged {
-                got.stage.extend_from_slice(reply);
-            } else {
-                // SAFETY: the destination is memory this process borrowed mutably until the end
-                // of this sync (`Superstep::get`), outside every registration; the reply is in
-                // the engine's buffer, which does not overlap it.
-                unsafe { std::ptr::copy_nonoverlapping(reply.as_ptr(), g.dst_addr as *mut u8, g.bytes) };
-            }
-        }
-        // 4. Extension requests, in part order. A remote owner's replies follow its DRMA bytes,
-        // from the next whole word (`reply_at` is a byte position, always a whole word once past
-        // the DRMA bytes).
-        got.reply.clear();
-        got.ranges.clear();
-        for part in &mine.req_parts {
-            let start = got.reply.len();
-            if self.is_local(part.pid) {
-                serve_in_place(table, self.pid, part, &mine.req_data, &mut got.reply);
-            } else {
-                let mut r = Reader { words: &replies[..], at: self.reply_at[part.pid].div_ceil(8) };
-                let len = r.usize();
-                got.reply.extend_from_slice(r.bytes(len));
-                self.reply_at[part.pid] = r.at * 8;
-            }
-            got.ranges.push(start..got.reply.len());
-        }
+            local(part.pid)
+        };
+        let into = (&mut got.reply, &mut got.ranges);
+        wire::read_replies(
+            replies,
+            &mut self.reply_at,
+            &mine.gets,
+            &mut got.gets,
+            &mine.req_parts,
+            into,
+            in_place,
+            served,
+        );
     }
 
     fn end_reads(&mut self) -> Result<(), Poisoned> {
@@ -461,7 +523,7 @@ impl Engine for Hybrid {
     }
 
     fn messages(&self) -> u64 {
-        self.leader.as_ref().map_or(0, |l| l.messages)
+        self.leader.as_ref().map_or(0, |l| l.transport.messages())
     }
 }
 
@@ -494,134 +556,6 @@ impl Peers for Hybrid {
     }
 }
 
-/// Prints this rank's failure and ends every rank (`MPI_Abort`): only this rank failed, so the
-/// others may wait in a collective forever.
-fn abort_alone(world: &SimpleCommunicator, fate: &Fate) -> ! {
-    if let Some(error) = fate.take_failure() {
-        crate::error::print_error(&error);
-    }
-    world.abort(1)
-}
-
-/// Threads per rank: `Launch::threads_per_rank`, else `BSP_THREADS` (validated by `launch.rs`).
-fn threads(want: Want) -> Result<usize, Error> {
-    match want.threads {
-        Some(0) => Err(Error::launch(format!(
-            "cannot run 0 threads per rank ({THREADS_VAR} or `Launch::threads_per_rank`): ask for at least 1"
-        ))),
-        Some(t) => Ok(t),
-        None => Err(Error::launch("the hybrid engine needs a number of threads per rank".to_string())),
-    }
-}
-
-/// The number of processes under `mpirun` with threads per rank: ranks × threads, which an
-/// explicit count must equal.
-fn procs(want: Want, ranks: usize) -> Result<(usize, usize), Error> {
-    let t = threads(want)?;
-    let p = ranks * t;
-    let rank_s = if ranks == 1 { "rank" } else { "ranks" };
-    match want.requested {
-        Some(0) => Err(Error::launch("cannot run an SPMD program on 0 processes".to_string())),
-        Some(q) if q != p => Err(Error::launch(format!(
-            "{q} processes were requested but mpirun started {ranks} MPI {rank_s} with {t} threads each ({THREADS_VAR}={t}), {p} processes: ask for {p}, or start ranks and threads whose product is {q}"
-        ))),
-        _ => Ok((p, t)),
-    }
-}
-
-/// `Launch::nprocs` under `mpirun` with threads per rank.
-pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
-    if want.threads == Some(1) {
-        return super::mpi::nprocs(Want { threads: None, ..want });
-    }
-    let ranks = ranks_from_env().ok_or_else(|| {
-        Error::launch("started by mpirun, but the number of ranks is not in the environment".to_string())
-    })?;
-    procs(want, ranks).map(|(p, _)| p)
-}
-
-/// Runs `body` at the endpoints of this rank's processes, one thread each (the rank's first on
-/// this thread, which alone calls MPI).
-///
-/// A layout that needs only one of the other engines gets that engine, which is as fast as it
-/// can be: one thread per rank is the MPI engine (with its rules for the number of processes),
-/// and a single rank is the threads engine (MPI is initialised, and nothing calls it). Either
-/// way MPI stays at `MPI_THREAD_SINGLE`, which Open MPI serves without a lock per call.
-pub(crate) fn launch<R, B>(want: Want, body: B) -> Result<Vec<R>, Error>
-where
-    R: Send,
-    B: Fn(Endpoint) -> Option<R> + Sync,
-{
-    let ranks = ranks_from_env();
-    match (want.threads, ranks) {
-        (Some(1), _) => super::mpi::launch(Want { threads: None, ..want }, body),
-        (Some(t), Some(1)) if t > 1 => with_world(mpi::Threading::Single, |world| match want.requested {
-            Some(q) if q != t => Err(report_once(&world, procs(want, 1).expect_err("a count other than 1 · t"))),
-            _ => match super::threads::launch(Want { requested: Some(t), default: None, threads: None }, body) {
-                // The only rank failed: end it with `MPI_Abort`, as a rank of a larger layout
-                // does. Returning and exiting non-zero would leave `mpirun` its own two seconds
-                // of kill timeouts before it ends the job.
-                Err(e) if !e.is_quiet() => {
-                    crate::error::print_error(&e);
-                    world.abort(1)
-                }
-                r => r,
-            },
-        }),
-        _ => with_world(mpi::Threading::Funneled, |world| run_on(world, want, body)),
-    }
-}
-
-pub(crate) fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
-where
-    R: Send,
-    B: Fn(Endpoint) -> Option<R> + Sync,
-{
-    let (starter, first, leader, fence) = set_up(&world, want)?;
-    let (rank, t, fate) = (starter.state.rank, starter.state.t, starter.fate.clone());
-    let start = |local: usize, parker: Parker, leader: Option<Box<Leader>>| {
-        let (endpoint, placed) = starter.endpoint(local, parker, leader);
-        let result = body(endpoint);
-        placement::release(placed);
-        result
-    };
-    let results: Vec<Option<R>> = std::thread::scope(|scope| {
-        let mut handles = Vec::with_capacity(t - 1);
-        for (i, parker) in starter.parkers().into_iter().enumerate() {
-            let start = &start;
-            let spawned = std::thread::Builder::new()
-                .name(format!("bsp process {}", rank * t + i + 1))
-                .spawn_scoped(scope, move || start(i + 1, parker, None));
-            match spawned {
-                Ok(h) => handles.push(h),
-                Err(e) => {
-                    fate.fail(starter.cannot_start(i + 1, &e));
-                    break;
-                }
-            }
-        }
-        let mut results = vec![if fate.is_failed() { None } else { start(0, first, Some(leader)) }];
-        if fate.failed_alone() {
-            // A failure of this rank only: end every rank now, without joining rank-mates that
-            // may compute for a long time before their next runtime call (the leader is the
-            // thread that may call MPI).
-            abort_alone(&world, &fate);
-        }
-        results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
-        results
-    });
-    if fate.is_failed() {
-        return Err(super::mpi::RunEnd::new(fence, fate, rank).failed(&world));
-    }
-    results
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| {
-            r.ok_or_else(|| Error::launch(format!("process {} ended without a result or an error", rank * t + i)))
-        })
-        .collect()
-}
-
 /// What starts the processes of one rank of a hybrid run: its shared state and failure record,
 /// and where its threads go. Cloned into each thread that runs one.
 #[derive(Clone)]
@@ -636,54 +570,50 @@ pub(crate) struct Starter {
     parkers: Arc<std::sync::Mutex<Vec<Parker>>>,
 }
 
-/// Sets up this rank's part of a hybrid run of the processes `want` asks for on the ranks of
-/// `world`: what starts its processes, the first process's parker and the leader's part (for
-/// the rank's first process, on this thread), and a communicator for reporting a failure.
-#[allow(clippy::type_complexity, reason = "the parts of a rank's run, each with its own owner")]
-pub(crate) fn set_up(
-    world: &SimpleCommunicator,
-    want: Want,
-) -> Result<(Starter, Parker, Box<Leader>, SimpleCommunicator), Error> {
-    let (rank, ranks) = (world.rank() as usize, world.size() as usize);
-    let (p, t) = match procs(want, ranks) {
-        Ok(pt) => pt,
-        Err(e) => return Err(report_once(world, e)),
-    };
-    let comm = world.split_by_color(Color::with_value(0)).expect("every rank takes part");
-    let fence = comm.duplicate();
-    // The ranks on this machine and this rank's place among them: its threads are pinned, one
-    // core each, only when the cores this rank may use hold every thread of them all (unbound
-    // ranks); a rank bound to a few cores leaves its threads free on them. The barrier spins
-    // only when the machine is not oversubscribed.
-    let (here, local_rank) = local_ranks();
-    let (group, parkers) = Group::sharing(t, p, here * t);
-    let shared = Shared {
-        recv: UnsafeCell::default(),
-        replies_out: (0..t).map(|_| UnsafeCell::default()).collect(),
-        replies_in: UnsafeCell::default(),
-        statuses: UnsafeCell::default(),
-    };
-    let state = Arc::new(Rank { group, shared, rank, ranks, t });
-    let fate = {
-        let state = state.clone();
-        Arc::new(Fate::new(Box::new(move || state.group.poison())))
-    };
-    let leader = Box::new(Leader {
-        comm,
-        send: Vec::new(),
-        send_counts: Vec::with_capacity(ranks),
-        send_displs: Vec::with_capacity(ranks),
-        recv_counts: vec![0; ranks],
-        recv_displs: Vec::with_capacity(ranks),
-        messages: 0,
-    });
-    let mut parkers = parkers.into_iter();
-    let first = parkers.next().expect("t >= 1");
-    let parkers = Arc::new(std::sync::Mutex::new(parkers.collect()));
-    Ok((Starter { state, fate, p, here, local_rank, parkers }, first, leader, fence))
+impl Rank {
+    /// The shared state of rank `rank` of `ranks`, a group of `t` threads, on a machine that runs
+    /// `busy` processes in all (the group's barrier spins only when they fit its cores), and
+    /// the parkers of its processes.
+    pub(crate) fn new(
+        rank: usize,
+        ranks: usize,
+        t: usize,
+        busy: usize,
+        one_address_space: bool,
+    ) -> (Arc<Rank>, Vec<Parker>) {
+        let (group, parkers) = Group::sharing(t, ranks * t, busy);
+        let shared = Shared {
+            recv: UnsafeCell::default(),
+            replies_out: (0..t).map(|_| UnsafeCell::default()).collect(),
+            replies_in: UnsafeCell::default(),
+            statuses: UnsafeCell::default(),
+        };
+        (Arc::new(Rank { group, shared, rank, ranks, t, one_address_space }), parkers)
+    }
+
+    /// Wakes every process of the rank that waits (a failure).
+    pub(crate) fn poison(&self) {
+        self.group.poison();
+    }
 }
 
 impl Starter {
+    /// What starts the processes of rank `state`, which fail through `fate`, with their
+    /// `parkers` (from [`Rank::new`]); the ranks on this machine are `here`, this one the
+    /// `local_rank`-th of them (for pinning). Returns the first process's parker too.
+    pub(crate) fn new(
+        state: Arc<Rank>,
+        parkers: Vec<Parker>,
+        fate: Arc<Fate>,
+        (here, local_rank): (usize, usize),
+    ) -> (Starter, Parker) {
+        let p = state.ranks * state.t;
+        let mut parkers = parkers.into_iter();
+        let first = parkers.next().expect("t >= 1");
+        let parkers = Arc::new(std::sync::Mutex::new(parkers.collect()));
+        (Starter { state, fate, p, here, local_rank, parkers }, first)
+    }
+
     /// This rank's processes' parkers but the first's, in order (taken once).
     pub(crate) fn parkers(&self) -> Vec<Parker> {
         std::mem::take(&mut *self.parkers.lock().unwrap_or_else(|e| e.into_inner()))
@@ -727,5 +657,267 @@ impl Starter {
         let outboxes = self.state.group.outboxes(local);
         let fate = self.fate.clone();
         (Endpoint { engine: AnyEngine::Hybrid(Box::new(engine)), pid, nprocs: p, outboxes, fate }, placed)
+    }
+}
+
+/// The in-process layout: runs `body` at the endpoints of `want` processes split into `groups`
+/// groups of threads of this OS process joined by the in-process transport, one thread each; process 0 on the calling thread.
+pub(crate) fn launch_in_process<R, B>(want: Want, groups: usize, body: B) -> Result<Vec<R>, Error>
+where
+    R: Send,
+    B: Fn(Endpoint) -> Option<R> + Sync,
+{
+    let p = super::threads::nprocs(want)?;
+    if groups == 0 || p % groups != 0 {
+        return Err(Error::launch(format!(
+            "{p} processes cannot be split into {groups} groups of the same size (in-process groups)"
+        )));
+    }
+    let t = p / groups;
+    let (board, board_parkers) = Board::new(groups, p);
+    let (states, parkers): (Vec<Arc<Rank>>, Vec<Vec<Parker>>) =
+        (0..groups).map(|r| Rank::new(r, groups, t, p, true)).unzip();
+    let fate = {
+        let (states, board) = (states.clone(), board.clone());
+        Arc::new(Fate::new(Box::new(move || {
+            states.iter().for_each(|s| s.poison());
+            board.poison();
+        })))
+    };
+    // Every group's starter, the first process's parker of each, and each leader's parker.
+    let mut starters = Vec::with_capacity(groups);
+    let mut firsts = Vec::with_capacity(groups);
+    for (r, (state, parkers)) in states.into_iter().zip(parkers).enumerate() {
+        let (starter, first) = Starter::new(state, parkers, fate.clone(), (groups, r));
+        starters.push(starter);
+        firsts.push(first);
+    }
+    // Each process's parker, by pid, and each leader's end of the board, by group.
+    let mut process_parkers: Vec<Option<Parker>> = Vec::with_capacity(p);
+    for (starter, first) in starters.iter().zip(firsts) {
+        process_parkers.push(Some(first));
+        process_parkers.extend(starter.parkers().into_iter().map(Some));
+    }
+    let mut board_parkers: Vec<Option<Parker>> = board_parkers.into_iter().map(Some).collect();
+    // From three groups on, the sparse exchange whenever the superstep allows it (as
+    // `BSP_MPI_EXCHANGE=sparse` asks), so that the suite's layouts run both exchanges.
+    let mode = match ExchangeMode::from_env() {
+        ExchangeMode::Auto if groups >= 3 => ExchangeMode::Sparse,
+        mode => mode,
+    };
+    let start = |pid: usize, parker: Parker, board_parker: Option<Parker>| {
+        let (r, local) = (pid / t, pid % t);
+        let leader = board_parker.map(|parker| Leader::new(Box::new(InProcess::new(board.clone(), r, parker)), mode));
+        let (endpoint, placed) = starters[r].endpoint(local, parker, leader);
+        let result = body(endpoint);
+        placement::release(placed);
+        result
+    };
+    let mut results: Vec<Option<R>> = std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(p - 1);
+        for pid in 1..p {
+            let start = &start;
+            let parker = process_parkers[pid].take().expect("one parker per process");
+            let board_parker = if pid % t == 0 { board_parkers[pid / t].take() } else { None };
+            let spawned = std::thread::Builder::new()
+                .name(format!("bsp process {pid}"))
+                .spawn_scoped(scope, move || start(pid, parker, board_parker));
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    // Wakes the processes already started, which would wait for it forever.
+                    fate.fail(starters[pid / t].cannot_start(pid % t, &e));
+                    break;
+                }
+            }
+        }
+        let first = process_parkers[0].take().expect("one parker per process");
+        let mut results = vec![if fate.is_failed() { None } else { start(0, first, board_parkers[0].take()) }];
+        // A process thread cannot panic (`process` catches everything); a join error still must
+        // not lose the others.
+        results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
+        results
+    });
+    if let Some(e) = fate.take_failure() {
+        return Err(e);
+    }
+    results
+        .iter_mut()
+        .enumerate()
+        .map(|(pid, r)| {
+            r.take().ok_or_else(|| Error::launch(format!("process {pid} ended without a result or an error")))
+        })
+        .collect()
+}
+
+/// The hybrid engine under `mpirun`: one rank per group, joined by the MPI transport.
+#[cfg(feature = "mpi")]
+mod on_mpi {
+    use std::sync::Arc;
+
+    use crossbeam_utils::sync::Parker;
+    use mpi::topology::{Color, SimpleCommunicator};
+    use mpi::traits::*;
+
+    use super::{Leader, Rank, Starter};
+    use crate::Error;
+    use crate::engine::mpi::{local_ranks, ranks_from_env, report_once, with_world};
+    use crate::engine::threads::placement;
+    use crate::engine::transport::ExchangeMode;
+    use crate::engine::transport::mpi::MpiTransport;
+    use crate::engine::{Endpoint, Fate, Want};
+    use crate::env::THREADS_VAR;
+
+    /// Threads per rank: `Launch::threads_per_rank`, else `BSP_THREADS` (validated by `launch.rs`).
+    fn threads(want: Want) -> Result<usize, Error> {
+        match want.threads {
+            Some(0) => Err(Error::launch(format!(
+                "cannot run 0 threads per rank ({THREADS_VAR} or `Launch::threads_per_rank`): ask for at least 1"
+            ))),
+            Some(t) => Ok(t),
+            None => Err(Error::launch("the hybrid engine needs a number of threads per rank".to_string())),
+        }
+    }
+
+    /// The number of processes under `mpirun` with threads per rank: ranks × threads, which an
+    /// explicit count must equal.
+    fn procs(want: Want, ranks: usize) -> Result<(usize, usize), Error> {
+        let t = threads(want)?;
+        let p = ranks * t;
+        let rank_s = if ranks == 1 { "rank" } else { "ranks" };
+        match want.requested {
+            Some(0) => Err(Error::launch("cannot run an SPMD program on 0 processes".to_string())),
+            Some(q) if q != p => Err(Error::launch(format!(
+                "{q} processes were requested but mpirun started {ranks} MPI {rank_s} with {t} threads each ({THREADS_VAR}={t}), {p} processes: ask for {p}, or start ranks and threads whose product is {q}"
+            ))),
+            _ => Ok((p, t)),
+        }
+    }
+
+    /// `Launch::nprocs` under `mpirun` with threads per rank.
+    pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
+        if want.threads == Some(1) {
+            return crate::engine::mpi::nprocs(Want { threads: None, ..want });
+        }
+        let ranks = ranks_from_env().ok_or_else(|| {
+            Error::launch("started by mpirun, but the number of ranks is not in the environment".to_string())
+        })?;
+        procs(want, ranks).map(|(p, _)| p)
+    }
+
+    /// Runs `body` at the endpoints of this rank's processes, one thread each (the rank's first on
+    /// this thread, which alone calls MPI).
+    ///
+    /// A layout that needs only one of the other engines gets that engine, which is as fast as it
+    /// can be: one thread per rank is the MPI engine (with its rules for the number of processes),
+    /// and a single rank is the threads engine (MPI is initialised, and nothing calls it). Either
+    /// way MPI stays at `MPI_THREAD_SINGLE`, which Open MPI serves without a lock per call.
+    pub(crate) fn launch<R, B>(want: Want, body: B) -> Result<Vec<R>, Error>
+    where
+        R: Send,
+        B: Fn(Endpoint) -> Option<R> + Sync,
+    {
+        let ranks = ranks_from_env();
+        match (want.threads, ranks) {
+            (Some(1), _) => crate::engine::mpi::launch(Want { threads: None, ..want }, body),
+            (Some(t), Some(1)) if t > 1 => with_world(mpi::Threading::Single, |world| match want.requested {
+                Some(q) if q != t => Err(report_once(&world, procs(want, 1).expect_err("a count other than 1 · t"))),
+                _ => match crate::engine::threads::launch(
+                    Want { requested: Some(t), default: None, threads: None, groups: None },
+                    body,
+                ) {
+                    // The only rank failed: end it with `MPI_Abort`, as a rank of a larger layout
+                    // does. Returning and exiting non-zero would leave `mpirun` its own two seconds
+                    // of kill timeouts before it ends the job.
+                    Err(e) if !e.is_quiet() => {
+                        crate::error::print_error(&e);
+                        world.abort(1)
+                    }
+                    r => r,
+                },
+            }),
+            _ => with_world(mpi::Threading::Funneled, |world| run_on(world, want, body)),
+        }
+    }
+
+    pub(crate) fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
+    where
+        R: Send,
+        B: Fn(Endpoint) -> Option<R> + Sync,
+    {
+        let (starter, first, leader, fence) = set_up(&world, want)?;
+        let (rank, t, fate) = (starter.state.rank, starter.state.t, starter.fate.clone());
+        let start = |local: usize, parker: Parker, leader: Option<Box<Leader>>| {
+            let (endpoint, placed) = starter.endpoint(local, parker, leader);
+            let result = body(endpoint);
+            placement::release(placed);
+            result
+        };
+        let results: Vec<Option<R>> = std::thread::scope(|scope| {
+            let mut handles = Vec::with_capacity(t - 1);
+            for (i, parker) in starter.parkers().into_iter().enumerate() {
+                let start = &start;
+                let spawned = std::thread::Builder::new()
+                    .name(format!("bsp process {}", rank * t + i + 1))
+                    .spawn_scoped(scope, move || start(i + 1, parker, None));
+                match spawned {
+                    Ok(h) => handles.push(h),
+                    Err(e) => {
+                        fate.fail(starter.cannot_start(i + 1, &e));
+                        break;
+                    }
+                }
+            }
+            let mut results = vec![if fate.is_failed() { None } else { start(0, first, Some(leader)) }];
+            if fate.failed_alone() {
+                // A failure of this rank only: end every rank now, without joining rank-mates that
+                // may compute for a long time before their next runtime call (the leader is the
+                // thread that may call MPI).
+                crate::engine::mpi::abort_alone(&world, fate.take_failure());
+            }
+            results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
+            results
+        });
+        if fate.is_failed() {
+            return Err(crate::engine::mpi::RunEnd::new(fence, fate, rank).failed(&world));
+        }
+        results
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                r.ok_or_else(|| Error::launch(format!("process {} ended without a result or an error", rank * t + i)))
+            })
+            .collect()
+    }
+
+    /// Sets up this rank's part of a hybrid run of the processes `want` asks for on the ranks of
+    /// `world`: what starts its processes, the first process's parker and the leader's part (for
+    /// the rank's first process, on this thread), and a communicator for reporting a failure.
+    #[allow(clippy::type_complexity, reason = "the parts of a rank's run, each with its own owner")]
+    pub(crate) fn set_up(
+        world: &SimpleCommunicator,
+        want: Want,
+    ) -> Result<(Starter, Parker, Box<Leader>, SimpleCommunicator), Error> {
+        let (rank, ranks) = (world.rank() as usize, world.size() as usize);
+        let (p, t) = match procs(want, ranks) {
+            Ok(pt) => pt,
+            Err(e) => return Err(report_once(world, e)),
+        };
+        let comm = world.split_by_color(Color::with_value(0)).expect("every rank takes part");
+        let fence = comm.duplicate();
+        // The ranks on this machine and this rank's place among them: its threads are pinned, one
+        // core each, only when the cores this rank may use hold every thread of them all (unbound
+        // ranks); a rank bound to a few cores leaves its threads free on them. The barrier spins
+        // only when the machine is not oversubscribed.
+        let (here, local_rank) = local_ranks();
+        debug_assert_eq!(p, ranks * t);
+        let (state, parkers) = Rank::new(rank, ranks, t, here * t, false);
+        let fate = {
+            let state = state.clone();
+            Arc::new(Fate::new(Box::new(move || state.poison())))
+        };
+        let leader = Leader::new(Box::new(MpiTransport::new(comm)), ExchangeMode::from_env());
+        let (starter, first) = Starter::new(state, parkers, fate, (here, local_rank));
+        Ok((starter, first, leader, fence))
     }
 }

@@ -14,8 +14,8 @@
 //! | places to run ([`Endpoint`]; `launch.rs` builds the `Ctx` and runs the program there) | one thread per process, joined by the caller | one rank per process; surplus ranks idle | a thread per process, `BSP_THREADS` per rank |
 //! | the outboxes ([`Outbox`], with the superstep's gets and extension requests) | in the run's shared `Group`, two per process (by superstep parity) | two per rank, in the rank's engine | in the rank's `Group` |
 //! | combining flags ([`Engine::combine`], at a sync [`Engine::arrive`]) | the combining barrier (`threads/barrier.rs`) | up to 8 ranks the flags and the size of what follows, two words to every rank (one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more); beyond, an `MPI_Allreduce` | the rank's barrier, the leaders' `MPI_Allreduce`, the rank's barrier again |
-//! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks; beyond, the sparse exchange or `MPI_Alltoallv`) | in place inside the rank; the leader exchanges the blocks for other ranks in the arrival |
-//! | serving reads ([`Engine::read`]) | the requester copies get sources and calls the owners' extension objects itself | request/reply: owners answer in a second exchange of blocks | in place inside the rank; request/reply between ranks |
+//! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks; beyond, the sparse exchange or `MPI_Alltoallv`) | in place inside the rank; the leader exchanges the blocks for other ranks in the arrival, through the transport (dense, or sparse as on MPI, `BSP_MPI_EXCHANGE`) |
+//! | serving reads ([`Engine::read`]; `sync/gets.rs` writes every get's result) | a get's bytes are read in the owner's memory; the requester calls the owners' extension objects itself | request/reply: owners answer in a second exchange of blocks, large gets land in place point to point | in place inside the rank; request/reply between ranks |
 //! | reusing an outbox after bulk puts ([`Engine::end_outbox_reads`]) | one more barrier | nothing to wait for | the rank's barrier |
 //! | ends of phases ([`Engine::end_reads`], [`Engine::end_puts`]) | a barrier each | nothing (the exchange already synchronised) | the rank's barrier each |
 //! | failure ([`Fate`]) | the barrier is poisoned, so every waiter wakes | a rank that fails alone calls `MPI_Abort` | both: the rank's barrier is poisoned, then the rank calls `MPI_Abort` |
@@ -34,12 +34,14 @@
 //! 2. [`exchange`](Engine::exchange) makes a [`Peers`] view ([`peers`](Engine::peers)): every
 //!    process's collective bookkeeping, and what each queued for this process, valid until the
 //!    sync ends.
-//! 3. If any process has gets: [`read`](Engine::read) completes this process's gets and
-//!    extension requests. Every read of a process's registered memory must happen before that
-//!    process writes any of it in this sync: get results that land in the requester's own
-//!    registered memory are *staged* (`GetRec::staged`) and written by `sync/` only after
-//!    [`end_reads`](Engine::end_reads) returns on this process, and `end_reads` may return only
-//!    when no process reads this process's memory any more.
+//! 3. If any process has gets: `sync/` says where each of this process's gets lands (its
+//!    destination, or its place in the stage when the destination is registered memory,
+//!    `GetRec::staged`); [`read`](Engine::read) says where each get's bytes are (in the owner's
+//!    memory, in this address space, or in the engine's buffers), or writes them into place
+//!    itself, and answers extension requests; `sync/` then copies every get's bytes to where
+//!    they land. Every read of a process's registered memory must happen before that process
+//!    writes any of it in this sync: `end_reads` may return only when no process reads this
+//!    process's memory any more, and staged results are written only after it.
 //! 4. `sync/` writes staged get results, calls [`land_puts`](Engine::land_puts) (an engine
 //!    that moves some puts' bytes itself completes them here, landing them in registered
 //!    memory only where no other put of the superstep writes), then applies the puts of the
@@ -72,26 +74,28 @@
 //!
 //! The pieces of the engines are reusable by another: the threads engine's `Group` (the
 //! combining barrier, the outboxes of a set of threads, the shared registration rows, the in-place
-//! get and request serving), and the MPI engine's wire format (`mpi::wire`: a `#[repr(C)]`
-//! header and the serialised outbox) and set-up (`mpi::with_world`). The hybrid engine
-//! (`hybrid.rs`, MPI between machines and threads inside each) is such a combination, one file:
-//! a `Group` per rank; `arrive` is the rank's barrier, with one thread per rank exchanging the
-//! rank's combined flags and blocks with the other ranks in between; `exchange` presents the
+//! request serving), the wire format ([`transport::wire`]: a `#[repr(C)]` header and the
+//! serialised outbox, the get replies, the statuses; no feature needed), the [`transport`]s and
+//! MPI's set-up (`mpi::with_world`). The hybrid engine (`hybrid.rs`) is such a combination:
+//! a `Group` per rank, the groups joined by a [`transport::Transport`] (MPI's under `mpirun`);
+//! `arrive` is the rank's barrier, with one thread per rank exchanging the rank's combined flags
+//! and blocks with the other ranks through the transport in between; `exchange` presents the
 //! outboxes of local peers in place and the blocks of remote ones deserialised, through one
-//! [`Peers`] view; `read` copies local get sources directly and asks remote owners by
+//! [`Peers`] view; `read` points at local get sources in place and asks remote owners by
 //! request/reply; `end_reads`/`end_puts` are the rank's barrier, since remote readers work on
 //! copies.
 
-#[cfg(feature = "mpi")]
 pub(crate) mod hybrid;
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;
 pub(crate) mod threads;
+pub(crate) mod transport;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::Error;
+pub(crate) use crate::outbox::LANDED;
 use crate::outbox::{Arrival, DestQueue, Meta, Outbox, Pending};
 use crate::reg::Table;
 
@@ -120,10 +124,12 @@ pub(crate) trait Engine {
     /// this process.
     fn peers(&self) -> &dyn Peers;
 
-    /// Completes this process's gets and extension requests (step 3 of the contract): writes
-    /// the results of gets whose destination is outside registered memory, and leaves the
-    /// others (`GetRec::staged`, in issue order) and the replies to extension requests (one
-    /// range per request part, in part order) in `got`.
+    /// Fetches this process's gets and answers its extension requests (step 3 of the
+    /// contract). For the `i`-th get record (issue order), `got.gets[i].to` is where `sync/`
+    /// lands its bytes; the engine sets `got.gets[i].from` to the address of those bytes,
+    /// readable and unchanged until this process's `end_reads` returns, or writes them to
+    /// `to` itself (a transfer straight into place) and sets `from` to [`LANDED`]. It leaves
+    /// the replies to extension requests (one range per request part, in part order) in `got`.
     fn read(&mut self, table: &Table, got: &mut ReadResults);
 
     /// Returns once no process reads this process's registered memory in this sync any more.
@@ -150,16 +156,29 @@ pub(crate) trait Engine {
     }
 }
 
-/// What the read phase leaves for the put phase: get results that land in registered memory,
-/// and the replies to extension requests. Kept by the process between syncs (its buffers are
-/// reused).
+/// What the read phase works with: where each get's bytes land and where the engine found
+/// them, the bytes of the gets that land in registered memory, and the replies to extension
+/// requests. Kept by the process between syncs (its buffers are reused). `sync/gets.rs` fills
+/// the landing places and writes every get's result; the engine only says where the bytes are.
 #[derive(Debug, Default)]
 pub(crate) struct ReadResults {
-    /// The bytes of the staged gets (`GetRec::staged`), in issue order.
+    /// One per get record of this process, in issue order.
+    pub gets: Vec<GetBytes>,
+    /// The bytes of the staged gets (`GetRec::staged`), in issue order (grown, never shrunk;
+    /// the engine never touches it: `gets[i].to` may point into it).
     pub stage: Vec<u8>,
     /// The replies to extension requests: `reply[ranges[i]]` answers request part `i`.
     pub reply: Vec<u8>,
     pub ranges: Vec<std::ops::Range<usize>>,
+}
+
+/// Where one get's bytes go and where the engine found them (`Engine::read`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GetBytes {
+    /// Its destination, or its place in the stage (set by `sync/` before `read`).
+    pub to: usize,
+    /// Where its bytes are until `end_reads` (set by the engine), or [`LANDED`].
+    pub from: usize,
 }
 
 /// The engines this build has: the one place that lists them. A closed set, so that the calls
@@ -168,7 +187,6 @@ pub(crate) enum AnyEngine {
     Threads(threads::Threads),
     #[cfg(feature = "mpi")]
     Mpi(Box<mpi::Mpi>),
-    #[cfg(feature = "mpi")]
     Hybrid(Box<hybrid::Hybrid>),
 }
 
@@ -179,7 +197,6 @@ impl AnyEngine {
             AnyEngine::Threads(t) => t,
             #[cfg(feature = "mpi")]
             AnyEngine::Mpi(m) => &mut **m,
-            #[cfg(feature = "mpi")]
             AnyEngine::Hybrid(h) => &mut **h,
         }
     }
@@ -189,8 +206,9 @@ impl AnyEngine {
     pub(crate) fn one_address_space(&self) -> bool {
         match self {
             AnyEngine::Threads(_) => true,
+            AnyEngine::Hybrid(h) => h.one_address_space(),
             #[cfg(feature = "mpi")]
-            AnyEngine::Mpi(_) | AnyEngine::Hybrid(_) => false,
+            AnyEngine::Mpi(_) => false,
         }
     }
 
@@ -201,7 +219,6 @@ impl AnyEngine {
             AnyEngine::Threads(t) => t.combine(flags),
             #[cfg(feature = "mpi")]
             AnyEngine::Mpi(m) => m.combine(flags),
-            #[cfg(feature = "mpi")]
             AnyEngine::Hybrid(h) => h.combine(flags),
         }
     }
@@ -213,7 +230,6 @@ impl AnyEngine {
             AnyEngine::Threads(t) => t.messages(),
             #[cfg(feature = "mpi")]
             AnyEngine::Mpi(m) => m.messages(),
-            #[cfg(feature = "mpi")]
             AnyEngine::Hybrid(h) => h.messages(),
         }
     }
@@ -225,7 +241,6 @@ impl AnyEngine {
             AnyEngine::Threads(t) => t.arrive(parity, flags),
             #[cfg(feature = "mpi")]
             AnyEngine::Mpi(m) => m.arrive(parity, flags),
-            #[cfg(feature = "mpi")]
             AnyEngine::Hybrid(h) => h.arrive(parity, flags),
         }
     }
@@ -241,6 +256,9 @@ pub(crate) struct Want {
     /// Threads per rank under `mpirun` (the hybrid engine), when asked for.
     #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the hybrid engine reads it"))]
     pub threads: Option<usize>,
+    /// Without `mpirun`: run the processes as this many groups of threads joined by the
+    /// in-process transport (the hybrid driver without MPI, for testing).
+    pub groups: Option<usize>,
 }
 
 /// One place where a process runs, made by the engine for the runtime (`launch.rs`), which
@@ -269,6 +287,9 @@ where
             return hybrid::launch(want, body);
         }
         return mpi::launch(want, body);
+    }
+    if let Some(groups) = want.groups {
+        return hybrid::launch_in_process(want, groups, body);
     }
     threads::launch(want, body)
 }

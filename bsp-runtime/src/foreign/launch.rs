@@ -80,7 +80,7 @@ pub fn begin(p: i64, spmd: Spmd) -> Result<Session, Error> {
         _ => return Err(Error::launch(format!("bsp_begin: cannot run an SPMD program on {p} processes"))),
     };
     crate::env::check()?;
-    let want = Want { requested: Some(p), default: None, threads: crate::env::threads()? };
+    let want = Want { requested: Some(p), default: None, threads: crate::env::threads()?, groups: None };
     let p = threads::nprocs(want)?;
     let (group, parkers) = Group::new(p, p);
     let group = Arc::new(group);
@@ -190,7 +190,7 @@ fn begin_mpi(p: i64, spmd: Spmd) -> Result<Session, Error> {
         world.close(true);
         return Err(e);
     }
-    let want = Want { requested: Some(asked as usize), default: None, threads };
+    let want = Want { requested: Some(asked as usize), default: None, threads, groups: None };
     if threads.is_some() {
         drop(comm);
         return begin_hybrid(world, want, spmd);

@@ -1,7 +1,7 @@
-//! Where the sync lands data in this process (phases 4 to 6 of `sync/mod.rs`): staged get
-//! results, then the puts addressed to it (so a put wins over a get, D1; ascending source pid,
-//! then issue order, D2), extension records, the receive queues of the next superstep, and the
-//! registration changes.
+//! Where the sync lands the data other processes sent this one (phases 4 to 6 of `sync/mod.rs`):
+//! the puts addressed to it (after the staged get results of `gets.rs`, so a put wins over a
+//! get, D1; ascending source pid, then issue order, D2), extension records, the receive queues
+//! of the next superstep, and the registration changes.
 
 use crate::Ctx;
 use crate::engine::Peers;
@@ -10,23 +10,6 @@ use crate::outbox::{LANDED, PutSrc, flags};
 use crate::reg::RegState;
 
 impl Ctx {
-    /// Writes the get results that were staged because they land in this process's registered
-    /// memory (after `end_reads`: nobody reads it any more in this sync), in issue order.
-    pub(super) fn write_staged_gets(&mut self) {
-        // SAFETY: this process's outbox is only read during the sync (by the engine and, on
-        // threads, by the other processes); the reference is dropped before this returns.
-        let gets = unsafe { &self.outbox_shared().gets };
-        let stage = &self.state.borrow().read.stage;
-        let mut at = 0;
-        for g in gets.iter().filter(|g| g.staged) {
-            // SAFETY: the destination is this process's registered memory, borrowed mutably
-            // until the end of this sync; after the get-phase barrier no other process reads it
-            // in this sync. The stage holds exactly these bytes, in this order.
-            unsafe { std::ptr::copy_nonoverlapping(stage[at..].as_ptr(), g.dst_addr as *mut u8, g.bytes) };
-            at += g.bytes;
-        }
-    }
-
     /// Applies the puts of every process to this one, in ascending source pid and then issue
     /// order; with `count_gets`, also counts the gets this process served (statistics).
     pub(super) fn apply_puts(&mut self, peers: &dyn Peers, count_gets: bool) {
@@ -182,7 +165,7 @@ impl Ctx {
 /// # Safety
 /// As `std::ptr::copy_nonoverlapping::<u8>(src, dst, len)`.
 #[inline(always)]
-unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize) {
+pub(super) unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize) {
     // SAFETY: (every arm) the caller guarantees `len` readable bytes at `src` and `len` writable
     // bytes at `dst`, not overlapping; an unaligned access of exactly `len` bytes stays in them.
     unsafe {

@@ -11,11 +11,13 @@
 //!    bookkeeping (push counts and types, popped registrations, requested tag sizes) from the
 //!    same data, so everyone reaches the same verdict and a mismatch fails the run identically on
 //!    every process, naming the superstep.
-//! 3. Gets (if any process has one): the engine's `read` reads the sources in the owners'
-//!    registered memory — before any put of the superstep lands (D1) — and writes the
-//!    destinations outside registered memory; `end_reads` waits until nobody reads any more.
-//! 4. Each process writes its staged get results (destinations in its own registered memory, in
-//!    issue order), then applies the puts addressed to it (ascending source pid, then issue
+//! 3. Gets (if any process has one): `gets.rs` says where each get lands (its destination, or
+//!    the stage when that is registered memory), the engine's `read` finds the sources in the
+//!    owners' registered memory — before any put of the superstep lands (D1) — and `gets.rs`
+//!    copies every get's bytes to where they land; `end_reads` waits until nobody reads any
+//!    more.
+//! 4. Each process writes its staged get results (`gets.rs`: destinations in its own registered
+//!    memory, in issue order), then applies the puts addressed to it (ascending source pid, then issue
 //!    order; the last write wins, D2), so a put wins over a get (D1).
 //! 5. If any process has an `hpput`, `end_puts` keeps its source borrowed until every receiver
 //!    has copied from it.
@@ -32,6 +34,7 @@
 //! after `end_puts`.
 
 mod apply;
+mod gets;
 mod verdict;
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -160,8 +163,10 @@ impl Ctx {
             // 3. Gets and extension requests read their sources before any put lands (D1).
             if all & flags::GET != 0 {
                 held(&mut failure, || {
+                    ctx.plan_gets();
                     let st = ctx.state.get_mut();
                     engine.read(&st.table, &mut st.read);
+                    ctx.land_gets();
                     Ok(())
                 })?;
                 ctx.stats.before_wait();

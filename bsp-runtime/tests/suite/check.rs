@@ -67,8 +67,7 @@ impl Procs {
         Procs { threads, min: n }
     }
 
-    /// Whether MPI with `n` ranks runs the entry.
-    #[allow(dead_code, reason = "read by the MPI binary (`mpi.rs`) only")]
+    /// Whether MPI with `n` ranks runs the entry (and so do `n` processes in in-process groups).
     pub fn on_mpi(&self, n: usize) -> bool {
         self.min <= n
     }
@@ -102,6 +101,13 @@ macro_rules! checks {
         mod on_threads {
             $($crate::check::threads_test!($($only)? $name);)*
         }
+
+        /// Each check on groups of threads joined by the in-process transport (the hybrid
+        /// engine's driver without MPI), at each layout of `runner::LAYOUTS` it allows.
+        #[cfg(test)]
+        mod in_groups {
+            $($crate::check::groups_test!($($only)? $name);)*
+        }
     };
 }
 pub(crate) use checks;
@@ -118,6 +124,19 @@ macro_rules! threads_test {
     };
 }
 pub(crate) use threads_test;
+
+/// The in-process groups' `#[test]` of one check (for [`checks!`]): none for an MPI-only check.
+macro_rules! groups_test {
+    (mpi $name:ident) => {};
+    ($name:ident) => {
+        #[test]
+        fn $name() {
+            let check = super::CHECKS.iter().find(|c| c.name == stringify!($name)).expect("listed");
+            $crate::runner::run_check_in_groups(check);
+        }
+    };
+}
+pub(crate) use groups_test;
 
 /// The entry's `Procs`, or [`Procs::ALL`] if it gave none (for the macros).
 pub const fn procs_or_all(given: &[Procs]) -> Procs {
@@ -280,6 +299,18 @@ macro_rules! cases {
                 fn $name() {
                     let case = super::CASES.iter().find(|c| c.name == stringify!($name)).expect("listed");
                     $crate::runner::run_case(case);
+                }
+            )*
+        }
+
+        /// Each case on in-process groups (`runner::run_case_in_groups`).
+        #[cfg(test)]
+        mod fails_in_groups {
+            $(
+                #[test]
+                fn $name() {
+                    let case = super::CASES.iter().find(|c| c.name == stringify!($name)).expect("listed");
+                    $crate::runner::run_case_in_groups(case);
                 }
             )*
         }

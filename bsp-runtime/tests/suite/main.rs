@@ -19,7 +19,10 @@
 //!
 //! Each table becomes one `#[test]` per entry here (`<file>::on_threads::<check>`,
 //! `<file>::fails_on_threads::<case>`), run at the entry's process counts by the runner
-//! (`runner.rs`, with the one hang guard); the same tables run under `mpirun` and on the hybrid
+//! (`runner.rs`, with the one hang guard), and one more on groups of threads joined by the
+//! in-process transport, the hybrid engine's driver and wire format without MPI
+//! (`<file>::in_groups::<check>` at the layouts of `runner::LAYOUTS`,
+//! `<file>::fails_in_groups::<case>`); the same tables run under `mpirun` and on the hybrid
 //! engine in `mpi.rs` (`cargo test -p bsp-runtime --features mpi --test mpi`). What only a
 //! threads run can show (results returned by `run`, handles carried between runs, the
 //! model-based test with shrinking, the long stress runs) is in `threads/`.

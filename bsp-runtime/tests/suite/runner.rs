@@ -104,6 +104,36 @@ pub fn assert_mentions(err: &Error, parts: &[&str]) {
     }
 }
 
+/// The layouts of the in-process groups (groups, threads each) that every check runs on (those
+/// its process counts allow, as on MPI), as the hybrid engine runs `mpirun -n R` with
+/// `BSP_THREADS=T`, without MPI.
+pub const LAYOUTS: &[(usize, usize)] = &[(2, 1), (2, 2), (3, 2)];
+
+/// Runs `f` on `p` processes in `groups` in-process groups (guarded by [`within`]).
+fn run_in_groups<R, F>(p: usize, groups: usize, f: F) -> Result<Vec<R>, Error>
+where
+    R: Send + 'static,
+    F: Fn(&mut Ctx) -> R + Sync + Send + 'static,
+{
+    let what = format!("run on {p} processes in {groups} in-process groups");
+    within(&what, move || bsp_runtime::Launch::new().procs(p).in_process_groups(groups).run(f))
+}
+
+/// [`run_check`] on each layout of [`LAYOUTS`] whose process count the check allows.
+pub fn run_check_in_groups(check: &'static Check) {
+    for &(groups, t) in LAYOUTS.iter().filter(|&&(r, t)| check.procs.on_mpi(r * t)) {
+        let p = groups * t;
+        let outcomes = run_in_groups(p, groups, check.run)
+            .unwrap_or_else(|e| panic!("{} on {groups} groups of {t}: the run failed: {e}", check.name));
+        let failed: Vec<String> = outcomes
+            .iter()
+            .enumerate()
+            .filter_map(|(pid, o)| o.as_ref().err().map(|why| format!("  process {pid}: {why}")))
+            .collect();
+        assert!(failed.is_empty(), "{} on {groups} groups of {t}:\n{}", check.name, failed.join("\n"));
+    }
+}
+
 /// Runs a check of the suite (`suite/check.rs`) at each of its process counts on threads and
 /// fails with every process's complaint if any process's outcome is `Err`.
 pub fn run_check(check: &'static Check) {
@@ -139,5 +169,33 @@ pub fn run_case(case: &'static Case) {
         }
         assert_eq!(probe.hits(), 0, "{} on {p} processes: a process got past the failing point: {err}", case.name);
         assert!(elapsed < PROMPTLY, "{} on {p} processes: the failure took {elapsed:?}", case.name);
+    }
+}
+
+/// [`run_case`] on in-process groups: at each of the case's process counts of at least 2, as
+/// two groups when it is even and one process per group otherwise (so the failure crosses
+/// groups).
+pub fn run_case_in_groups(case: &'static Case) {
+    for &p in case.ps.iter().filter(|&&p| p >= 2) {
+        let groups = if p % 2 == 0 { 2 } else { p };
+        let probe = Arc::new(Probe::default());
+        let seen = probe.clone();
+        let start = Instant::now();
+        let err = match run_in_groups(p, groups, move |ctx| (case.run)(ctx, &seen)) {
+            Ok(_) => panic!("{} on {p} processes in {groups} groups succeeded, but it should have failed", case.name),
+            Err(e) => e,
+        };
+        let elapsed = start.elapsed();
+        let failure = Failure::parse(p, &err.to_string());
+        if let Err(why) = (case.judge)(&failure) {
+            panic!("{} on {p} processes in {groups} groups: {why}", case.name);
+        }
+        assert_eq!(
+            probe.hits(),
+            0,
+            "{} on {p} processes in {groups} groups: a process got past the failing point: {err}",
+            case.name
+        );
+        assert!(elapsed < PROMPTLY, "{} on {p} processes in {groups} groups: the failure took {elapsed:?}", case.name);
     }
 }

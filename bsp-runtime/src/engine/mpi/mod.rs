@@ -38,26 +38,22 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use mpi::Count;
 use mpi::collective::SystemOperation;
-use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 
 use std::cell::UnsafeCell;
 
-use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, Status, Want};
+use super::transport::mpi::direct::{GET_TAG, PUT_TAG, Transfers, swap_words};
+pub(crate) use super::transport::mpi::local_ranks;
+use super::transport::mpi::sparse::{self, Landing, log2_ceil};
+use super::transport::mpi::{Dense, INLINE_WORDS, POINT_TO_POINT_RANKS, count, crowded};
+use super::transport::wire::{self, HEADER_WORDS, LargeIn, Received};
+use super::transport::{Block, DENSE, ExchangeMode, is_large};
+use super::{AnyEngine, Endpoint, Engine, Fate, GetBytes, Outboxes, Peers, Poisoned, ReadResults, Status, Want};
 use crate::Error;
-use crate::outbox::{Arrival, LANDED, Outbox, Pending, PutSrc, flags};
+use crate::outbox::{GetRec, LANDED, Outbox, PutSrc, flags};
 use crate::reg::Table;
-use direct::{BLOCK_TAG, GET_TAG, PUT_TAG, Transfers, is_large, swap_words};
-use wire::{HEADER_WORDS, LargeIn, Reader, Received, put_bytes};
-
-pub(crate) mod direct;
-pub(crate) mod sparse;
-pub(crate) mod wire;
-
-use sparse::{Block, Landing, log2_ceil};
 
 /// Whether this OS process was started by `mpirun` (read before MPI is initialised, which
 /// sets some of these variables itself).
@@ -86,24 +82,19 @@ pub(crate) struct Mpi {
     /// by `serialize` in the sync: one thread, never at the same time.
     outboxes: Box<[UnsafeCell<Outbox>; 2]>,
     send: Vec<u64>,
-    send_counts: Vec<Count>,
-    send_displs: Vec<Count>,
+    /// The counts of the blocks out (by destination) and in, and the exchange that moves them.
+    dense: Dense,
     recv: Vec<u64>,
-    recv_counts: Vec<Count>,
-    recv_displs: Vec<Count>,
     peers: Received,
-    /// Scratch for serving gets: one requester's reply bytes, bytes asked of each owner, and
-    /// read positions in the replies.
+    /// Scratch for serving gets: one requester's reply bytes, and read positions in the
+    /// replies.
     scratch: Vec<u8>,
-    asked: Vec<usize>,
     cursor: Vec<usize>,
     /// Large transfers moving point to point in this sync (`direct.rs`): puts (completed in
     /// `land_puts`) and get replies (completed in `read`), kept apart so that waiting for one
     /// kind never waits for the other, whose receives are posted later.
     put_transfers: Transfers,
     get_transfers: Transfers,
-    /// The blocks of an exchange among a few ranks (`all_to_all_v`).
-    block_transfers: Transfers,
     /// This rank's large puts, in the order sent: (destination, address, length).
     large_out: Vec<(usize, usize, usize)>,
     /// Large puts coming to this rank, in the order received.
@@ -137,7 +128,7 @@ pub(crate) struct Mpi {
     arrived: Vec<Block>,
     dests: Vec<usize>,
     owners: Vec<usize>,
-    requests: Vec<mpi::ffi::MPI_Request>,
+    requests: Transfers,
     /// Messages this rank has sent in syncs (a collective counts as the messages its usual
     /// algorithm sends: p − 1 for an all-to-all, ⌈log₂ p⌉ for an all-reduce or a barrier).
     messages: u64,
@@ -148,93 +139,8 @@ pub(crate) struct Mpi {
     crowded: bool,
 }
 
-/// How a sync of more than two ranks exchanges its blocks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ExchangeMode {
-    /// The sparse exchange (`sparse.rs`) in supersteps where every rank talks to at most a
-    /// quarter of the ranks and nobody changes registrations or the tag size, beyond
-    /// [`POINT_TO_POINT_RANKS`] ranks, unless some machine runs more ranks than it has cores;
-    /// the dense one otherwise.
-    Auto,
-    /// Always the dense exchange: sizes by `MPI_Alltoall`, then the blocks.
-    Dense,
-    /// The sparse exchange whenever the superstep allows it (registrations and tag sizes still
-    /// go the dense way), at any number of ranks.
-    Sparse,
-}
-
-/// The environment variable that chooses the exchange (`auto`, `dense` or `sparse`).
-pub(crate) const EXCHANGE_VAR: &str = "BSP_MPI_EXCHANGE";
-
-impl ExchangeMode {
-    /// The mode `BSP_MPI_EXCHANGE` asks for (`auto` when unset). Its value was checked when
-    /// the launch started (`env.rs`), which names the variable for any other value.
-    pub(crate) fn from_env() -> ExchangeMode {
-        match std::env::var(EXCHANGE_VAR).as_deref() {
-            Ok("dense") => ExchangeMode::Dense,
-            Ok("sparse") => ExchangeMode::Sparse,
-            _ => ExchangeMode::Auto,
-        }
-    }
-}
-
-/// In the flags of a sparse-capable arrival: some rank talks to too many others for the sparse
-/// exchange (an engine bit, above those of `outbox::flags`; removed before `sync/` sees
-/// the flags).
-const DENSE: u64 = 1 << 40;
-
 /// In the size word of a two-rank arrival: the block follows in the same message.
 const INLINE: u64 = 1 << 63;
-
-/// The longest arrival message that carries its block (in words): under Open MPI's eager limit
-/// for shared memory (4 KiB), so that the message stays one copy, without a rendezvous.
-const INLINE_WORDS: usize = 480;
-
-/// The longest message of a block cut into pieces (in words): as [`INLINE_WORDS`], under Open
-/// MPI's eager limit for shared memory, so that each piece goes without a rendezvous.
-const PIECE_WORDS: usize = INLINE_WORDS;
-
-/// Blocks of at most this many words (16 KiB) go between a few ranks as pieces of
-/// [`PIECE_WORDS`]: a block above the eager limit sent whole waits for a rendezvous (a round
-/// trip between the ranks, then a copy by the kernel), which costs more than the copies of a
-/// few eager pieces. Longer blocks go whole.
-const PIECES_MAX_WORDS: usize = 2048;
-
-/// `(offset, words)` of the messages that carry a block of `words` words between two ranks
-/// (`Mpi::all_to_all_v`): pieces of [`PIECE_WORDS`] up to [`PIECES_MAX_WORDS`], otherwise the
-/// whole block. Sender and receiver cut the block alike, from the size the arrival announced,
-/// and pieces with one tag between two ranks match in the order posted (MPI's non-overtaking
-/// rule).
-fn pieces(words: usize) -> impl Iterator<Item = (usize, usize)> {
-    let piece = if words <= PIECES_MAX_WORDS { PIECE_WORDS } else { words.max(1) };
-    (0..words.div_ceil(piece)).map(move |i| (i * piece, (words - i * piece).min(piece)))
-}
-
-/// Up to this many ranks, the exchange of blocks is a message to and from each other rank
-/// (`all_to_all_v`), beyond, one `MPI_Alltoallv`.
-const POINT_TO_POINT_RANKS: usize = 8;
-
-/// `counts` as MPI displacements (exclusive prefix sums), checked: MPI displacements are `int`.
-/// Returns the total.
-pub(crate) fn displacements(counts: &[Count], displs: &mut Vec<Count>, what: &str) -> usize {
-    displs.clear();
-    let mut at: usize = 0;
-    for &c in counts {
-        displs.push(count(at, what));
-        at += usize::try_from(c).expect("MPI counts are not negative");
-    }
-    count(at, what);
-    at
-}
-
-/// `words` as an MPI count, checked: MPI counts are `int`.
-pub(crate) fn count(words: usize, what: &str) -> Count {
-    Count::try_from(words).unwrap_or_else(|_| {
-        panic!(
-            "the MPI engine moves at most 2^31 - 1 words (16 GiB) to or from one rank per superstep; {what} needs {words}"
-        )
-    })
-}
 
 impl Mpi {
     fn new(comm: SimpleCommunicator, nprocs: usize, mode: ExchangeMode) -> Self {
@@ -243,18 +149,13 @@ impl Mpi {
             parity: 0,
             outboxes: Box::new([UnsafeCell::new(Outbox::new(nprocs)), UnsafeCell::new(Outbox::new(nprocs))]),
             send: Vec::new(),
-            send_counts: Vec::with_capacity(nprocs),
-            send_displs: Vec::with_capacity(nprocs),
+            dense: Dense::new(nprocs),
             recv: Vec::new(),
-            recv_counts: vec![0; nprocs],
-            recv_displs: Vec::with_capacity(nprocs),
             peers: Received::new(nprocs),
             scratch: Vec::new(),
-            asked: vec![0; nprocs],
             cursor: vec![0; nprocs],
             put_transfers: Transfers::default(),
             get_transfers: Transfers::default(),
-            block_transfers: Transfers::default(),
             large_out: Vec::new(),
             large_in: Vec::new(),
             bounce: Vec::new(),
@@ -273,41 +174,21 @@ impl Mpi {
             arrived: Vec::new(),
             dests: Vec::new(),
             owners: Vec::new(),
-            requests: Vec::new(),
+            requests: Transfers::default(),
             messages: 0,
             crowded: false,
         }
     }
 
-    /// Learns whether any machine of the job runs more ranks than it has cores (`crowded`).
-    fn learn_crowding(&mut self) {
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-        let here = u64::from(local_ranks().0 > cores);
-        let mut anywhere = 0u64;
-        self.comm.all_reduce_into(&here, &mut anywhere, SystemOperation::bitwise_or());
-        self.crowded = anywhere != 0;
-    }
-
     /// Whether syncs of this run may use the sparse exchange (then every sync starts with an
     /// all-reduce of the flags, which also says whether this one does).
     fn sparse_capable(&self) -> bool {
-        let p = self.recv_counts.len();
+        let p = self.dense.recv_counts.len();
         match self.mode {
             ExchangeMode::Dense => false,
             ExchangeMode::Sparse => p > 1,
             ExchangeMode::Auto => p > POINT_TO_POINT_RANKS && !self.crowded,
         }
-    }
-
-    /// The ranks this rank sends a block to in a sparse exchange (every destination it queued
-    /// something for, or asked something of), ascending, into `self.dests`.
-    fn note_dests(&mut self, out: &Outbox) {
-        self.dests.clear();
-        let dests = &mut self.dests;
-        out.for_each_queue(|d, _| dests.push(d));
-        dests.extend(out.req_parts.iter().map(|r| r.pid));
-        dests.sort_unstable();
-        dests.dedup();
     }
 
     /// The start of a sync (`Engine::arrive`): one `MPI_Alltoall` that carries every rank's
@@ -327,7 +208,7 @@ impl Mpi {
         }
         self.arrive_out.clear();
         for q in 0..self.arrive_in.len() / 2 {
-            let words = if work { self.send_counts[q] as u64 } else { HEADER_WORDS as u64 };
+            let words = if work { self.dense.send_counts[q] as u64 } else { HEADER_WORDS as u64 };
             self.arrive_out.extend_from_slice(&[flags, words]);
         }
         (self.inline_sent, self.inline_got) = (false, false);
@@ -343,7 +224,7 @@ impl Mpi {
             let words = self.arrive_msg[1] as usize;
             if work && 2 + words <= INLINE_WORDS {
                 // The block for the other rank: after the own block if that comes first.
-                let at = if other == 0 { 0 } else { self.send_counts[0] as usize };
+                let at = if other == 0 { 0 } else { self.dense.send_counts[0] as usize };
                 self.arrive_msg[1] |= INLINE;
                 self.arrive_msg.extend_from_slice(&self.send[at..at + words]);
                 self.inline_sent = true;
@@ -355,12 +236,12 @@ impl Mpi {
             self.inline_got = self.arrive_got[1] & INLINE != 0;
         } else {
             self.comm.all_to_all_into(&self.arrive_out[..], &mut self.arrive_in[..]);
-            self.messages += self.recv_counts.len() as u64 - 1;
+            self.messages += self.dense.recv_counts.len() as u64 - 1;
         }
         let mut all = 0;
         for (q, pair) in self.arrive_in.chunks_exact(2).enumerate() {
             all |= pair[0];
-            self.recv_counts[q] = count(pair[1] as usize, "the data from one rank");
+            self.dense.recv_counts[q] = count(pair[1] as usize, "the data from one rank");
         }
         self.serialized = work;
         self.counts_known = all & (flags::WORK | flags::GET) != 0;
@@ -373,14 +254,14 @@ impl Mpi {
     /// is sparse when somebody queued something and nobody is dense, changes registrations or
     /// the tag size, or ended: the same verdict on every rank, from the same OR.
     fn arrive_sparse_capable(&mut self, flags: u64) -> u64 {
-        let p = self.recv_counts.len();
+        let p = self.dense.recv_counts.len();
         let mut mine = flags;
         // The ranks this one would send blocks to (none without work), for `exchange_sparse`.
         self.dests.clear();
         if flags & (flags::WORK | flags::GET) != 0 {
             // SAFETY: in the sync, after `parity` was set.
-            let out = unsafe { self.own_outbox() };
-            self.note_dests(out);
+            let out = unsafe { own_outbox(&self.outboxes, self.parity) };
+            note_dests(out, &mut self.dests);
             if self.mode == ExchangeMode::Auto && 4 * self.dests.len() > p {
                 mine |= DENSE;
             }
@@ -400,7 +281,7 @@ impl Mpi {
     /// view's senders.
     fn exchange_sparse(&mut self) {
         // SAFETY: in the sync, after `arrive`, which noted the destinations in `dests`.
-        let out = unsafe { self.own_outbox() };
+        let out = unsafe { own_outbox(&self.outboxes, self.parity) };
         self.send.clear();
         self.blocks.clear();
         self.large_out.clear();
@@ -432,105 +313,39 @@ impl Mpi {
 
     /// Every rank's arrival, superstep and pending counts (error paths only).
     fn all_statuses(&self, mine: Status) -> Vec<Status> {
-        let words = [
-            u64::from(mine.arrival == Arrival::End),
-            mine.step as u64,
-            mine.pending.puts as u64,
-            mine.pending.gets as u64,
-            mine.pending.sends as u64,
-        ];
-        let mut all = vec![0u64; 5 * self.comm.size() as usize];
-        self.comm.all_gather_into(&words[..], &mut all[..]);
-        all.chunks_exact(5)
-            .map(|w| Status {
-                arrival: if w[0] == 1 { Arrival::End } else { Arrival::Sync },
-                step: w[1] as usize,
-                pending: Pending { puts: w[2] as usize, gets: w[3] as usize, sends: w[4] as usize },
-            })
-            .collect()
-    }
-
-    /// This rank's outbox of the superstep whose sync is in progress.
-    ///
-    /// # Safety
-    /// Only inside that sync (after `arrive`), where nothing writes the outbox: the rank's own
-    /// calls are not running (one thread per rank), and the outbox is cleared only after it.
-    unsafe fn own_outbox(&self) -> &'static Outbox {
-        // SAFETY: the caller's contract; the outboxes live as long as the engine, which outlives
-        // every use in its sync (the lifetime is not tied to `self` so that the engine's
-        // buffers can be written while the outbox is read).
-        unsafe { &*self.outboxes[self.parity].get() }
+        let mut all = vec![0u64; wire::STATUS_WORDS * self.comm.size() as usize];
+        self.comm.all_gather_into(&wire::status_words(&mine)[..], &mut all[..]);
+        wire::statuses(&all).collect()
     }
 
     /// Serialises this rank's bookkeeping and its queue for every destination into `send`.
     fn serialize(&mut self) {
         // SAFETY: called in the sync, from `arrive` or `exchange`.
-        let out = unsafe { self.own_outbox() };
-        let p = self.recv_counts.len();
+        let out = unsafe { own_outbox(&self.outboxes, self.parity) };
+        let p = self.dense.recv_counts.len();
         self.send.clear();
-        self.send_counts.clear();
+        self.dense.send_counts.clear();
         self.large_out.clear();
         for q in 0..p {
             let start = self.send.len();
             wire::write_block(out, q, &mut self.send, Some(&mut self.large_out));
             let words = self.send.len() - start;
-            self.send_counts.push(count(words, "the data for one destination"));
+            self.dense.send_counts.push(count(words, "the data for one destination"));
         }
     }
 
-    /// The blocks of `send` (by `send_counts`) to every rank, into `recv` (by `recv_counts`):
-    /// an `MPI_Alltoallv`. `inline`: the blocks that went with the arrival, as (sent, got).
+    /// The blocks of this sync to every rank and from every rank ([`Dense::all_to_all_v`]),
+    /// `inline`: the blocks that went with a two-rank arrival, as (sent, got).
     fn all_to_all_v(&mut self, inline: (bool, bool)) {
-        displacements(&self.send_counts, &mut self.send_displs, "everything this rank sends");
-        let total = displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
-        // Grown, never cleared: MPI overwrites the blocks, and readers go by the displacements
-        // (zeroing the buffer on every sync costs as much as a copy of it).
-        if self.recv.len() < total {
-            self.recv.resize(total, 0);
-        }
-        let p = self.recv_counts.len();
-        if p > POINT_TO_POINT_RANKS {
-            let send = Partition::new(&self.send[..], &self.send_counts[..], &self.send_displs[..]);
-            let mut recv = PartitionMut::new(&mut self.recv[..total], &self.recv_counts[..], &self.recv_displs[..]);
-            self.comm.all_to_all_varcount_into(&send, &mut recv);
-            self.messages += p as u64 - 1;
-            return;
-        }
-        // A few ranks: what `MPI_Alltoallv` does for them (a message to and from each other
-        // rank, a copy of the own block), without the collective's overhead.
-        let me = self.comm.rank() as usize;
-        let (sd, rd, n) = (self.send_displs[me] as usize, self.recv_displs[me] as usize, self.send_counts[me] as usize);
-        self.recv[rd..rd + n].copy_from_slice(&self.send[sd..sd + n]);
-        let (send, recv) = (self.send.as_ptr() as usize, self.recv.as_mut_ptr() as usize);
-        for q in (0..p).filter(|&q| q != me) {
-            let (at, words) = (self.recv_displs[q] as usize, self.recv_counts[q] as usize);
-            if inline.1 {
-                // Two ranks, and the other's block came with its arrival.
-                self.recv[at..at + words].copy_from_slice(&self.arrive_got[2..2 + words]);
-                continue;
-            }
-            for (from, n) in pieces(words) {
-                // SAFETY: a piece of rank q's block of `recv` (inside `total` words), written by
-                // nothing else and read only after `wait` below.
-                unsafe { self.block_transfers.receive(&self.comm, q, BLOCK_TAG, recv + 8 * (at + from), 8 * n) };
-            }
-        }
-        for q in (0..p).filter(|&q| q != me && !inline.0) {
-            let (at, words) = (self.send_displs[q] as usize, self.send_counts[q] as usize);
-            for (from, n) in pieces(words) {
-                // SAFETY: a piece of the block for rank q of `send`, unchanged until `wait` below.
-                unsafe { self.block_transfers.send(&self.comm, q, BLOCK_TAG, send + 8 * (at + from), 8 * n) };
-                self.messages += 1;
-            }
-        }
-        self.block_transfers.wait();
+        let got = inline.1.then(|| &self.arrive_got[2..]);
+        self.messages += self.dense.all_to_all_v(&self.comm, &self.send, &mut self.recv, inline.0, got);
     }
 
     /// Turns the received blocks into `peers`, reusing its buffers.
     fn deserialize(&mut self) {
         self.large_in.clear();
         self.peers.hear_from_all();
-        for (src, &displ) in self.recv_displs.iter().enumerate() {
+        for (src, &displ) in self.dense.recv_displs.iter().enumerate() {
             wire::read_block(&self.recv[..], displ as usize, src, &mut self.peers, &mut self.large_in, self.recv_kept);
         }
     }
@@ -563,19 +378,20 @@ impl Mpi {
     }
 
     /// Answers the get requests (from this rank's registered memory, before any put of the
-    /// superstep lands) and the requests to this rank's extension objects, then hands the
-    /// answers to this rank's own gets and requests, in issue order.
-    ///
-    /// A reply block, per requester: the requested DRMA bytes (padded to a word), then for each
-    /// extension request its length in a word and its bytes (padded).
+    /// superstep lands) and the requests to this rank's extension objects, then finds the
+    /// answers to this rank's own gets and requests, in issue order. The replies are in the
+    /// wire format's ([`wire::write_reply`], [`wire::read_replies`]); large gets move point to
+    /// point, straight into where `sync/` lands them.
     fn serve_gets(&mut self, table: &Table, got: &mut ReadResults) {
-        let p = self.recv_counts.len();
+        let p = self.dense.recv_counts.len();
         // SAFETY: in the sync, after `arrive`.
-        let out = unsafe { self.own_outbox() };
+        let out = unsafe { own_outbox(&self.outboxes, self.parity) };
+        // Large replies leave from this rank's registered memory and large results land in
+        // their destinations: completed before this returns or unwinds.
+        let mut transfers = self.get_transfers.post();
         self.send.clear();
-        self.send_counts.clear();
+        self.dense.send_counts.clear();
         self.blocks.clear();
-        let bytes = &mut self.scratch;
         // Dense: a reply block for every rank (maybe empty); sparse: for those that asked.
         let sparse = self.sparse;
         let requesters = if sparse { self.peers.senders.len() } else { p };
@@ -584,37 +400,27 @@ impl Mpi {
             if sparse && self.peers.reqs[src].is_empty() && self.peers.xreqs[src].is_empty() {
                 continue;
             }
-            bytes.clear();
-            for req in &self.peers.reqs[src] {
-                let entry = table.entries[req.slot as usize].as_ref().expect("a get checked at the call");
-                let addr = entry.local_addr + req.byte_offset;
-                if is_large(req.len) {
-                    // SAFETY: inside this rank's registration (checked against its extent by
-                    // the requester at the call); nothing writes it until this phase's
-                    // transfers complete, at the end of `serve_gets`.
-                    unsafe { self.get_transfers.send(&self.comm, src, GET_TAG, addr, req.len) };
-                    self.messages += 1;
-                    continue;
-                }
-                // SAFETY: as above; read now.
-                let data = unsafe { std::slice::from_raw_parts(addr as *const u8, req.len) };
-                bytes.extend_from_slice(data);
-            }
             let start = self.send.len();
-            put_bytes(&mut self.send, bytes);
-            for x in &self.peers.xreqs[src] {
-                let entry = table.entries[x.slot as usize].as_ref().expect("a request checked at the call");
-                let target = entry.ext.as_deref().expect("requests go to extension registrations");
-                bytes.clear();
-                target.serve(src, &self.peers.xreq_data[src][x.at..x.at + x.len], bytes);
-                self.send.push(bytes.len() as u64);
-                put_bytes(&mut self.send, bytes);
-            }
+            let (comm, messages) = (&self.comm, &mut self.messages);
+            let large = |addr: usize, len: usize| {
+                if !is_large(len) {
+                    return false;
+                }
+                // SAFETY: inside this rank's registration (checked against its extent by the
+                // requester at the call); nothing writes it until this phase's transfers
+                // complete, at the end of `serve_gets`.
+                unsafe { transfers.send(comm, src, GET_TAG, addr, len) };
+                *messages += 1;
+                true
+            };
+            // SAFETY: the read phase of this sync, whose requests `peers` holds; this rank
+            // writes no registered memory before it returns.
+            unsafe { wire::write_reply(&self.peers, src, table, &mut self.scratch, &mut self.send, large) };
             let words = self.send.len() - start;
             if sparse {
                 self.blocks.push(Block { rank: src, at: start, words });
             } else {
-                self.send_counts.push(count(words, "the get replies for one rank"));
+                self.dense.send_counts.push(count(words, "the get replies for one rank"));
             }
         }
         if sparse {
@@ -627,67 +433,68 @@ impl Mpi {
             let me = self.comm.rank() as usize;
             let into = Landing { recv: &mut self.recv, got: &mut self.arrived, requests: &mut self.requests };
             self.messages += sparse::replies(&self.comm, me, &self.send, &self.blocks, &self.owners, into);
-            self.recv_displs.resize(p, 0);
+            self.dense.recv_displs.resize(p, 0);
             for b in &self.arrived {
-                self.recv_displs[b.rank] = count(b.at, "everything this rank receives");
+                self.dense.recv_displs[b.rank] = count(b.at, "everything this rank receives");
             }
         } else {
-            self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
+            self.comm.all_to_all_into(&self.dense.send_counts[..], &mut self.dense.recv_counts[..]);
             self.messages += p as u64 - 1;
-            self.all_to_all_v((false, false));
+            self.messages += self.dense.all_to_all_v(&self.comm, &self.send, &mut self.recv, false, None);
         }
-        // DRMA gets, in issue order, from the front of each owner's block (large ones arrive
-        // point to point).
-        self.asked.fill(0);
-        for g in out.gets.iter().filter(|g| !is_large(g.bytes)) {
-            self.asked[g.pid] += g.bytes;
-        }
-        let replies: &[u8] = bytemuck::cast_slice(&self.recv[..]);
-        for (c, &d) in self.cursor.iter_mut().zip(&self.recv_displs) {
+        // Each owner's reply to this rank starts at its block (in `recv`, unchanged until the
+        // next sync's exchange); large gets come point to point.
+        for (c, &d) in self.cursor.iter_mut().zip(&self.dense.recv_displs) {
             *c = d as usize * 8;
         }
-        // Staged results (destinations in registered memory) go to `stage` in issue order, for
-        // `sync/` to write after the read phase.
-        got.stage.clear();
-        got.stage.resize(out.gets.iter().filter(|g| g.staged).map(|g| g.bytes).sum(), 0);
-        let mut staged_at = 0;
-        for g in &out.gets {
-            let dst = if g.staged { got.stage[staged_at..].as_mut_ptr() as usize } else { g.dst_addr };
-            if g.staged {
-                staged_at += g.bytes;
+        let comm = &self.comm;
+        let large = |g: &GetRec, b: &mut GetBytes| {
+            if !is_large(g.bytes) {
+                return false;
             }
-            if is_large(g.bytes) {
-                // SAFETY: `dst` is this process's get destination, borrowed mutably until the end
-                // of this sync (`Superstep::get`) and outside every registration, or its place in
-                // `stage`, which is not touched (nor reallocated) until the transfers complete
-                // below.
-                unsafe { self.get_transfers.receive(&self.comm, g.pid, GET_TAG, dst, g.bytes) };
-                continue;
-            }
-            let at = self.cursor[g.pid];
-            let reply = &replies[at..at + g.bytes];
-            // SAFETY: as above, for a destination written now; the reply does not overlap it.
-            unsafe { std::ptr::copy_nonoverlapping(reply.as_ptr(), dst as *mut u8, g.bytes) };
-            self.cursor[g.pid] += g.bytes;
-        }
+            // SAFETY: `b.to` is where `sync/` lands this get (`sync/gets.rs`): its destination,
+            // borrowed mutably by this process until the end of this sync (`Superstep::get`) and
+            // outside every registration, or its place in the stage, which nothing touches (nor
+            // reallocates) until `read` returns; the transfers complete before that.
+            unsafe { transfers.receive(comm, g.pid, GET_TAG, b.to, g.bytes) };
+            b.from = LANDED;
+            true
+        };
+        let replies = (&mut got.reply, &mut got.ranges);
+        wire::read_replies(
+            &self.recv,
+            &mut self.cursor,
+            &out.gets,
+            &mut got.gets,
+            &out.req_parts,
+            replies,
+            large,
+            |_, _| false,
+        );
         // Owners' memory may be written (puts) only once their large replies have left.
-        self.get_transfers.wait();
-        // Extension replies follow, word aligned, in part order.
-        for (c, (&d, &a)) in self.cursor.iter_mut().zip(self.recv_displs.iter().zip(&self.asked)) {
-            *c = d as usize + a.div_ceil(8);
-        }
-        got.reply.clear();
-        got.ranges.clear();
-        for part in &out.req_parts {
-            let mut r = Reader { words: &self.recv[..], at: self.cursor[part.pid] };
-            let len = r.usize();
-            let reply = r.bytes(len);
-            self.cursor[part.pid] = r.at;
-            let start = got.reply.len();
-            got.reply.extend_from_slice(reply);
-            got.ranges.push(start..got.reply.len());
-        }
+        transfers.wait();
     }
+}
+
+/// This rank's outbox of the superstep of `parity`, whose sync is in progress: a borrow of the
+/// engine's `outboxes` only, so that its other buffers can be written while the outbox is read.
+///
+/// # Safety
+/// Only inside that sync (after `arrive`), where nothing writes the outbox: the rank's own calls
+/// are not running (one thread per rank), and the outbox is cleared only after the sync.
+unsafe fn own_outbox(outboxes: &[UnsafeCell<Outbox>; 2], parity: usize) -> &Outbox {
+    // SAFETY: the caller's contract: nobody writes the outbox while the borrow lives.
+    unsafe { &*outboxes[parity].get() }
+}
+
+/// The ranks this rank sends a block to in a sparse exchange (every destination it queued
+/// something for, or asked something of), ascending, into `dests`.
+fn note_dests(out: &Outbox, dests: &mut Vec<usize>) {
+    dests.clear();
+    out.for_each_queue(|d, _| dests.push(d));
+    dests.extend(out.req_parts.iter().map(|r| r.pid));
+    dests.sort_unstable();
+    dests.dedup();
 }
 
 impl Engine for Mpi {
@@ -700,7 +507,7 @@ impl Engine for Mpi {
     fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
         let mut all = 0u64;
         self.comm.all_reduce_into(&flags, &mut all, SystemOperation::bitwise_or());
-        self.messages += log2_ceil(self.recv_counts.len());
+        self.messages += log2_ceil(self.dense.recv_counts.len());
         Ok(all)
     }
 
@@ -720,11 +527,11 @@ impl Engine for Mpi {
         if !std::mem::take(&mut self.serialized) {
             self.serialize();
             // What `arrive` announced for a rank with nothing queued: a header alone.
-            debug_assert!(!self.counts_known || self.send_counts.iter().all(|&c| c as usize == HEADER_WORDS));
+            debug_assert!(!self.counts_known || self.dense.send_counts.iter().all(|&c| c as usize == HEADER_WORDS));
         }
         if !std::mem::take(&mut self.counts_known) {
-            self.comm.all_to_all_into(&self.send_counts[..], &mut self.recv_counts[..]);
-            self.messages += self.recv_counts.len() as u64 - 1;
+            self.comm.all_to_all_into(&self.dense.send_counts[..], &mut self.dense.recv_counts[..]);
+            self.messages += self.dense.recv_counts.len() as u64 - 1;
         }
         let inline = (std::mem::take(&mut self.inline_sent), std::mem::take(&mut self.inline_got));
         self.all_to_all_v(inline);
@@ -750,11 +557,12 @@ impl Engine for Mpi {
         if self.large_in.is_empty() && self.large_out.is_empty() {
             return Ok(());
         }
+        let mut transfers = self.put_transfers.post();
         for &(dest, addr, len) in &self.large_out {
             // SAFETY: the bytes of a buffered put in this rank's outbox (cleared only after this
             // sync) or an hpput source (borrowed until the end of this sync); the transfers
             // complete below.
-            unsafe { self.put_transfers.send(&self.comm, dest, PUT_TAG, addr, len) };
+            unsafe { transfers.send(&self.comm, dest, PUT_TAG, addr, len) };
             self.messages += 1;
         }
         let bounce = self.bounce.as_mut_ptr() as usize;
@@ -770,9 +578,9 @@ impl Engine for Mpi {
             // writes, nobody reads any more in this sync (gets were served), and this rank does
             // not touch until the transfers complete below. Otherwise: this put's place in
             // `bounce`, which is sized for every bounced put and untouched until the put phase.
-            unsafe { self.put_transfers.receive(&self.comm, large.src, PUT_TAG, dst, large.len) };
+            unsafe { transfers.receive(&self.comm, large.src, PUT_TAG, dst, large.len) };
         }
-        self.put_transfers.wait();
+        transfers.wait();
         for large in &self.large_in {
             let src = if large.in_place { PutSrc::Direct(LANDED) } else { PutSrc::Direct(bounce + large.at) };
             self.peers.queues[large.src].replace_put(large.index, src, large.len);
@@ -790,13 +598,6 @@ impl Engine for Mpi {
         // bytes, and the large ones were sent from the outbox and completed in `land_puts`.
         Ok(true)
     }
-}
-
-/// The ranks `mpirun` started on this machine and this rank's place among them, from the
-/// environment Open MPI gives every rank (one rank, the first, when it gives none).
-pub(crate) fn local_ranks() -> (usize, usize) {
-    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok());
-    (env("OMPI_COMM_WORLD_LOCAL_SIZE").unwrap_or(1), env("OMPI_COMM_WORLD_LOCAL_RANK").unwrap_or(0))
 }
 
 /// The number of ranks `mpirun` started, from the environment it gives every rank (before MPI
@@ -969,7 +770,7 @@ pub(crate) fn start_on(world: &SimpleCommunicator, want: Want) -> Result<Option<
     let fate = Arc::new(Fate::new(Box::new(|| {})));
     let mut engine = Box::new(Mpi::new(comm, p, ExchangeMode::from_env()));
     if engine.mode == ExchangeMode::Auto && p > POINT_TO_POINT_RANKS {
-        engine.learn_crowding();
+        engine.crowded = crowded(&engine.comm);
     }
     let outboxes = engine.outboxes();
     let endpoint = Endpoint { engine: AnyEngine::Mpi(engine), pid: rank, nprocs: p, outboxes, fate: fate.clone() };
@@ -991,9 +792,18 @@ impl RunEnd {
         if error.is_collective() {
             return report_once(&self.fence, error);
         }
-        crate::error::print_error(&error);
-        world.abort(1)
+        abort_alone(world, Some(error))
     }
+}
+
+/// Prints this rank's failure, if any, and ends every rank (`MPI_Abort`): only this rank failed,
+/// so the others may wait in a collective forever (the MPI engine's and the hybrid engine's
+/// failure report).
+pub(crate) fn abort_alone(world: &SimpleCommunicator, error: Option<Error>) -> ! {
+    if let Some(error) = error {
+        crate::error::print_error(&error);
+    }
+    world.abort(1)
 }
 
 /// An error that every rank of `comm` found identically: rank 0 prints it now, and no rank

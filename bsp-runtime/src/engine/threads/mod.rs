@@ -27,7 +27,7 @@ use crossbeam_utils::sync::Parker;
 use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, RegRow, Status, Want};
 use crate::Error;
 use crate::ext::ExtTarget;
-use crate::outbox::{DestQueue, GetRec, Meta, Outbox, ReqPart, Senders};
+use crate::outbox::{DestQueue, Meta, Outbox, ReqPart, Senders};
 use crate::reg::Table;
 use barrier::Barrier;
 
@@ -194,13 +194,16 @@ impl Engine for Threads {
         got.ranges.clear();
         // One reply range per part, in part order (parts of all requests are contiguous).
         for part in &mine.req_parts {
-            serve_in_place(table, self.pid, part, &mine.req_data, &mut got.reply);
+            // SAFETY: every owner is a thread of this run inside this sync, before its
+            // `end_reads`; `table` is this process's, whose requests were checked at the call.
+            unsafe { serve_in_place(table, self.pid, part, &mine.req_data, &mut got.reply) };
             got.ranges.push(got.ranges.last().map_or(0, |r| r.end)..got.reply.len());
         }
-        got.stage.clear();
-        for g in &mine.gets {
-            // SAFETY: every process is inside this sync (after `exchange`).
-            unsafe { get_in_place(g, &mut got.stage) };
+        // Every get's bytes are in its owner's registered memory, in this address space, which
+        // its owner (inside this sync) writes only after its `end_reads`, the barrier that
+        // this process's `end_reads` is too.
+        for (g, b) in mine.gets.iter().zip(&mut got.gets) {
+            b.from = g.src_addr;
         }
     }
 
@@ -223,42 +226,25 @@ impl Engine for Threads {
     }
 }
 
-/// Completes get `g` by reading its source in the owner's memory, in this address space: into
-/// its destination, or appended to `stage` if it is staged (its destination is registered).
+/// Answers request part `part` of process `me` (bytes in `data`) by calling the owner's
+/// extension object directly, in this address space, appending the reply to `reply`. The
+/// replies are only collected; `sync/` hands them to the callbacks after the get-phase barrier,
+/// because a callback writes its destination, which may be memory that other processes read in
+/// this phase (registered memory, GP elements).
 ///
 /// # Safety
-/// The owner must be inside the sync of this get, before its `end_reads` (so that it writes no
-/// registered memory, and its registration stays allocated), in this address space.
-pub(crate) unsafe fn get_in_place(g: &GetRec, stage: &mut Vec<u8>) {
-    if g.staged {
-        // SAFETY: the source is registered memory of a process that is inside this sync and
-        // writes no registered memory before `end_reads` (the caller's contract); it stays
-        // allocated (held by its table) at least until then. `g.bytes` is within its extent
-        // (checked at the call).
-        let src = unsafe { std::slice::from_raw_parts(g.src_addr as *const u8, g.bytes) };
-        stage.extend_from_slice(src);
-    } else {
-        // SAFETY: source as above. The destination is memory this process borrowed mutably
-        // until the end of this sync (`Superstep::get`), outside every registration, so nobody
-        // else reads or writes it; source and destination cannot overlap (one is registered,
-        // the other is not).
-        unsafe { std::ptr::copy_nonoverlapping(g.src_addr as *const u8, g.dst_addr as *mut u8, g.bytes) };
-    }
-}
-
-/// Answers request part `part` of process `me` (bytes in `data`) by calling the owner's
-/// extension object directly, in this address space (get phase: every process is inside the
-/// sync and nobody writes the objects), appending the reply to `reply`. The replies are only
-/// collected; `sync/` hands them to the callbacks after the get-phase barrier, because a
-/// callback writes its destination, which may be memory that other processes read in this phase
-/// (registered memory, GP elements).
-pub(crate) fn serve_in_place(table: &Table, me: usize, part: &ReqPart, data: &[u8], reply: &mut Vec<u8>) {
+/// The owner, process `part.pid`, must be a process of this address space inside the same sync,
+/// before its `end_reads` (so that its registration, and the extension object its table entry
+/// holds, stay where they are and nobody writes the object), and `table` must be the table of
+/// process `me` with the registration of `part.slot` in effect (so that its `handlers` row holds
+/// the address of that object, published when the registration took effect).
+pub(crate) unsafe fn serve_in_place(table: &Table, me: usize, part: &ReqPart, data: &[u8], reply: &mut Vec<u8>) {
     let entry = table.entries[part.slot as usize].as_ref().expect("a request checked at the call");
     let handler = entry.handlers[part.pid];
     // SAFETY: `handler` is the address of the `Arc<dyn ExtTarget>` that process `part.pid` keeps
-    // boxed in its table entry for this registration (published when the registration took
-    // effect, in the same address space); it stays there until the registration is gone, which
-    // is after this get phase.
+    // boxed in its table entry for this registration, in this address space; it stays there,
+    // unchanged, until the registration is gone, which is after this get phase (the caller's
+    // contract).
     let target = unsafe { &*(handler as *const Arc<dyn ExtTarget>) };
     target.serve(me, &data[part.at..part.at + part.len], reply);
 }

@@ -261,12 +261,17 @@ const EXCHANGE_JOBS: &[(usize, &str)] = &[(3, "sparse"), (4, "sparse"), (12, "au
 /// The (ranks, threads per rank) the checks run on with the hybrid engine (`BSP_THREADS`).
 const HYBRID_JOBS: &[(usize, usize)] = &[(1, 2), (2, 1), (2, 2), (2, 3)];
 
+/// The (ranks, threads per rank) the checks run on with the hybrid engine and the sparse
+/// exchange forced (`BSP_THREADS`, `BSP_MPI_EXCHANGE=sparse`).
+const HYBRID_SPARSE_JOBS: &[(usize, usize)] = &[(3, 2)];
+
 /// What a job of the checks sets besides the rank count.
 #[derive(Clone, Copy, Debug)]
 enum Setting {
     Default,
     Exchange(&'static str),
     Threads(usize),
+    ThreadsSparse(usize),
 }
 
 impl Setting {
@@ -275,6 +280,9 @@ impl Setting {
             Setting::Default => Vec::new(),
             Setting::Exchange(e) => vec![("BSP_MPI_EXCHANGE", e.to_string())],
             Setting::Threads(_) => vec![("BSP_THREADS", threads.to_string())],
+            Setting::ThreadsSparse(_) => {
+                vec![("BSP_THREADS", threads.to_string()), ("BSP_MPI_EXCHANGE", "sparse".to_string())]
+            }
         }
     }
 }
@@ -283,7 +291,7 @@ impl Setting {
 /// job ended well.
 fn checks_job(ranks: usize, setting: Setting, tally: &mut Tally) -> Result<(), String> {
     let threads = match setting {
-        Setting::Threads(t) => t,
+        Setting::Threads(t) | Setting::ThreadsSparse(t) => t,
         _ => 1,
     };
     let owned = setting.env(&threads.to_string());
@@ -294,6 +302,7 @@ fn checks_job(ranks: usize, setting: Setting, tally: &mut Tally) -> Result<(), S
     let label = match setting {
         Setting::Exchange(e) => format!("mpirun -n {ranks}, BSP_MPI_EXCHANGE={e}"),
         Setting::Threads(t) => format!("mpirun -n {ranks}, BSP_THREADS={t}"),
+        Setting::ThreadsSparse(t) => format!("mpirun -n {ranks}, BSP_THREADS={t}, BSP_MPI_EXCHANGE=sparse"),
         Setting::Default => format!("mpirun -n {ranks}"),
     };
     // The processes of the run (and so the reports expected of each check).
@@ -424,7 +433,8 @@ pub fn main() -> ExitCode {
         .into_iter()
         .map(|r| (r, Setting::Default))
         .chain(EXCHANGE_JOBS.iter().map(|&(r, e)| (r, Setting::Exchange(e))))
-        .chain(HYBRID_JOBS.iter().map(|&(r, t)| (r, Setting::Threads(t))));
+        .chain(HYBRID_JOBS.iter().map(|&(r, t)| (r, Setting::Threads(t))))
+        .chain(HYBRID_SPARSE_JOBS.iter().map(|&(r, t)| (r, Setting::ThreadsSparse(t))));
     for (ranks, setting) in jobs {
         if let Err(e) = checks_job(ranks, setting, &mut tally) {
             println!("error: {e}");

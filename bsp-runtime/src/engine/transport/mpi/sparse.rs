@@ -23,102 +23,54 @@ use mpi::ffi;
 use mpi::raw::AsRaw;
 use mpi::topology::{Communicator, SimpleCommunicator};
 
+use super::super::Block;
+use super::direct::{Posted, Transfers};
+
 /// The tag of the blocks of a sparse exchange.
 const SPARSE_TAG: i32 = 0x6274;
 /// The tag of get replies after a sparse exchange.
 const REPLY_TAG: i32 = 0x6275;
 
-/// A block of a sparse exchange: the peer rank and where its words are in a buffer.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Block {
-    pub rank: usize,
-    pub at: usize,
-    pub words: usize,
-}
-
 /// Where an exchange's incoming blocks go: appended to `recv`, noted in `got` by source rank in
-/// arrival order; `requests` is scratch for the sends.
+/// arrival order; `requests` keeps the sends' requests between syncs.
 pub(crate) struct Landing<'a> {
     pub recv: &'a mut Vec<u64>,
     pub got: &'a mut Vec<Block>,
-    pub requests: &'a mut Vec<ffi::MPI_Request>,
+    pub requests: &'a mut Transfers,
 }
 
-impl<'a> Landing<'a> {
-    /// Empties the landing, then starts sending `blocks` of `send` with `tag` (synchronous
-    /// sends for the consensus), copying a block for this rank, `me`, straight in. The caller
-    /// completes the requests left in `requests` before `send` may change (it borrows `send`
-    /// until then).
-    fn start(
-        self,
-        comm: &SimpleCommunicator,
-        me: usize,
-        send: &[u64],
-        blocks: &[Block],
-        tag: i32,
-        synchronous: bool,
-    ) -> Self {
-        self.recv.clear();
-        self.got.clear();
-        self.requests.clear();
-        for &b in blocks {
-            if b.rank == me {
-                let at = self.recv.len();
-                self.recv.extend_from_slice(&send[b.at..b.at + b.words]);
-                self.got.push(Block { rank: me, at, words: b.words });
-            } else {
-                // SAFETY: `send` is borrowed by the caller, unchanged, until every request
-                // completes (this function's contract, which both callers keep: they wait for
-                // `requests` before returning).
-                self.requests.push(unsafe { start_send(comm, send, b, tag, synchronous) });
-            }
+/// Empties `recv` and `got`, then starts sending `blocks` of `send` with `tag` (synchronous sends
+/// for the consensus) through `posted`, copying a block for this rank, `me`, straight in.
+///
+/// # Safety
+/// `send` must stay unchanged while `posted` lives (it completes the sends before it goes).
+unsafe fn start(
+    posted: &mut Posted<'_>,
+    comm: &SimpleCommunicator,
+    me: usize,
+    send: &[u64],
+    blocks: &[Block],
+    (recv, got): (&mut Vec<u64>, &mut Vec<Block>),
+    (tag, synchronous): (i32, bool),
+) {
+    recv.clear();
+    got.clear();
+    for &b in blocks {
+        let words = &send[b.at..b.at + b.words];
+        if b.rank == me {
+            let at = recv.len();
+            recv.extend_from_slice(words);
+            got.push(Block { rank: me, at, words: b.words });
+        } else {
+            // SAFETY: `send` is unchanged while `posted` lives (this function's contract).
+            unsafe { posted.send_words(comm, b.rank, tag, words, synchronous) };
         }
-        self
     }
-}
-
-fn null_request() -> ffi::MPI_Request {
-    // SAFETY: reading an MPI constant that the `mpi-sys` shim defines.
-    unsafe { ffi::RSMPI_REQUEST_NULL }
 }
 
 fn any_source() -> i32 {
     // SAFETY: reading an MPI constant that the `mpi-sys` shim defines.
     unsafe { ffi::RSMPI_ANY_SOURCE }
-}
-
-fn words_of(words: usize) -> i32 {
-    i32::try_from(words).unwrap_or_else(|_| {
-        panic!("the MPI engine moves at most 2^31 - 1 words (16 GiB) to or from one rank per superstep; a block needs {words}")
-    })
-}
-
-/// Starts a send of `send[b.at..b.at + b.words]` to `b.rank` with `tag`; `synchronous` for the
-/// consensus (completes only when received).
-///
-/// # Safety
-/// The words must stay unchanged until the request completes.
-unsafe fn start_send(
-    comm: &SimpleCommunicator,
-    send: &[u64],
-    b: Block,
-    tag: i32,
-    synchronous: bool,
-) -> ffi::MPI_Request {
-    let mut request = null_request();
-    let buf = send[b.at..b.at + b.words].as_ptr() as *const c_void;
-    let (n, rank) = (words_of(b.words), b.rank as i32);
-    // SAFETY: `buf` holds `n` words, unchanged until the request completes (the caller's
-    // contract); `comm` is a valid communicator and `rank` one of its ranks.
-    let rc = unsafe {
-        if synchronous {
-            ffi::MPI_Issend(buf, n, ffi::RSMPI_UINT64_T, rank, tag, comm.as_raw(), &mut request)
-        } else {
-            ffi::MPI_Isend(buf, n, ffi::RSMPI_UINT64_T, rank, tag, comm.as_raw(), &mut request)
-        }
-    };
-    assert_eq!(rc, 0, "MPI_Isend of {n} words to rank {rank} failed");
-    request
 }
 
 /// Receives the message that `status` describes (probed with `tag`) at the end of `recv`, and
@@ -148,20 +100,6 @@ fn receive_probed(comm: &SimpleCommunicator, status: &ffi::MPI_Status, tag: i32,
     Block { rank, at, words }
 }
 
-/// Whether every request has completed (those that have are set to `MPI_REQUEST_NULL`).
-fn all_done(requests: &mut [ffi::MPI_Request]) -> bool {
-    if requests.is_empty() {
-        return true;
-    }
-    let mut flag = 0;
-    // SAFETY: valid request handles (or `MPI_REQUEST_NULL`); statuses are ignored.
-    let rc = unsafe {
-        ffi::MPI_Testall(requests.len() as i32, requests.as_mut_ptr(), &mut flag, ffi::RSMPI_STATUSES_IGNORE)
-    };
-    assert_eq!(rc, 0, "MPI_Testall failed");
-    flag != 0
-}
-
 /// The non-blocking consensus (module docs): sends `blocks` of `send` to their ranks (a block
 /// for this rank, `me`, is copied), and lands every block that arrives in `into`. Returns the
 /// number of messages this rank sent (its blocks to others, and the barrier's, counted as
@@ -173,9 +111,13 @@ pub(crate) fn consensus(
     blocks: &[Block],
     into: Landing<'_>,
 ) -> u64 {
-    let Landing { recv, got, requests } = into.start(comm, me, send, blocks, SPARSE_TAG, true);
-    let sent = requests.len() as u64;
-    let mut barrier: Option<ffi::MPI_Request> = None;
+    let Landing { recv, got, requests } = into;
+    let mut sends = requests.post();
+    // SAFETY: `send` is borrowed, unchanged, for the whole of this function, which `sends`
+    // does not outlive.
+    unsafe { start(&mut sends, comm, me, send, blocks, (&mut *recv, &mut *got), (SPARSE_TAG, true)) };
+    let sent = sends.len() as u64;
+    let mut barrier = false;
     // SAFETY: an MPI status is plain data; MPI writes it before it is read.
     let mut status: ffi::MPI_Status = unsafe { std::mem::zeroed() };
     loop {
@@ -187,24 +129,16 @@ pub(crate) fn consensus(
             got.push(receive_probed(comm, &status, SPARSE_TAG, recv));
             continue;
         }
-        match barrier.as_mut() {
-            None => {
-                if all_done(requests) {
-                    let mut request = null_request();
-                    // SAFETY: `comm` is valid; the request is completed below.
-                    let rc = unsafe { ffi::MPI_Ibarrier(comm.as_raw(), &mut request) };
-                    assert_eq!(rc, 0, "MPI_Ibarrier failed");
-                    barrier = Some(request);
-                }
+        // Once every send of this rank was received, it enters the barrier (the same guard
+        // holds its request); once the barrier completes, so has every send of every rank.
+        if sends.test_all() {
+            if barrier {
+                break;
             }
-            Some(request) => {
-                if all_done(std::slice::from_mut(request)) {
-                    break;
-                }
-            }
+            sends.barrier(comm);
+            barrier = true;
         }
     }
-    requests.clear();
     sent + log2_ceil(comm.size() as usize)
 }
 
@@ -219,7 +153,11 @@ pub(crate) fn replies(
     owners: &[usize],
     into: Landing<'_>,
 ) -> u64 {
-    let Landing { recv, got, requests } = into.start(comm, me, send, blocks, REPLY_TAG, false);
+    let Landing { recv, got, requests } = into;
+    let mut sends = requests.post();
+    // SAFETY: `send` is borrowed, unchanged, for the whole of this function, which `sends`
+    // does not outlive.
+    unsafe { start(&mut sends, comm, me, send, blocks, (&mut *recv, &mut *got), (REPLY_TAG, false)) };
     // SAFETY: an MPI status is plain data; MPI writes it before it is read.
     let mut status: ffi::MPI_Status = unsafe { std::mem::zeroed() };
     for &owner in owners.iter().filter(|&&o| o != me) {
@@ -228,13 +166,8 @@ pub(crate) fn replies(
         assert_eq!(rc, 0, "MPI_Probe for the reply of rank {owner} failed");
         got.push(receive_probed(comm, &status, REPLY_TAG, recv));
     }
-    if !requests.is_empty() {
-        // SAFETY: valid request handles; statuses are ignored.
-        let rc = unsafe { ffi::MPI_Waitall(requests.len() as i32, requests.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE) };
-        assert_eq!(rc, 0, "MPI_Waitall of {} replies failed", requests.len());
-    }
-    let sent = requests.len() as u64;
-    requests.clear();
+    let sent = sends.len() as u64;
+    sends.wait();
     sent
 }
 

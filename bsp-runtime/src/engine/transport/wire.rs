@@ -1,4 +1,4 @@
-//! The MPI engine's wire format: an outbox as one block of words per destination.
+//! The wire format: an outbox as one block of words per destination.
 //!
 //! A block starts with a [`Header`] (a `#[repr(C)]` plain-old-data struct, written and read as
 //! whole words, so its size is a property of the type), followed by the parts it counts, in this
@@ -14,9 +14,12 @@ use std::borrow::Cow;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::direct::is_large;
-use crate::engine::Peers;
-use crate::outbox::{Arrival, DestQueue, ExtRec, Meta, MsgRec, Outbox, Pending, PushInfo, PutRec, PutSrc};
+use super::is_large;
+use crate::engine::{GetBytes, Peers, Status};
+use crate::outbox::{
+    Arrival, DestQueue, ExtRec, GetRec, Meta, MsgRec, Outbox, Pending, PushInfo, PutRec, PutSrc, ReqPart,
+};
+use crate::reg::Table;
 
 /// The fixed start of a block: the sender's collective bookkeeping and the number of each
 /// kind of record that follows.
@@ -111,6 +114,7 @@ impl<'a> Reader<'a> {
 
 /// A large put coming to this rank: its record in `Received::queues[src].puts[index]`.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the MPI engine moves puts point to point"))]
 pub(crate) struct LargeIn {
     pub src: usize,
     pub index: usize,
@@ -168,6 +172,7 @@ impl Received {
     }
 
     /// Every rank sends a block (a dense exchange).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "the MPI engine's dense exchange"))]
     pub(crate) fn hear_from_all(&mut self) {
         if self.senders.len() != self.queues.len() {
             self.senders.clear();
@@ -382,4 +387,108 @@ pub(crate) fn read_block(
         xreqs.push(XReq { slot, at: xdata.len(), len });
         xdata.extend_from_slice(r.bytes(len));
     }
+}
+
+/// Appends to `out` this process's reply to the requests that `src` made of it (read into `got`
+/// from `src`'s block): the requested DRMA bytes in request order, padded to a word, then for
+/// each extension request its reply's length in a word and its bytes (padded). A get for which
+/// `large(address, length)` returns `true` is left out of the reply: the caller moves its bytes
+/// some other way (point to point), and the requester's [`read_replies`] knows it by the same
+/// rule. `scratch` is reused between calls.
+///
+/// # Safety
+/// In the read phase of the sync whose blocks `got` holds, before this process's `end_reads`:
+/// the requested bytes lie in this process's registered memory (found in `table`, its table;
+/// every request was checked against the extent at the call), which nothing writes until then.
+/// `large` may keep reading a get's bytes only until that `end_reads` too.
+pub(crate) unsafe fn write_reply(
+    got: &Received,
+    src: usize,
+    table: &Table,
+    scratch: &mut Vec<u8>,
+    out: &mut Vec<u64>,
+    mut large: impl FnMut(usize, usize) -> bool,
+) {
+    scratch.clear();
+    for req in &got.reqs[src] {
+        let entry = table.entries[req.slot as usize].as_ref().expect("a get checked at the call");
+        let addr = entry.local_addr + req.byte_offset;
+        if large(addr, req.len) {
+            continue;
+        }
+        // SAFETY: inside this process's registration, which nothing writes before its
+        // `end_reads` (this function's contract).
+        let data = unsafe { std::slice::from_raw_parts(addr as *const u8, req.len) };
+        scratch.extend_from_slice(data);
+    }
+    put_bytes(out, scratch);
+    for x in &got.xreqs[src] {
+        let entry = table.entries[x.slot as usize].as_ref().expect("a request checked at the call");
+        let target = entry.ext.as_deref().expect("requests go to extension registrations");
+        scratch.clear();
+        target.serve(src, &got.xreq_data[src][x.at..x.at + x.len], scratch);
+        out.push(scratch.len() as u64);
+        put_bytes(out, scratch);
+    }
+}
+
+/// The requester's side of [`write_reply`]: finds where the bytes of each of this process's
+/// `gets` are (`landing[i].from`, for `sync/gets.rs` to copy) and collects the replies to its
+/// extension request `parts` (one range of `reply` per part, in part order). `at[owner]` is the
+/// byte position in `words` where `owner`'s reply to this process starts (it is moved past what
+/// is read). A get for which `elsewhere` returns `true` is not in its owner's reply (its owner is
+/// in this address space, or it moves point to point; `elsewhere` sets its `from`), and so is a
+/// part for which `served` returns `true` (it appended the part's reply to `reply` itself).
+#[allow(clippy::too_many_arguments, reason = "the two halves of a reply and their two hooks")]
+pub(crate) fn read_replies(
+    words: &[u64],
+    at: &mut [usize],
+    gets: &[GetRec],
+    landing: &mut [GetBytes],
+    parts: &[ReqPart],
+    (reply, ranges): (&mut Vec<u8>, &mut Vec<std::ops::Range<usize>>),
+    mut elsewhere: impl FnMut(&GetRec, &mut GetBytes) -> bool,
+    mut served: impl FnMut(&ReqPart, &mut Vec<u8>) -> bool,
+) {
+    let bytes: &[u8] = bytemuck::cast_slice(words);
+    // DRMA bytes first, in issue order, from the front of each owner's reply.
+    for (g, b) in gets.iter().zip(landing) {
+        if elsewhere(g, b) {
+            continue;
+        }
+        let from = at[g.pid];
+        b.from = bytes[from..from + g.bytes].as_ptr() as usize;
+        at[g.pid] += g.bytes;
+    }
+    // Extension replies follow each owner's DRMA bytes from the next whole word, in part order.
+    reply.clear();
+    ranges.clear();
+    for part in parts {
+        let start = reply.len();
+        if !served(part, reply) {
+            let mut r = Reader { words, at: at[part.pid].div_ceil(8) };
+            let len = r.usize();
+            reply.extend_from_slice(r.bytes(len));
+            at[part.pid] = r.at * 8;
+        }
+        ranges.push(start..reply.len());
+    }
+}
+
+/// The words of one process's [`Status`] (error paths: every process's, gathered).
+pub(crate) const STATUS_WORDS: usize = 5;
+
+/// `status` as [`STATUS_WORDS`] words.
+pub(crate) fn status_words(status: &Status) -> [u64; STATUS_WORDS] {
+    let Status { arrival, step, pending } = status;
+    [u64::from(*arrival == Arrival::End), *step as u64, pending.puts as u64, pending.gets as u64, pending.sends as u64]
+}
+
+/// The statuses in `words` ([`status_words`] of each process, in pid order).
+pub(crate) fn statuses(words: &[u64]) -> impl Iterator<Item = Status> + '_ {
+    words.chunks_exact(STATUS_WORDS).map(|w| Status {
+        arrival: if w[0] == 1 { Arrival::End } else { Arrival::Sync },
+        step: w[1] as usize,
+        pending: Pending { puts: w[2] as usize, gets: w[3] as usize, sends: w[4] as usize },
+    })
 }

@@ -1,0 +1,133 @@
+//! Transports: what joins groups of processes that do not share an address space.
+//!
+//! A run is a set of *groups*, each a set of processes that are threads of one address space
+//! (the threads engine's [`Group`](super::threads::Group): they read each other's outboxes and
+//! memory in place), numbered `0..ranks`, with the same number of processes each, laid out
+//! group-major (group `r` holds pids `r·t .. r·t + t`). What moves between groups goes through a
+//! [`Transport`], driven by one process of each group (its *leader*, `hybrid.rs`): the OR of
+//! every group's flags, the exchange of blocks (the serialised outboxes, and the replies to
+//! get requests, in the format of [`wire`]), and every group's status on an error path.
+//!
+//! A transport is one file here (it may import nothing of the driver) and its layout: where the
+//! driver's groups are started with it (a function of `hybrid.rs`) and the arm of
+//! [`launch`](super::launch) that chooses it:
+//! - [`in_process`]: groups in this OS process, joined by shared mailboxes (for testing the
+//!   driver, the wire format and the protocol without MPI: `Launch::in_process_groups`);
+//! - `mpi/` (cargo feature `mpi`): groups are MPI ranks (`mpirun`), joined by MPI; its
+//!   dense exchange ([`mpi::Dense`]: point to point among a few ranks, `MPI_Alltoallv` beyond),
+//!   its large point-to-point transfers (`mpi/direct.rs`) and its sparse exchange
+//!   (`mpi/sparse.rs`, non-blocking consensus) serve the MPI engine too.
+//!
+//! The trait and the wire format need no feature: a transport is written against them alone.
+
+pub(crate) mod in_process;
+#[cfg(feature = "mpi")]
+pub(crate) mod mpi;
+pub(crate) mod wire;
+
+use super::Poisoned;
+
+/// How a sync of more than two ranks exchanges its blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ExchangeMode {
+    /// The sparse exchange in supersteps where every rank talks to at most a quarter of the
+    /// ranks and nobody changes registrations or the tag size, where the transport finds it
+    /// pays (MPI: beyond 8 ranks, unless some machine runs more ranks than it has cores); the
+    /// dense one otherwise.
+    Auto,
+    /// Always the dense exchange: sizes by `MPI_Alltoall`, then the blocks.
+    Dense,
+    /// The sparse exchange whenever the superstep allows it (registrations and tag sizes still
+    /// go the dense way), at any number of ranks.
+    Sparse,
+}
+
+/// The environment variable that chooses the exchange (`auto`, `dense` or `sparse`).
+pub(crate) const EXCHANGE_VAR: &str = "BSP_MPI_EXCHANGE";
+
+impl ExchangeMode {
+    /// The mode `BSP_MPI_EXCHANGE` asks for (`auto` when unset). Its value was checked when
+    /// the launch started (`env.rs`), which names the variable for any other value.
+    pub(crate) fn from_env() -> ExchangeMode {
+        match std::env::var(EXCHANGE_VAR).as_deref() {
+            Ok("dense") => ExchangeMode::Dense,
+            Ok("sparse") => ExchangeMode::Sparse,
+            _ => ExchangeMode::Auto,
+        }
+    }
+}
+
+/// In the flags of a sparse-capable arrival: some rank talks to too many others for the sparse
+/// exchange (an engine bit, above those of `outbox::flags`; removed before `sync/` sees
+/// the flags).
+pub(crate) const DENSE: u64 = 1 << 40;
+
+/// A block of a sparse exchange: the peer group and where its words are in a buffer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Block {
+    pub rank: usize,
+    pub at: usize,
+    pub words: usize,
+}
+
+/// Transfers of at least this many bytes move point to point where the transport can (the
+/// MPI engine's large puts and gets), instead of inside the blocks.
+pub(crate) const LARGE: usize = 64 << 10;
+
+/// Whether a transfer of `len` bytes moves point to point.
+#[inline]
+pub(crate) fn is_large(len: usize) -> bool {
+    len >= LARGE
+}
+
+/// What joins the groups of a run, as the leader of one group sees it. Every group's leader
+/// makes the same calls, in the same order (they are collective). A call returns [`Poisoned`]
+/// when the run failed while it waited (a transport that cannot wake a waiter instead ends the
+/// whole run, as MPI's `MPI_Abort` does).
+pub(crate) trait Transport {
+    /// This group's number, and the number of groups.
+    fn rank(&self) -> usize;
+    fn ranks(&self) -> usize;
+
+    /// The OR of every group's `flags`.
+    fn all_or(&mut self, flags: u64) -> Result<u64, Poisoned>;
+
+    /// The dense exchange: `send` holds one part for each group in group order, `counts[r]`
+    /// words for group `r` (0 for none; this group's own part too); `recv` becomes every
+    /// group's part for this one, in group order, and nothing else.
+    fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>) -> Result<(), Poisoned>;
+
+    /// The sparse exchange: sends `blocks` of `send` (at most one per group; none to this one)
+    /// and receives, into `recv` (emptied first), the blocks that other groups send this one,
+    /// whoever they are, each noted in `got` (emptied first) in any order. Collective: every
+    /// group calls it, with or without blocks; nobody knows beforehand who sends it what.
+    fn exchange_sparse(
+        &mut self,
+        send: &[u64],
+        blocks: &[Block],
+        recv: &mut Vec<u64>,
+        got: &mut Vec<Block>,
+    ) -> Result<(), Poisoned>;
+
+    /// The replies after a sparse exchange: sends `blocks` of `send` to the groups that asked
+    /// this one, and receives one block from each group of `owners` (ascending; not this one),
+    /// into `recv` and `got` as [`exchange_sparse`](Transport::exchange_sparse) does.
+    fn replies(
+        &mut self,
+        send: &[u64],
+        blocks: &[Block],
+        owners: &[usize],
+        recv: &mut Vec<u64>,
+        got: &mut Vec<Block>,
+    ) -> Result<(), Poisoned>;
+
+    /// Whether `ExchangeMode::Auto` uses the sparse exchange (when the superstep allows it).
+    fn sparse_by_default(&self) -> bool;
+
+    /// Every group's `mine` (of the same length everywhere), in group order, into `all`.
+    fn all_gather(&mut self, mine: &[u64], all: &mut Vec<u64>) -> Result<(), Poisoned>;
+
+    /// The messages this group has sent to others so far (a collective counts as the messages
+    /// of its usual algorithm), for the statistics.
+    fn messages(&self) -> u64;
+}

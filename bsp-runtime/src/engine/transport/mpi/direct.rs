@@ -1,0 +1,277 @@
+//! Large transfers of the MPI engine, point to point between user memory (cargo feature `mpi`).
+//!
+//! Small puts, messages and get replies travel packed in the sync's `MPI_Alltoallv`, which costs
+//! a copy into the send buffer and one out of the receive buffer: nothing, for a few words, and
+//! most of the time for megabytes. So a transfer of at least [`LARGE`](super::super::LARGE) bytes is left out of the
+//! packed exchange (its record still travels there, without its bytes) and moves as its own
+//! non-blocking message, straight from where the data is to where it goes:
+//!
+//! - a put's bytes leave from the hpput source (borrowed until the end of the sync) or from the
+//!   sender's outbox (a buffered put's copy, kept until the next superstep), and land straight in
+//!   the receiver's registered memory when no other put of the superstep touches those bytes
+//!   (then the order of D2 cannot matter), or in a bounce buffer that the put phase applies in
+//!   order;
+//! - a get's bytes leave from the owner's registered memory, while nobody writes it (the read
+//!   phase), and land in the requester's destination (or its staging area, for a destination in
+//!   registered memory).
+//!
+//! Both sides decide "large" by the same rule on the same length, and messages between two ranks
+//! with one tag are matched in the order they were posted (MPI's non-overtaking rule), so no
+//! extra metadata is needed. A transfer longer than [`CHUNK`] goes as several messages (MPI
+//! counts are `int`).
+
+use std::ffi::c_void;
+
+use mpi::ffi;
+use mpi::raw::AsRaw;
+use mpi::topology::SimpleCommunicator;
+
+/// The longest single message.
+const CHUNK: usize = 1 << 30;
+
+/// The tag of large put data.
+pub(crate) const PUT_TAG: i32 = 0x6270;
+/// The tag of large get replies.
+pub(crate) const GET_TAG: i32 = 0x6271;
+
+/// The tag of the blocks of an exchange among a few ranks (`Mpi::all_to_all_v`).
+pub(crate) const BLOCK_TAG: i32 = 0x6273;
+
+/// The tag of the arrival exchange of a sync between two ranks (`Mpi::arrive`).
+pub(crate) const ARRIVE_TAG: i32 = 0x6272;
+
+/// Sends `out` to `rank` and receives `inp.len()` words from it into `inp`: one `MPI_Sendrecv`,
+/// called directly (the `mpi` crate's wrapper compares communicators on every call, which costs
+/// as much as the exchange of a few words).
+pub(crate) fn swap_words(comm: &SimpleCommunicator, rank: usize, out: &[u64], inp: &mut [u64]) {
+    // SAFETY: both buffers are valid for their lengths (which fit in an `int`: a few words) for
+    // the whole blocking call; `comm` is a valid communicator and `rank` one of its ranks.
+    let rc = unsafe {
+        ffi::MPI_Sendrecv(
+            out.as_ptr() as *const c_void,
+            out.len() as i32,
+            ffi::RSMPI_UINT64_T,
+            rank as i32,
+            ARRIVE_TAG,
+            inp.as_mut_ptr() as *mut c_void,
+            inp.len() as i32,
+            ffi::RSMPI_UINT64_T,
+            rank as i32,
+            ARRIVE_TAG,
+            comm.as_raw(),
+            ffi::RSMPI_STATUS_IGNORE,
+        )
+    };
+    assert_eq!(rc, 0, "MPI_Sendrecv of {} words with rank {rank} failed", out.len());
+}
+
+/// Where the requests of one phase of a sync are kept between syncs (reused, so that a phase
+/// allocates nothing): requests are only ever posted through a [`Posted`] guard, which
+/// completes every one of them before it goes, also when the phase unwinds.
+#[derive(Default)]
+pub(crate) struct Transfers {
+    requests: Vec<ffi::MPI_Request>,
+    /// For each request, whether it is a receive (the ones a guard dropped on unwind cancels).
+    receives: Vec<bool>,
+}
+
+impl std::fmt::Debug for Transfers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transfers").field("pending", &self.requests.len()).finish()
+    }
+}
+
+impl Transfers {
+    /// Starts a phase: the guard through which its transfers are posted, and which completes
+    /// them (as MPI's and rsmpi's scoped requests: no request outlives the scope that posted
+    /// it).
+    pub(crate) fn post(&mut self) -> Posted<'_> {
+        debug_assert!(self.requests.is_empty(), "every phase completes its requests");
+        Posted { t: self }
+    }
+}
+
+/// The transfers of one phase, in flight: every request posted through it is completed before
+/// it is dropped, by [`wait`](Posted::wait) or [`test_all`](Posted::test_all), or else by its
+/// `Drop`, which first cancels the receives if the phase unwinds. So memory named by a request
+/// is never freed, nor reused, while MPI may still read or write it: the posting functions'
+/// contracts only ask that it stay valid for the guard's life.
+pub(crate) struct Posted<'a> {
+    t: &'a mut Transfers,
+}
+
+impl Posted<'_> {
+    /// Starts sending `len` bytes at `addr` to `rank` with `tag`.
+    ///
+    /// # Safety
+    /// `addr..addr + len` must stay readable and unchanged until this guard is dropped (or
+    /// [`wait`](Posted::wait) returns).
+    pub(crate) unsafe fn send(&mut self, comm: &SimpleCommunicator, rank: usize, tag: i32, addr: usize, len: usize) {
+        for (at, n) in chunks(len) {
+            let mut request = null_request();
+            // SAFETY: the caller keeps the bytes readable and unchanged while the guard lives,
+            // and the guard completes the request before it goes; `n` fits in an `int`; `comm`
+            // is a valid communicator and `rank` one of its ranks.
+            let rc = unsafe {
+                ffi::MPI_Isend(
+                    (addr + at) as *const c_void,
+                    n as i32,
+                    ffi::RSMPI_UINT8_T,
+                    rank as i32,
+                    tag,
+                    comm.as_raw(),
+                    &mut request,
+                )
+            };
+            assert_eq!(rc, 0, "MPI_Isend of {n} bytes to rank {rank} failed");
+            self.push(request, false);
+        }
+    }
+
+    /// Starts sending `words` to `rank` with `tag`; `synchronous` for a send that completes
+    /// only once the receiver has started receiving it (`MPI_Issend`).
+    ///
+    /// # Safety
+    /// `words` must stay unchanged until this guard is dropped (or completes its requests).
+    pub(crate) unsafe fn send_words(
+        &mut self,
+        comm: &SimpleCommunicator,
+        rank: usize,
+        tag: i32,
+        words: &[u64],
+        synchronous: bool,
+    ) {
+        let n = i32::try_from(words.len()).unwrap_or_else(|_| {
+            panic!(
+                "the MPI engine moves at most 2^31 - 1 words (16 GiB) to or from one rank per superstep; a block needs {}",
+                words.len()
+            )
+        });
+        let (buf, mut request) = (words.as_ptr() as *const c_void, null_request());
+        // SAFETY: `buf` holds `n` words, unchanged while the guard lives (the caller's contract),
+        // and the guard completes the request before it goes; `comm` is a valid communicator
+        // and `rank` one of its ranks.
+        let rc = unsafe {
+            if synchronous {
+                ffi::MPI_Issend(buf, n, ffi::RSMPI_UINT64_T, rank as i32, tag, comm.as_raw(), &mut request)
+            } else {
+                ffi::MPI_Isend(buf, n, ffi::RSMPI_UINT64_T, rank as i32, tag, comm.as_raw(), &mut request)
+            }
+        };
+        assert_eq!(rc, 0, "MPI_Isend of {n} words to rank {rank} failed");
+        self.push(request, false);
+    }
+
+    /// Starts receiving `len` bytes from `rank` with `tag` into `addr`.
+    ///
+    /// # Safety
+    /// `addr..addr + len` must stay writable, and nobody may read or write it, until this guard
+    /// is dropped (or [`wait`](Posted::wait) returns).
+    pub(crate) unsafe fn receive(&mut self, comm: &SimpleCommunicator, rank: usize, tag: i32, addr: usize, len: usize) {
+        for (at, n) in chunks(len) {
+            let mut request = null_request();
+            // SAFETY: the caller keeps the bytes writable and untouched while the guard lives,
+            // and the guard completes (or cancels and completes) the request before it goes;
+            // `n` fits in an `int`; `comm` is a valid communicator and `rank` one of its ranks.
+            let rc = unsafe {
+                ffi::MPI_Irecv(
+                    (addr + at) as *mut c_void,
+                    n as i32,
+                    ffi::RSMPI_UINT8_T,
+                    rank as i32,
+                    tag,
+                    comm.as_raw(),
+                    &mut request,
+                )
+            };
+            assert_eq!(rc, 0, "MPI_Irecv of {n} bytes from rank {rank} failed");
+            self.push(request, true);
+        }
+    }
+
+    /// Starts a non-blocking barrier on `comm` (no buffer), completed with the others.
+    pub(crate) fn barrier(&mut self, comm: &SimpleCommunicator) {
+        let mut request = null_request();
+        // SAFETY: `comm` is a valid communicator; the request names no memory, and the guard
+        // completes it.
+        let rc = unsafe { ffi::MPI_Ibarrier(comm.as_raw(), &mut request) };
+        assert_eq!(rc, 0, "MPI_Ibarrier failed");
+        self.push(request, false);
+    }
+
+    fn push(&mut self, request: ffi::MPI_Request, receive: bool) {
+        self.t.requests.push(request);
+        self.t.receives.push(receive);
+    }
+
+    /// The number of requests posted and not yet completed.
+    pub(crate) fn len(&self) -> usize {
+        self.t.requests.len()
+    }
+
+    /// Whether every request has completed (then the guard holds none any more).
+    pub(crate) fn test_all(&mut self) -> bool {
+        let requests = &mut self.t.requests;
+        if requests.is_empty() {
+            return true;
+        }
+        let mut flag = 0;
+        // SAFETY: valid request handles (or `MPI_REQUEST_NULL`, which MPI sets for completed
+        // ones); statuses are ignored.
+        let rc = unsafe {
+            ffi::MPI_Testall(requests.len() as i32, requests.as_mut_ptr(), &mut flag, ffi::RSMPI_STATUSES_IGNORE)
+        };
+        assert_eq!(rc, 0, "MPI_Testall failed");
+        if flag != 0 {
+            requests.clear();
+            self.t.receives.clear();
+        }
+        flag != 0
+    }
+
+    /// Completes every transfer posted through this guard.
+    pub(crate) fn wait(mut self) {
+        self.complete();
+    }
+
+    fn complete(&mut self) {
+        let requests = &mut self.t.requests;
+        if requests.is_empty() {
+            return;
+        }
+        // SAFETY: `requests` holds valid request handles (or `MPI_REQUEST_NULL`); MPI sets each
+        // to `MPI_REQUEST_NULL` when it completes; statuses are ignored.
+        let rc = unsafe { ffi::MPI_Waitall(requests.len() as i32, requests.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE) };
+        assert_eq!(rc, 0, "MPI_Waitall of {} transfers failed", requests.len());
+        requests.clear();
+        self.t.receives.clear();
+    }
+}
+
+impl Drop for Posted<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            // The phase unwinds: its receives may never be matched (the peer may fail too), so
+            // they are cancelled; a cancelled request still completes, below, before its memory
+            // can go. Sends complete once received (or buffered), as in a normal phase end.
+            for (request, &receive) in self.t.requests.iter_mut().zip(&self.t.receives) {
+                if receive && *request != null_request() {
+                    // SAFETY: a valid, not yet completed receive request; cancelling it only
+                    // marks it, and `complete` waits for it.
+                    unsafe { ffi::MPI_Cancel(request) };
+                }
+            }
+        }
+        self.complete();
+    }
+}
+
+fn null_request() -> ffi::MPI_Request {
+    // SAFETY: reading an MPI constant that the `mpi-sys` shim defines.
+    unsafe { ffi::RSMPI_REQUEST_NULL }
+}
+
+/// `(offset, length)` of the messages that carry `len` bytes.
+fn chunks(len: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..len.div_ceil(CHUNK)).map(move |i| (i * CHUNK, (len - i * CHUNK).min(CHUNK)))
+}

@@ -1,0 +1,267 @@
+//! The MPI transport: groups are MPI ranks (cargo feature `mpi`).
+//!
+//! What the MPI engine (`engine/mpi/`, one process per rank) and the hybrid engine's leaders
+//! (`engine/hybrid.rs`, a group of threads per rank) both use to move blocks between ranks:
+//! the dense exchange ([`Dense`]), the large point-to-point transfers ([`direct`]), the sparse
+//! exchange ([`sparse`]), and [`MpiTransport`], the [`Transport`] of the hybrid engine.
+
+pub(crate) mod direct;
+pub(crate) mod sparse;
+
+use mpi::Count;
+use mpi::collective::SystemOperation;
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+use super::{Block, Transport};
+use crate::engine::Poisoned;
+use direct::{BLOCK_TAG, Transfers};
+use sparse::{Landing, log2_ceil};
+
+/// The longest arrival message that carries its block (in words): under Open MPI's eager limit
+/// for shared memory (4 KiB), so that the message stays one copy, without a rendezvous.
+pub(crate) const INLINE_WORDS: usize = 480;
+
+/// The longest message of a block cut into pieces (in words): as [`INLINE_WORDS`], under Open
+/// MPI's eager limit for shared memory, so that each piece goes without a rendezvous.
+const PIECE_WORDS: usize = INLINE_WORDS;
+
+/// Blocks of at most this many words (16 KiB) go between a few ranks as pieces of
+/// [`PIECE_WORDS`]: a block above the eager limit sent whole waits for a rendezvous (a round
+/// trip between the ranks, then a copy by the kernel), which costs more than the copies of a
+/// few eager pieces. Longer blocks go whole.
+const PIECES_MAX_WORDS: usize = 2048;
+
+/// `(offset, words)` of the messages that carry a block of `words` words between two ranks
+/// ([`Dense::all_to_all_v`]): pieces of [`PIECE_WORDS`] up to [`PIECES_MAX_WORDS`], otherwise
+/// the whole block. Sender and receiver cut the block alike, from the size both know, and
+/// pieces with one tag between two ranks match in the order posted (MPI's non-overtaking rule).
+fn pieces(words: usize) -> impl Iterator<Item = (usize, usize)> {
+    let piece = if words <= PIECES_MAX_WORDS { PIECE_WORDS } else { words.max(1) };
+    (0..words.div_ceil(piece)).map(move |i| (i * piece, (words - i * piece).min(piece)))
+}
+
+/// Up to this many ranks, the exchange of blocks is a message to and from each other rank
+/// ([`Dense::all_to_all_v`]), beyond, one `MPI_Alltoallv`.
+pub(crate) const POINT_TO_POINT_RANKS: usize = 8;
+
+/// `counts` as MPI displacements (exclusive prefix sums), checked: MPI displacements are `int`.
+/// Returns the total.
+pub(crate) fn displacements(counts: &[Count], displs: &mut Vec<Count>, what: &str) -> usize {
+    displs.clear();
+    let mut at: usize = 0;
+    for &c in counts {
+        displs.push(count(at, what));
+        at += usize::try_from(c).expect("MPI counts are not negative");
+    }
+    count(at, what);
+    at
+}
+
+/// `words` as an MPI count, checked: MPI counts are `int`.
+pub(crate) fn count(words: usize, what: &str) -> Count {
+    Count::try_from(words).unwrap_or_else(|_| {
+        panic!(
+            "the MPI engine moves at most 2^31 - 1 words (16 GiB) to or from one rank per superstep; {what} needs {words}"
+        )
+    })
+}
+
+/// The dense exchange of blocks: one block to and from every rank, whose sizes both sides know.
+pub(crate) struct Dense {
+    /// The sizes of the blocks out, by destination rank (words).
+    pub send_counts: Vec<Count>,
+    send_displs: Vec<Count>,
+    /// The sizes of the blocks in (from the arrival or an `MPI_Alltoall`), and where each lands.
+    pub recv_counts: Vec<Count>,
+    pub recv_displs: Vec<Count>,
+    /// The messages of an exchange among a few ranks.
+    transfers: Transfers,
+}
+
+impl Dense {
+    pub(crate) fn new(ranks: usize) -> Self {
+        Dense {
+            send_counts: Vec::with_capacity(ranks),
+            send_displs: Vec::with_capacity(ranks),
+            recv_counts: vec![0; ranks],
+            recv_displs: Vec::with_capacity(ranks),
+            transfers: Transfers::default(),
+        }
+    }
+
+    /// The blocks of `send` (by `send_counts`) to every rank, into `recv` (by `recv_counts`, at
+    /// `recv_displs`): a message to and from each other rank up to [`POINT_TO_POINT_RANKS`]
+    /// ranks, one `MPI_Alltoallv` beyond. `inline_sent`: the block for the other of two ranks
+    /// went with the arrival; `inline_got`: the other's block, which came with it. `recv` is
+    /// grown, never shrunk (readers go by the displacements). Returns the messages this rank
+    /// sent.
+    pub(crate) fn all_to_all_v(
+        &mut self,
+        comm: &SimpleCommunicator,
+        send: &[u64],
+        recv: &mut Vec<u64>,
+        inline_sent: bool,
+        inline_got: Option<&[u64]>,
+    ) -> u64 {
+        displacements(&self.send_counts, &mut self.send_displs, "everything this rank sends");
+        let total = displacements(&self.recv_counts, &mut self.recv_displs, "everything this rank receives");
+        // Grown, never cleared: MPI overwrites the blocks, and readers go by the displacements
+        // (zeroing the buffer on every sync costs as much as a copy of it).
+        if recv.len() < total {
+            recv.resize(total, 0);
+        }
+        let p = self.recv_counts.len();
+        if p > POINT_TO_POINT_RANKS {
+            let send = Partition::new(send, &self.send_counts[..], &self.send_displs[..]);
+            let mut into = PartitionMut::new(&mut recv[..total], &self.recv_counts[..], &self.recv_displs[..]);
+            comm.all_to_all_varcount_into(&send, &mut into);
+            return p as u64 - 1;
+        }
+        // A few ranks: what `MPI_Alltoallv` does for them (a message to and from each other
+        // rank, a copy of the own block), without the collective's overhead.
+        let mut messages = 0;
+        let me = comm.rank() as usize;
+        let (sd, rd, n) = (self.send_displs[me] as usize, self.recv_displs[me] as usize, self.send_counts[me] as usize);
+        recv[rd..rd + n].copy_from_slice(&send[sd..sd + n]);
+        let (out, into) = (send.as_ptr() as usize, recv.as_mut_ptr() as usize);
+        let mut transfers = self.transfers.post();
+        for q in (0..p).filter(|&q| q != me) {
+            let (at, words) = (self.recv_displs[q] as usize, self.recv_counts[q] as usize);
+            if let Some(block) = inline_got {
+                // Two ranks, and the other's block came with its arrival.
+                recv[at..at + words].copy_from_slice(&block[..words]);
+                continue;
+            }
+            for (from, n) in pieces(words) {
+                // SAFETY: a piece of rank q's block of `recv` (inside `total` words), written by
+                // nothing else and read only after the transfers complete below (`recv` is not
+                // touched, nor reallocated, until then).
+                unsafe { transfers.receive(comm, q, BLOCK_TAG, into + 8 * (at + from), 8 * n) };
+            }
+        }
+        for q in (0..p).filter(|&q| q != me && !inline_sent) {
+            let (at, words) = (self.send_displs[q] as usize, self.send_counts[q] as usize);
+            for (from, n) in pieces(words) {
+                // SAFETY: a piece of the block for rank q of `send`, unchanged until the transfers
+                // complete below.
+                unsafe { transfers.send(comm, q, BLOCK_TAG, out + 8 * (at + from), 8 * n) };
+                messages += 1;
+            }
+        }
+        transfers.wait();
+        messages
+    }
+}
+
+/// The ranks `mpirun` started on this machine and this rank's place among them, from the
+/// environment Open MPI gives every rank (one rank, the first, when it gives none).
+pub(crate) fn local_ranks() -> (usize, usize) {
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok());
+    (env("OMPI_COMM_WORLD_LOCAL_SIZE").unwrap_or(1), env("OMPI_COMM_WORLD_LOCAL_RANK").unwrap_or(0))
+}
+
+/// Whether any machine of the job runs more ranks than it has cores (one all-reduce over
+/// `comm`, collective). The sparse exchange's non-blocking barrier completes only once every
+/// rank has been scheduled to poll it, which on a crowded machine costs more than the dense
+/// exchange saves, so `ExchangeMode::Auto` then keeps the dense exchange.
+pub(crate) fn crowded(comm: &SimpleCommunicator) -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let here = u64::from(local_ranks().0 > cores);
+    let mut anywhere = 0u64;
+    comm.all_reduce_into(&here, &mut anywhere, SystemOperation::bitwise_or());
+    anywhere != 0
+}
+
+/// The [`Transport`] of the hybrid engine's leaders: one MPI rank per group.
+pub(crate) struct MpiTransport {
+    comm: SimpleCommunicator,
+    dense: Dense,
+    /// The sparse exchange's sends.
+    requests: Transfers,
+    /// Beyond [`POINT_TO_POINT_RANKS`] ranks: whether some machine runs more ranks than cores.
+    crowded: bool,
+    messages: u64,
+}
+
+impl MpiTransport {
+    /// The transport among the ranks of `comm` (collective: every rank makes it).
+    pub(crate) fn new(comm: SimpleCommunicator) -> Self {
+        let ranks = comm.size() as usize;
+        let crowded = ranks > POINT_TO_POINT_RANKS && crowded(&comm);
+        MpiTransport { comm, dense: Dense::new(ranks), requests: Transfers::default(), crowded, messages: 0 }
+    }
+}
+
+impl Transport for MpiTransport {
+    fn rank(&self) -> usize {
+        self.comm.rank() as usize
+    }
+
+    fn ranks(&self) -> usize {
+        self.dense.recv_counts.len()
+    }
+
+    fn all_or(&mut self, flags: u64) -> Result<u64, Poisoned> {
+        let mut all = 0u64;
+        self.comm.all_reduce_into(&flags, &mut all, SystemOperation::bitwise_or());
+        self.messages += log2_ceil(self.ranks());
+        Ok(all)
+    }
+
+    fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>) -> Result<(), Poisoned> {
+        let ranks = self.ranks();
+        self.dense.send_counts.clear();
+        self.dense.send_counts.extend(counts.iter().map(|&c| count(c, "the blocks for one rank")));
+        self.comm.all_to_all_into(&self.dense.send_counts[..], &mut self.dense.recv_counts[..]);
+        self.messages += ranks as u64 - 1;
+        self.messages += self.dense.all_to_all_v(&self.comm, send, recv, false, None);
+        let total = self.dense.recv_counts.iter().map(|&c| c as usize).sum();
+        recv.truncate(total);
+        Ok(())
+    }
+
+    fn exchange_sparse(
+        &mut self,
+        send: &[u64],
+        blocks: &[Block],
+        recv: &mut Vec<u64>,
+        got: &mut Vec<Block>,
+    ) -> Result<(), Poisoned> {
+        let me = self.rank();
+        let into = Landing { recv, got, requests: &mut self.requests };
+        self.messages += sparse::consensus(&self.comm, me, send, blocks, into);
+        Ok(())
+    }
+
+    fn replies(
+        &mut self,
+        send: &[u64],
+        blocks: &[Block],
+        owners: &[usize],
+        recv: &mut Vec<u64>,
+        got: &mut Vec<Block>,
+    ) -> Result<(), Poisoned> {
+        let me = self.rank();
+        let into = Landing { recv, got, requests: &mut self.requests };
+        self.messages += sparse::replies(&self.comm, me, send, blocks, owners, into);
+        Ok(())
+    }
+
+    fn sparse_by_default(&self) -> bool {
+        self.ranks() > POINT_TO_POINT_RANKS && !self.crowded
+    }
+
+    fn all_gather(&mut self, mine: &[u64], all: &mut Vec<u64>) -> Result<(), Poisoned> {
+        all.clear();
+        all.resize(mine.len() * self.ranks(), 0);
+        self.comm.all_gather_into(mine, &mut all[..]);
+        self.messages += log2_ceil(self.ranks());
+        Ok(())
+    }
+
+    fn messages(&self) -> u64 {
+        self.messages
+    }
+}
