@@ -88,14 +88,16 @@ pub(crate) fn parse(args: TokenStream, cx: &mut Ctxt) -> Knobs {
                     duplicate(cx, &knob.name);
                     continue;
                 }
-                match &knob.value {
-                    Some(value) => knobs.set_up = Some(value.clone()),
-                    None => cx.error(
+                // After an error a set-up that never runs stands in, so that the function's
+                // value parameter still expands as the user wrote it.
+                knobs.set_up = Some(knob.value.clone().unwrap_or_else(|| syn::parse_quote!(|| ::core::unreachable!())));
+                if knob.value.is_none() {
+                    cx.error(
                         knob.name.span(),
                         "`set_up` needs a value, a function that returns the number of processes \
                          and a value for every process: `set_up = read_input`, with \
                          `fn read_input() -> (usize, Input)`",
-                    ),
+                    );
                 }
             }
             "crate" => {

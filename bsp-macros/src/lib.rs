@@ -61,7 +61,8 @@ use proc_macro::TokenStream;
 ///   its input. `f` (a function or closure, `FnOnce() -> (usize, S)`) runs once, before any
 ///   process starts, on the calling thread (under `mpirun`, on rank 0, the rank with the
 ///   standard input); it returns the number of processes and a value every process receives as
-///   the function's second parameter, `&S` (`S` plain data, `bsp::Value`). Its count is the count:
+///   the function's second parameter, `&S` or `S` (a copy; `S` is plain data, `bsp::Value`,
+///   meant for parameters rather than large data). Its count is the count:
 ///   `procs` cannot be given beside it, and `BSP_NPROCS` is not read (the set-up may read it, or
 ///   `Launch::new().nprocs()`, as its default). Under `mpirun -n R` a count P ≤ R runs on ranks
 ///   `0..P` and the other ranks end quietly; P > R stops the launch with a message.

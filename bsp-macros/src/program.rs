@@ -148,7 +148,11 @@ fn expand_fn(mut function: ItemFn, knobs: &Knobs, cx: &mut Ctxt) -> TokenStream 
     // The closure that holds the body is spanned at the context parameter, not at the macro:
     // rustc then names the body's variables in its borrow errors (`left`, not "value").
     let body = match &value {
-        Some(ValueParam { pat: vpat, ty: vty }) => {
+        // A value taken by value is a copy of the one every process shares (it is plain data).
+        Some(ValueParam { pat: vpat, ty: vty, by_value: true }) => quote_spanned!(pat.span()=>
+            |#pat: #ty, __bsp_set_up: &#vty| #closure_ret { let #vpat: #vty = *__bsp_set_up; #block }
+        ),
+        Some(ValueParam { pat: vpat, ty: vty, .. }) => {
             quote_spanned!(pat.span()=> |#pat: #ty, #vpat: #vty| #closure_ret #block)
         }
         None => quote_spanned!(pat.span()=> |#pat: #ty| #closure_ret #block),
@@ -266,10 +270,12 @@ fn ctx_param(first: Option<FnArg>, fn_name: &Ident, cx: &mut Ctxt) -> CtxParam {
     }
 }
 
-/// The parameter that receives the set-up's value: its pattern and type, as written.
+/// The parameter that receives the set-up's value: its pattern and type, as written, and
+/// whether it takes the value by value (a copy: the value is plain data) or by reference.
 struct ValueParam {
     pat: Pat,
     ty: Type,
+    by_value: bool,
 }
 
 /// Checks the parameter after the context when the program has a set-up; after an error, a
@@ -277,28 +283,33 @@ struct ValueParam {
 fn value_param(param: Option<FnArg>, fn_name: &Ident, cx: &mut Ctxt) -> ValueParam {
     let expected = format!(
         "with `set_up`, the function takes the set-up's value after the context: \
-         `fn {fn_name}(ctx: &mut bsp::Ctx, input: &Input)`, where the set-up returns `(usize, Input)`"
+         `fn {fn_name}(ctx: &mut bsp::Ctx, input: &Input)` (or `input: Input`, a copy), where the \
+         set-up returns `(usize, Input)`"
     );
+    let fallback = || ValueParam { pat: syn::parse_quote!(_), ty: syn::parse_quote!(&_), by_value: false };
     match param {
-        Some(FnArg::Typed(typed)) => {
-            if !matches!(&*typed.ty, Type::Reference(r) if r.mutability.is_none()) {
+        Some(FnArg::Typed(typed)) => match &*typed.ty {
+            Type::Reference(r) if r.mutability.is_some() => {
                 cx.error_spanned_by(
                     &typed.ty,
                     format_args!(
                         "the set-up's value is shared by the processes of this OS process, so the \
-                         parameter is a shared reference; {expected}"
+                         parameter cannot borrow it mutably; {expected}"
                     ),
                 );
+                let elem = &r.elem;
+                ValueParam { pat: (*typed.pat).clone(), ty: syn::parse_quote!(&#elem), by_value: false }
             }
-            ValueParam { pat: (*typed.pat).clone(), ty: (*typed.ty).clone() }
-        }
+            Type::Reference(_) => ValueParam { pat: (*typed.pat).clone(), ty: (*typed.ty).clone(), by_value: false },
+            _ => ValueParam { pat: (*typed.pat).clone(), ty: (*typed.ty).clone(), by_value: true },
+        },
         Some(other) => {
             cx.error_spanned_by(other, &expected);
-            ValueParam { pat: syn::parse_quote!(_), ty: syn::parse_quote!(&_) }
+            fallback()
         }
         None => {
             cx.error(fn_name.span(), &expected);
-            ValueParam { pat: syn::parse_quote!(_), ty: syn::parse_quote!(&_) }
+            fallback()
         }
     }
 }

@@ -255,6 +255,10 @@ impl Launch {
     /// `mpirun` on rank 0, the only rank with the standard input: it may ask "how many
     /// processors?", read a file, or choose P from the size of the input.
     ///
+    /// The value is returned by value, so it is meant for parameters (sizes, seeds, a file's
+    /// name): large data (a matrix read from a file) is better read in the run, on process 0,
+    /// and handed out with [`broadcast`](Ctx::broadcast) or the facade's `prologue_vec`.
+    ///
     /// The set-up's count is the count: [`procs`](Launch::procs),
     /// [`default_procs`](Launch::default_procs) and `BSP_NPROCS` are not read (the set-up may read
     /// them itself, as its default). Under `mpirun -n R` a count P ≤ R runs on ranks `0..P`, and the
@@ -318,7 +322,10 @@ impl Launch {
             Ok((p, bytemuck::bytes_of(&value).to_vec()))
         };
         crate::engine::launch_set_up(want, setup, |endpoint, bytes| {
-            let value: S = bytemuck::pod_read_unaligned(bytes);
+            // On the heap: a process's stack is smaller than the main thread's, and the value
+            // may be large (an array of parameters).
+            let mut value = bytemuck::allocation::zeroed_box::<S>();
+            bytemuck::bytes_of_mut(&mut *value).copy_from_slice(bytes);
             process(Ctx::new(endpoint), &|ctx: &mut Ctx| f(ctx, &value))
         })
     }

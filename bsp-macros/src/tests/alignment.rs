@@ -426,3 +426,25 @@ fn a_superstep_ended_by_two_syncs_against_one() {
         branches("if", ("`if` branch", syncs(2, Some(2))), ("`else`", syncs(1, Some(1)))),
     ]);
 }
+
+#[test]
+fn a_superstep_ended_by_a_closure_variable_counts_its_syncs() {
+    assert_aligned!({
+        let two = |c: &mut Ctx| { c.sync(); c.sync(); };
+        if ctx.pid() == 0 {
+            ctx.superstep_then(|s| s.get(1, &x, 0, &mut v), two);
+        } else {
+            ctx.sync();
+        }
+    } => [
+        branches("if", ("`if` branch", syncs(2, Some(2))), ("`else`", syncs(1, Some(1)))),
+    ]);
+    assert_aligned!({
+        let one = |c: &mut Ctx| c.sync();
+        if ctx.pid() == 0 {
+            ctx.superstep_then(|s| s.get(1, &x, 0, &mut v), one);
+        } else {
+            ctx.sync();
+        }
+    } => []);
+}

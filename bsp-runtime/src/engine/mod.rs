@@ -338,8 +338,9 @@ where
 /// The number of processes a launch that wants `want` starts, as the engine that would run it
 /// sees it.
 pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
+    // A set-up on rank 0 asks before its run starts, as any code before a run does.
     #[cfg(feature = "mpi")]
-    if mpi::wanted() {
+    if mpi::wanted() || mpi::setting_up() {
         if want.threads.is_some() {
             return hybrid::nprocs(want);
         }

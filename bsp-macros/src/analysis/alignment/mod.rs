@@ -1000,12 +1000,17 @@ impl<'a> Aligner<'a> {
             }
             ("superstep_then", Some(Expr::Closure(first))) if call.args.len() == 2 => {
                 let at = call.method.span();
-                let (Some(name), Expr::Closure(then)) =
-                    (first.inputs.first().and_then(single_ident), strip_parens(&call.args[1]))
-                else {
+                let Some(name) = first.inputs.first().and_then(single_ident) else {
                     self.sync_point(at);
                     self.sync_points(Count::UNKNOWN);
                     return;
+                };
+                let then = match strip_parens(&call.args[1]) {
+                    Expr::Closure(then) => Some(then),
+                    other => {
+                        self.expr(other);
+                        None
+                    }
                 };
                 // The superstep, then the second closure, whose first sync ends it (one after
                 // it if it makes none).
@@ -1016,7 +1021,15 @@ impl<'a> Aligner<'a> {
                 self.ctx_names.pop();
                 self.scopes.pop();
                 let before = std::mem::replace(&mut self.count, Count::ZERO);
-                self.closure_given_the_context(then);
+                match then {
+                    Some(then) => self.closure_given_the_context(then),
+                    // A closure bound to a variable makes its sync points here, as where it is
+                    // called; anything else (a function) is code the macro cannot see into.
+                    None => match self.closure_called(&call.args[1]) {
+                        Some(count) => self.sync_points(count),
+                        None => self.unknown(),
+                    },
+                }
                 let then_count = std::mem::replace(&mut self.count, before);
                 self.sync_points(then_count.at_least_one());
                 if self.reachable && self.first_sync.is_none() {

@@ -67,6 +67,16 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 static USED: AtomicBool = AtomicBool::new(false);
 
 /// Whether a launch now should use MPI.
+/// Whether rank 0 is running a set-up (`Launch::run_set_up`) now: MPI is initialised for the
+/// run to come, and `Launch::nprocs` in the set-up must still answer as before the run.
+static SETTING_UP: AtomicBool = AtomicBool::new(false);
+
+/// See [`SETTING_UP`].
+pub(crate) fn setting_up() -> bool {
+    // Relaxed: read and written by the thread that launches, which runs the set-up.
+    SETTING_UP.load(Ordering::Relaxed)
+}
+
 pub(crate) fn wanted() -> bool {
     // Relaxed: read and written by the thread that launches (MPI runs on process 0's thread).
     started_by_mpirun() && !ACTIVE.load(Ordering::Relaxed)
@@ -660,7 +670,11 @@ pub(crate) fn share_set_up(world: &SimpleCommunicator, setup: impl FnOnce() -> s
     let mut bytes = Vec::new();
     let mut failed = None;
     if world.rank() == 0 {
-        match setup() {
+        // Relaxed: this thread alone reads it (`setting_up`), while the set-up runs.
+        SETTING_UP.store(true, Ordering::Relaxed);
+        let decided = setup();
+        SETTING_UP.store(false, Ordering::Relaxed);
+        match decided {
             Ok((p, value)) => (head, bytes) = ([1, p as u64, value.len() as u64], value),
             Err(e) => {
                 bytes = e.to_string().into_bytes();

@@ -331,11 +331,11 @@ pub const CASES: &[Case] = &[
         name: "set-up-hybrid",
         ranks: 2,
         env: &[("BSP_THREADS", "2")],
-        summary: "a set-up asking for 4 processes on 2 ranks of 2 threads runs them all, with its value",
+        summary: "a set-up asking for `Launch::nprocs()` processes on 2 ranks of 2 threads sees 4 (as before a run) and runs them all, with its value",
         judge: |job| {
             succeeds(job)?;
             expect_count(job, "in the run: ", 4)?;
-            has_lines(job, &["in the run: pid 3 of 4, value 42", "rank 0: Ok([0, 1])"])
+            has_lines(job, &["the set-up sees 4 processes", "in the run: pid 3 of 4, value 42", "rank 0: Ok([0, 1])"])
         },
     },
 ];
@@ -437,14 +437,16 @@ pub fn run_case(name: &str) -> ExitCode {
             exit_on_error(results);
         }
         "set-up-fewer-processes" | "set-up-more-than-ranks" | "set-up-hybrid" => {
-            let p = match name {
-                "set-up-fewer-processes" => 3,
-                "set-up-more-than-ranks" => 3,
-                _ => 4,
-            };
             let results = Launch::new().run_set_up(
                 || {
                     crate::say!("set-up on rank {}", world_rank());
+                    // The hybrid case asks for the count a launch would run (as a set-up's
+                    // default): the set-up runs before the run, with MPI already started.
+                    let p = match name {
+                        "set-up-hybrid" => Launch::new().nprocs().expect("the count of the layout"),
+                        _ => 3,
+                    };
+                    crate::say!("the set-up sees {p} processes");
                     (p, 42u64)
                 },
                 |ctx, &v| {
