@@ -46,8 +46,8 @@ const MANUAL: [&str; 20] = [
     "bsp_hpmove",
 ];
 
-const PROGRAMS: [&str; 9] =
-    ["api", "drma", "reg", "bsmp", "gp", "launch_main", "launch_init", "misuse", "example-hello"];
+const PROGRAMS: [&str; 10] =
+    ["api", "drma", "reg", "bsmp", "gp", "launch_main", "launch_init", "misuse", "lpf_compat", "example-hello"];
 
 fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -82,6 +82,8 @@ fn compile(name: &str, statically: bool) -> PathBuf {
     let mut cmd = Command::new(cc());
     cmd.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1", "-I"])
         .arg(crate_dir().join("include"))
+        .arg("-I")
+        .arg(crate_dir().join("compat"))
         .arg(source(name))
         .arg("-o")
         .arg(&out);
@@ -369,6 +371,19 @@ fn gp_rules() {
             "GP_Put and GP_Scatter land at the sync, the highest pid last",
             "GP_Memzero",
             "GP_Free_local_element, GP_Free and GP_Destroy",
+        ],
+    );
+}
+
+#[test]
+fn lpf_bsplib_compat_rules() {
+    rules(
+        "lpf_compat",
+        &[
+            "lpf_exec runs the SPMD function on every process, with its pid, the count and the arguments",
+            "bsplib_put, bsplib_get, bsplib_hpput and bsplib_hpget land at the sync",
+            "bsplib_send, bsplib_hpsend, bsplib_qsize, bsplib_get_tag, bsplib_move and bsplib_hpmove",
+            "lpf_exec returns LPF_SUCCESS once the run has ended",
         ],
     );
 }
