@@ -472,8 +472,16 @@ impl GpTable {
     }
 
     /// Writes the results of the reads of the superstep that just ended into the callers'
-    /// buffers. Run after every sync of the process.
+    /// buffers. Run after every sync of the process (inlined: most syncs have none).
+    #[inline]
     pub fn complete(&mut self, ctx: &Ctx) {
+        if !self.reads.is_empty() {
+            self.write_reads(ctx);
+        }
+    }
+
+    /// [`complete`](GpTable::complete) when there are reads to write.
+    fn write_reads(&mut self, ctx: &Ctx) {
         for read in self.reads.drain(..) {
             match read {
                 Read::Size { total, size } => {
