@@ -6,6 +6,7 @@
 use std::ffi::{c_int, c_void};
 
 use bsp_runtime::Ctx;
+use bsp_runtime::foreign::{Elements, GpTable, Packed};
 
 use crate::{with_all, with_proc};
 
@@ -320,7 +321,7 @@ pub unsafe extern "C" fn GP_Get_size(g_p: c_int, lo: *const c_int, hi: *const c_
             ctx.abort(format!("{op}: `size` is NULL"));
         }
         // SAFETY: the caller's contract.
-        unsafe { gp.read_size(ctx, g_p, Some((&lo, &hi)), &[], size) }
+        unsafe { gp.read_size(ctx, g_p, Elements::Patch(&lo, &hi), size) }
     })
 }
 
@@ -341,8 +342,164 @@ pub unsafe extern "C" fn GP_Gather_size(g_p: c_int, nv: c_int, subscript: *const
             ctx.abort(format!("{op}: `size` is NULL"));
         }
         // SAFETY: the caller's contract.
-        unsafe { gp.read_size(ctx, g_p, None, &subs, size) }
+        unsafe { gp.read_size(ctx, g_p, Elements::List(&subs), size) }
     })
+}
+
+/// Which elements a read or a write names, and where each one's entry is in the caller's
+/// `buf_ptr` and `buf_size` arrays.
+struct Layout {
+    /// `lo` and `hi` of a patch (`GP_Get`, `GP_Put`); `None` for a list.
+    patch: Option<(Vec<usize>, Vec<usize>)>,
+    /// The listed subscripts (`GP_Gather`, `GP_Scatter`); empty for a patch.
+    subs: Vec<Vec<usize>>,
+    /// Element `k`'s entry in `buf_ptr`, and in `buf_size`.
+    ptr_at: Vec<usize>,
+    size_at: Vec<usize>,
+}
+
+impl Layout {
+    /// The patch `lo..=hi`, its elements in row-major order at the strides `ld` (`buf_ptr`) and
+    /// `ld_sz` (`buf_size`); neither array may be NULL.
+    ///
+    /// # Safety
+    /// `lo` and `hi` must point to as many ints as the array has dimensions, `ld` and `ld_sz`
+    /// to one fewer.
+    #[allow(clippy::too_many_arguments, reason = "GA's arguments")]
+    #[track_caller]
+    unsafe fn patch(
+        ctx: &Ctx,
+        op: &str,
+        gp: &mut GpTable,
+        g_p: c_int,
+        (lo, hi): (*const c_int, *const c_int),
+        (ld, ld_sz): (*const c_int, *const c_int),
+        buf_ptr: *mut *mut c_void,
+        buf_size: *mut c_void,
+    ) -> Layout {
+        let n = gp.ndim(ctx, op, g_p);
+        // SAFETY: the caller's contract.
+        let (lo, hi) = unsafe { (subscript(ctx, op, lo, n), subscript(ctx, op, hi, n)) };
+        // SAFETY: the caller's contract.
+        let (ld, ld_sz) = unsafe { (strides(ctx, op, "ld", ld, &lo, &hi), strides(ctx, op, "ld_sz", ld_sz, &lo, &hi)) };
+        check_arrays(ctx, op, buf_ptr, buf_size.cast());
+        let idx = patch_indices(&lo, &hi);
+        let ptr_at = idx.iter().map(|i| position(i, &ld)).collect();
+        let size_at = idx.iter().map(|i| position(i, &ld_sz)).collect();
+        Layout { patch: Some((lo, hi)), subs: Vec::new(), ptr_at, size_at }
+    }
+
+    /// The `nv` subscripts at `subscript`, element `k`'s entries at `k` in both arrays; neither
+    /// array may be NULL.
+    ///
+    /// # Safety
+    /// `subscript` must point to `nv` times as many ints as the array has dimensions.
+    #[track_caller]
+    unsafe fn list(
+        ctx: &Ctx,
+        op: &str,
+        gp: &mut GpTable,
+        g_p: c_int,
+        (nv, subscript): (c_int, *const c_int),
+        buf_ptr: *mut *mut c_void,
+        buf_size: *mut c_int,
+    ) -> Layout {
+        let n = gp.ndim(ctx, op, g_p);
+        // SAFETY: the caller's contract.
+        let subs = unsafe { subscripts(ctx, op, subscript, nv, n) };
+        check_arrays(ctx, op, buf_ptr, buf_size);
+        let at: Vec<usize> = (0..subs.len()).collect();
+        Layout { patch: None, subs, ptr_at: at.clone(), size_at: at }
+    }
+
+    fn elements(&self) -> Elements<'_> {
+        match &self.patch {
+            Some((lo, hi)) => Elements::Patch(lo, hi),
+            None => Elements::List(&self.subs),
+        }
+    }
+
+    /// `GP_Get`/`GP_Gather`: the elements read at the next sync, packed into `buf`
+    /// (`setbuf == 0`) or each copied to its `buf_ptr` entry.
+    ///
+    /// # Safety
+    /// As [`GP_Get`]: every entry of the layout is in `buf_ptr` and `buf_size`, and all outputs
+    /// stay writable until the next sync.
+    #[allow(clippy::too_many_arguments, reason = "GA's arguments")]
+    #[track_caller]
+    unsafe fn read(
+        &self,
+        ctx: &Ctx,
+        op: &str,
+        gp: &mut GpTable,
+        g_p: c_int,
+        buf: *mut c_void,
+        (buf_ptr, buf_size): (*mut *mut c_void, *mut c_int),
+        size: *mut c_int,
+        setbuf: c_int,
+    ) {
+        let ptrs: *mut *mut u8 = buf_ptr.cast();
+        if setbuf == 0 {
+            if buf.is_null() {
+                ctx.abort(format!("{op}: `buf` is NULL and setbuf is 0"));
+            }
+            let (ptr_at, size_at) = (self.ptr_at.clone(), self.size_at.clone());
+            let out = Packed { buf: buf.cast(), ptrs, sizes: buf_size, ptr_at, size_at, size };
+            // SAFETY: the caller's contract.
+            unsafe { gp.read_packed(ctx, g_p, self.elements(), out) }
+        } else {
+            let dst = self
+                .ptr_at
+                .iter()
+                .zip(&self.size_at)
+                // SAFETY: the caller's contract: the destinations and their sizes are readable now.
+                .map(|(&p, &n)| unsafe { (*ptrs.add(p), room(ctx, op, *buf_size.add(n))) })
+                .collect();
+            // SAFETY: the caller's contract.
+            unsafe { gp.read_placed(ctx, g_p, self.elements(), dst, size) }
+        }
+    }
+
+    /// `GP_Put`/`GP_Scatter`: the elements' data copied now, landing at the next sync; `*size`
+    /// (unless NULL) is the total.
+    ///
+    /// # Safety
+    /// Every entry of the layout is in `buf_ptr` and `buf_size`, each `buf_ptr` entry pointing
+    /// to as many bytes as its `buf_size` entry.
+    #[allow(clippy::too_many_arguments, reason = "GA's arguments")]
+    #[track_caller]
+    unsafe fn write(
+        &self,
+        ctx: &Ctx,
+        op: &str,
+        gp: &mut GpTable,
+        g_p: c_int,
+        (buf_ptr, buf_size): (*mut *mut c_void, *mut c_int),
+        size: *mut c_int,
+        checksize: c_int,
+    ) {
+        let ptrs: *mut *mut u8 = buf_ptr.cast();
+        let data: Vec<&[u8]> = self
+            .ptr_at
+            .iter()
+            .zip(&self.size_at)
+            // SAFETY: the caller's contract.
+            .map(|(&p, &n)| unsafe { element(ctx, op, *ptrs.add(p), *buf_size.add(n)) })
+            .collect();
+        let total = gp.write(ctx, g_p, self.elements(), &data, checksize != 0);
+        if !size.is_null() {
+            // SAFETY: the caller's contract.
+            unsafe { *size = c_int::try_from(total).unwrap_or(c_int::MAX) };
+        }
+    }
+}
+
+/// `buf_ptr` and `buf_size`, which no read or write may pass as NULL.
+#[track_caller]
+fn check_arrays(ctx: &Ctx, op: &str, buf_ptr: *mut *mut c_void, buf_size: *mut c_int) {
+    if buf_ptr.is_null() || buf_size.is_null() {
+        ctx.abort(format!("{op}: `buf_ptr` or `buf_size` is NULL"));
+    }
 }
 
 /// `void GP_Get(int g_p, int *lo, int *hi, void *buf, void **buf_ptr, int *ld, void *buf_size,
@@ -369,33 +526,10 @@ pub unsafe extern "C" fn GP_Get(
 ) {
     let op = "GP_Get";
     with_all(op, |ctx, _, gp| {
-        let n = gp.ndim(ctx, op, g_p);
         // SAFETY: the caller's contract.
-        let (lo, hi) = unsafe { (subscript(ctx, op, lo, n), subscript(ctx, op, hi, n)) };
-        // SAFETY: the caller's contract.
-        let (ld, ld_sz) = unsafe { (strides(ctx, op, "ld", ld, &lo, &hi), strides(ctx, op, "ld_sz", ld_sz, &lo, &hi)) };
-        if buf_ptr.is_null() || buf_size.is_null() {
-            ctx.abort(format!("{op}: `buf_ptr` or `buf_size` is NULL"));
-        }
-        let idx = patch_indices(&lo, &hi);
-        let sizes: *mut c_int = buf_size.cast();
-        let ptrs: *mut *mut u8 = buf_ptr.cast();
-        if setbuf == 0 {
-            if buf.is_null() {
-                ctx.abort(format!("{op}: `buf` is NULL and setbuf is 0"));
-            }
-            let ptr_at = idx.iter().map(|i| position(i, &ld)).collect();
-            let size_at = idx.iter().map(|i| position(i, &ld_sz)).collect();
-            // SAFETY: the caller's contract.
-            unsafe { gp.read_packed(ctx, g_p, Some((&lo, &hi)), &[], buf.cast(), ptrs, sizes, ptr_at, size_at, size) }
-        } else {
-            // SAFETY: the caller's contract: the destinations and their sizes are readable now.
-            let dst = idx
-                .iter()
-                .map(|i| unsafe { (*ptrs.add(position(i, &ld)), room(ctx, op, *sizes.add(position(i, &ld_sz)))) })
-                .collect();
-            // SAFETY: the caller's contract.
-            unsafe { gp.read_placed(ctx, g_p, Some((&lo, &hi)), &[], dst, size) }
+        unsafe {
+            let at = Layout::patch(ctx, op, gp, g_p, (lo, hi), (ld, ld_sz), buf_ptr, buf_size);
+            at.read(ctx, op, gp, g_p, buf, (buf_ptr, buf_size.cast()), size, setbuf);
         }
     })
 }
@@ -425,25 +559,10 @@ pub unsafe extern "C" fn GP_Gather(
 ) {
     let op = "GP_Gather";
     with_all(op, |ctx, _, gp| {
-        let n = gp.ndim(ctx, op, g_p);
         // SAFETY: the caller's contract.
-        let subs = unsafe { subscripts(ctx, op, subscript, nv, n) };
-        if buf_ptr.is_null() || buf_size.is_null() {
-            ctx.abort(format!("{op}: `buf_ptr` or `buf_size` is NULL"));
-        }
-        let ptrs: *mut *mut u8 = buf_ptr.cast();
-        if setbuf == 0 {
-            if buf.is_null() {
-                ctx.abort(format!("{op}: `buf` is NULL and setbuf is 0"));
-            }
-            let at: Vec<usize> = (0..subs.len()).collect();
-            // SAFETY: the caller's contract.
-            unsafe { gp.read_packed(ctx, g_p, None, &subs, buf.cast(), ptrs, buf_size, at.clone(), at, size) }
-        } else {
-            // SAFETY: the caller's contract: the destinations and their sizes are readable now.
-            let dst = (0..subs.len()).map(|k| unsafe { (*ptrs.add(k), room(ctx, op, *buf_size.add(k))) }).collect();
-            // SAFETY: the caller's contract.
-            unsafe { gp.read_placed(ctx, g_p, None, &subs, dst, size) }
+        unsafe {
+            let at = Layout::list(ctx, op, gp, g_p, (nv, subscript), buf_ptr, buf_size);
+            at.read(ctx, op, gp, g_p, buf, (buf_ptr, buf_size), size, setbuf);
         }
     })
 }
@@ -470,24 +589,10 @@ pub unsafe extern "C" fn GP_Put(
 ) {
     let op = "GP_Put";
     with_all(op, |ctx, _, gp| {
-        let n = gp.ndim(ctx, op, g_p);
         // SAFETY: the caller's contract.
-        let (lo, hi) = unsafe { (subscript(ctx, op, lo, n), subscript(ctx, op, hi, n)) };
-        // SAFETY: the caller's contract.
-        let (ld, ld_sz) = unsafe { (strides(ctx, op, "ld", ld, &lo, &hi), strides(ctx, op, "ld_sz", ld_sz, &lo, &hi)) };
-        if buf_ptr.is_null() || buf_size.is_null() {
-            ctx.abort(format!("{op}: `buf_ptr` or `buf_size` is NULL"));
-        }
-        let (ptrs, sizes): (*mut *mut u8, *mut c_int) = (buf_ptr.cast(), buf_size.cast());
-        let data: Vec<&[u8]> = patch_indices(&lo, &hi)
-            .iter()
-            // SAFETY: the caller's contract.
-            .map(|i| unsafe { element(ctx, op, *ptrs.add(position(i, &ld)), *sizes.add(position(i, &ld_sz))) })
-            .collect();
-        let total = gp.write(ctx, g_p, Some((&lo, &hi)), &[], &data, checksize != 0);
-        if !size.is_null() {
-            // SAFETY: the caller's contract.
-            unsafe { *size = c_int::try_from(total).unwrap_or(c_int::MAX) };
+        unsafe {
+            let at = Layout::patch(ctx, op, gp, g_p, (lo, hi), (ld, ld_sz), buf_ptr, buf_size);
+            at.write(ctx, op, gp, g_p, (buf_ptr, buf_size.cast()), size, checksize);
         }
     })
 }
@@ -527,21 +632,10 @@ pub unsafe extern "C" fn GP_Scatter(
 ) {
     let op = "GP_Scatter";
     with_all(op, |ctx, _, gp| {
-        let n = gp.ndim(ctx, op, g_p);
         // SAFETY: the caller's contract.
-        let subs = unsafe { subscripts(ctx, op, subscript, nv, n) };
-        if buf_ptr.is_null() || buf_size.is_null() {
-            ctx.abort(format!("{op}: `buf_ptr` or `buf_size` is NULL"));
-        }
-        let ptrs: *mut *mut u8 = buf_ptr.cast();
-        let data: Vec<&[u8]> = (0..subs.len())
-            // SAFETY: the caller's contract.
-            .map(|k| unsafe { element(ctx, op, *ptrs.add(k), *buf_size.add(k)) })
-            .collect();
-        let total = gp.write(ctx, g_p, None, &subs, &data, checksize != 0);
-        if !size.is_null() {
-            // SAFETY: the caller's contract.
-            unsafe { *size = c_int::try_from(total).unwrap_or(c_int::MAX) };
+        unsafe {
+            let at = Layout::list(ctx, op, gp, g_p, (nv, subscript), buf_ptr, buf_size);
+            at.write(ctx, op, gp, g_p, (buf_ptr, buf_size), size, checksize);
         }
     })
 }

@@ -9,7 +9,8 @@
 //!   checking its results with `CHECK` (which calls `bsp_abort`) and printing what it checked;
 //! - the launch forms (`launch_main.c`, `launch_init.c`);
 //! - every misuse (`misuse.c CASE`): exit status 1 and the exact message;
-//! - Fortran programs (`tests/fortran/`) through the module `fortran/bsp.f90`, with gfortran.
+//! - Fortran programs (`tests/fortran/`) through the modules `fortran/bsp.f90` and
+//!   `fortran/bsp_gp.f90`, with gfortran.
 //!
 //! Run directly, processes are threads and `BSP_NPROCS` gives their number. With
 //! `BSPC_TEST_MPIRUN=mpirun` (and the library built with the `mpi` feature: `scripts/c-check`)
@@ -45,8 +46,8 @@ const MANUAL: [&str; 20] = [
     "bsp_hpmove",
 ];
 
-const PROGRAMS: [&str; 9] =
-    ["api", "drma", "reg", "bsmp", "gp", "launch_main", "launch_init", "misuse", "example-hello"];
+const PROGRAMS: [&str; 10] =
+    ["api", "drma", "reg", "bsmp", "gp", "launch_main", "launch_init", "misuse", "lpf_compat", "example-hello"];
 
 fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -81,6 +82,8 @@ fn compile(name: &str, statically: bool) -> PathBuf {
     let mut cmd = Command::new(cc());
     cmd.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1", "-I"])
         .arg(crate_dir().join("include"))
+        .arg("-I")
+        .arg(crate_dir().join("compat"))
         .arg(source(name))
         .arg("-o")
         .arg(&out);
@@ -110,38 +113,44 @@ fn have_gfortran() -> bool {
     found
 }
 
-/// The Fortran module (`fortran/bsp.f90`) compiled once: the directory of its `.mod` file and
-/// its object.
-fn fortran_module() -> &'static (PathBuf, PathBuf) {
-    static BUILT: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+/// The Fortran modules (`fortran/bsp.f90`, `fortran/bsp_gp.f90`) compiled once: the directory
+/// of their `.mod` files and their objects.
+fn fortran_modules() -> &'static (PathBuf, Vec<PathBuf>) {
+    static BUILT: OnceLock<(PathBuf, Vec<PathBuf>)> = OnceLock::new();
     BUILT.get_or_init(|| {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bspc-fortran");
-        std::fs::create_dir_all(&dir).expect("a directory for the module");
-        let object = dir.join("bsp.o");
-        let status = Command::new("gfortran")
-            .args(["-c", "-Wall", "-Wextra", "-Werror", "-J"])
-            .arg(&dir)
-            .arg(crate_dir().join("fortran/bsp.f90"))
-            .arg("-o")
-            .arg(&object)
-            .status()
-            .expect("gfortran");
-        assert!(status.success(), "compiling fortran/bsp.f90 failed");
-        (dir, object)
+        std::fs::create_dir_all(&dir).expect("a directory for the modules");
+        let objects = ["bsp", "bsp_gp"]
+            .iter()
+            .map(|module| {
+                let object = dir.join(format!("{module}.o"));
+                let status = Command::new("gfortran")
+                    .args(["-c", "-Wall", "-Wextra", "-Werror", "-J"])
+                    .arg(&dir)
+                    .arg(crate_dir().join(format!("fortran/{module}.f90")))
+                    .arg("-o")
+                    .arg(&object)
+                    .status()
+                    .expect("gfortran");
+                assert!(status.success(), "compiling fortran/{module}.f90 failed");
+                object
+            })
+            .collect();
+        (dir, objects)
     })
 }
 
-/// Compiles the Fortran program `tests/fortran/<name>.f90` with the module, linked with the
+/// Compiles the Fortran program `tests/fortran/<name>.f90` with the modules, linked with the
 /// library.
 fn compile_fortran(name: &str) -> PathBuf {
-    let (dir, object) = fortran_module();
+    let (dir, objects) = fortran_modules();
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("bspf-{name}"));
     let lib = lib_dir();
     let mut cmd = Command::new("gfortran");
     cmd.args(["-Wall", "-Wextra", "-Werror", "-I"])
         .arg(dir)
         .arg(crate_dir().join("tests/fortran").join(format!("{name}.f90")))
-        .arg(object)
+        .args(objects)
         .arg("-o")
         .arg(&out)
         .arg("-L")
@@ -362,6 +371,19 @@ fn gp_rules() {
             "GP_Put and GP_Scatter land at the sync, the highest pid last",
             "GP_Memzero",
             "GP_Free_local_element, GP_Free and GP_Destroy",
+        ],
+    );
+}
+
+#[test]
+fn lpf_bsplib_compat_rules() {
+    rules(
+        "lpf_compat",
+        &[
+            "lpf_exec runs the SPMD function on every process, with its pid, the count and the arguments",
+            "bsplib_put, bsplib_get, bsplib_hpput and bsplib_hpget land at the sync",
+            "bsplib_send, bsplib_hpsend, bsplib_qsize, bsplib_get_tag, bsplib_move and bsplib_hpmove",
+            "lpf_exec returns LPF_SUCCESS once the run has ended",
         ],
     );
 }
@@ -650,6 +672,25 @@ fn fortran_programs_through_the_module() {
         let mut message: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error: ")).collect();
         message.dedup();
         assert_eq!(message, ["error: process 2 aborted: stopping here"]);
+    }
+}
+
+#[test]
+fn fortran_gp_through_the_module() {
+    if !have_gfortran() {
+        return;
+    }
+    // gp.f90 checks every result itself (bspabort otherwise); each process reports its two
+    // elements and the array's total size, 4 (1 + 2 + ... + 2p) bytes.
+    let gp = compile_fortran("gp");
+    for p in [1, 2, 3, 4] {
+        let Some(out) = run_path(&gp, &[], p, "") else { continue };
+        assert_ok("gp.f90", p, &out);
+        let total = 4 * (2 * p) * (2 * p + 1) / 2;
+        let mut expected: Vec<String> =
+            (0..p).map(|s| format!("process {s} of {p}: 2 elements, {total} bytes in all")).collect();
+        expected.sort();
+        assert_eq!(sorted_lines(&text(&out.stdout)), expected, "gp.f90 on {p} processes");
     }
 }
 

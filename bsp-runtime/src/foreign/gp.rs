@@ -37,22 +37,47 @@ enum Handle {
     Live(GpArray<u8>),
 }
 
+/// Where the caller of `GP_Get`/`GP_Gather` with `setbuf == 0` wants the elements: packed into
+/// `buf`, element `k`'s address in `ptrs[ptr_at[k]]` and its size in `sizes[size_at[k]]`, the
+/// total in `*size` (unless NULL).
+#[derive(Debug)]
+pub struct Packed {
+    pub buf: *mut u8,
+    pub ptrs: *mut *mut u8,
+    pub sizes: *mut i32,
+    pub ptr_at: Vec<usize>,
+    pub size_at: Vec<usize>,
+    pub size: *mut i32,
+}
+
+/// The elements a one-sided call names: the patch `lo..=hi` (`GP_Get`, `GP_Put`,
+/// `GP_Get_size`) or a list of subscripts (`GP_Gather`, `GP_Scatter`, `GP_Gather_size`).
+#[derive(Debug, Clone, Copy)]
+pub enum Elements<'a> {
+    Patch(&'a [usize], &'a [usize]),
+    List(&'a [Vec<usize>]),
+}
+
+impl Elements<'_> {
+    /// The call's name: the first of `ops` for a patch, the second for a list.
+    fn name(self, [patch, list]: [&'static str; 2]) -> &'static str {
+        match self {
+            Elements::Patch(..) => patch,
+            Elements::List(_) => list,
+        }
+    }
+}
+
+/// The names of a read of elements, of a patch and of a list.
+const GET: [&str; 2] = ["GP_Get", "GP_Gather"];
+
 /// Where a queued read's results go once its sync is done.
 #[derive(Debug)]
 enum Read {
     /// `GP_Get_size`, `GP_Gather_size`.
     Size { total: Box<usize>, size: *mut i32 },
-    /// `GP_Get`/`GP_Gather` with `setbuf == 0`: packed into `buf`, pointers and sizes laid out
-    /// at `ptr_at`/`size_at` (one index per element, in element order).
-    Packed {
-        got: Box<GpBuf<u8>>,
-        buf: *mut u8,
-        ptrs: *mut *mut u8,
-        sizes: *mut i32,
-        ptr_at: Vec<usize>,
-        size_at: Vec<usize>,
-        size: *mut i32,
-    },
+    /// `GP_Get`/`GP_Gather` with `setbuf == 0`.
+    Packed { got: Box<GpBuf<u8>>, out: Packed },
     /// `GP_Get`/`GP_Gather` with `setbuf != 0`: each element copied to the address the caller
     /// gave, which holds the number of bytes the caller gave.
     Placed { got: Vec<Vec<u8>>, dst: Vec<(*mut u8, usize)>, op: &'static str, size: *mut i32 },
@@ -335,63 +360,74 @@ impl GpTable {
         unsafe { Superstep::detached(ctx) }
     }
 
-    /// `GP_Get_size` and `GP_Gather_size` (`subs` given for a gather): the total size, written
-    /// to `size` after the next sync.
+    /// Starts a read of array `g` into `*dst` through `get` (a patch) or `gather` (a list), on
+    /// a view of this superstep; `ops` names the call for each, in messages.
+    ///
+    /// # Safety
+    /// `*dst` must stay allocated and untouched until [`complete`](GpTable::complete) (the
+    /// caller keeps what owns it in `reads`).
+    #[track_caller]
+    unsafe fn start<D: ?Sized>(
+        &mut self,
+        ctx: &Ctx,
+        (g, which, ops): (i32, Elements<'_>, [&'static str; 2]),
+        dst: *mut D,
+        get: impl for<'s> FnOnce(&GpArray<u8>, &Superstep<'s, 's>, &[usize], &[usize], &'s mut D),
+        gather: impl for<'s> FnOnce(&GpArray<u8>, &Superstep<'s, 's>, &[Vec<usize>], &'s mut D),
+    ) {
+        let array = self.live(ctx, which.name(ops), g);
+        // SAFETY: the caller's contract.
+        let (s, dst) = unsafe { (Self::step(ctx), &mut *dst) };
+        match which {
+            Elements::Patch(lo, hi) => get(array, &s, lo, hi, dst),
+            Elements::List(subs) => gather(array, &s, subs, dst),
+        }
+    }
+
+    /// `GP_Get_size` and `GP_Gather_size`: the total size of the elements, written to `size`
+    /// after the next sync.
     ///
     /// # Safety
     /// `size` must stay writable until then.
     #[track_caller]
-    pub unsafe fn read_size(
-        &mut self,
-        ctx: &Ctx,
-        g: i32,
-        patch: Option<(&[usize], &[usize])>,
-        subs: &[Vec<usize>],
-        size: *mut i32,
-    ) {
-        let array = self.live(ctx, if patch.is_some() { "GP_Get_size" } else { "GP_Gather_size" }, g);
+    pub unsafe fn read_size(&mut self, ctx: &Ctx, g: i32, which: Elements<'_>, size: *mut i32) {
         let mut total = Box::new(0usize);
         let dst: *mut usize = &mut *total;
+        let ops = ["GP_Get_size", "GP_Gather_size"];
         // SAFETY: the box is kept in `reads` until `complete`.
-        let (s, dst) = unsafe { (Self::step(ctx), &mut *dst) };
-        match patch {
-            Some((lo, hi)) => array.get_size(&s, lo, hi, dst),
-            None => array.gather_size(&s, subs, dst),
-        }
+        unsafe {
+            self.start(
+                ctx,
+                (g, which, ops),
+                dst,
+                |a, s, lo, hi, d| a.get_size(s, lo, hi, d),
+                |a, s, subs, d| a.gather_size(s, subs, d),
+            )
+        };
         self.reads.push(Read::Size { total, size });
     }
 
-    /// `GP_Get`/`GP_Gather` with `setbuf == 0`: the elements packed into `buf` after the next
-    /// sync, `ptrs[ptr_at[k]]` and `sizes[size_at[k]]` set for element `k`.
+    /// `GP_Get`/`GP_Gather` with `setbuf == 0`: the elements written as `out` says after the
+    /// next sync.
     ///
     /// # Safety
-    /// `buf` must hold the elements' total size, and `ptrs`/`sizes` the indices given; all stay
-    /// writable until the next sync.
-    #[allow(clippy::too_many_arguments, reason = "GA's arguments")]
+    /// `out.buf` must hold the elements' total size, and `out.ptrs`/`out.sizes` the indices
+    /// given; all stay writable until the next sync.
     #[track_caller]
-    pub unsafe fn read_packed(
-        &mut self,
-        ctx: &Ctx,
-        g: i32,
-        patch: Option<(&[usize], &[usize])>,
-        subs: &[Vec<usize>],
-        buf: *mut u8,
-        ptrs: *mut *mut u8,
-        sizes: *mut i32,
-        ptr_at: Vec<usize>,
-        size_at: Vec<usize>,
-        size: *mut i32,
-    ) {
-        let array = self.live(ctx, if patch.is_some() { "GP_Get" } else { "GP_Gather" }, g);
+    pub unsafe fn read_packed(&mut self, ctx: &Ctx, g: i32, which: Elements<'_>, out: Packed) {
         let mut got = Box::new(GpBuf::new());
         let dst: *mut GpBuf<u8> = &mut *got;
         // SAFETY: the box is kept in `reads` until `complete`.
-        let (s, dst) = unsafe { (Self::step(ctx), &mut *dst) };
-        match patch {
-            Some((lo, hi)) => array.get(&s, lo, hi, dst),
-            None => array.gather(&s, subs, dst),
-        }
-        self.reads.push(Read::Packed { got, buf, ptrs, sizes, ptr_at, size_at, size });
+        unsafe {
+            self.start(
+                ctx,
+                (g, which, GET),
+                dst,
+                |a, s, lo, hi, d| a.get(s, lo, hi, d),
+                |a, s, subs, d| a.gather(s, subs, d),
+            )
+        };
+        self.reads.push(Read::Packed { got, out });
     }
 
     /// `GP_Get`/`GP_Gather` with `setbuf != 0`: element `k` copied to `dst[k].0`, which holds
@@ -404,54 +440,55 @@ impl GpTable {
         &mut self,
         ctx: &Ctx,
         g: i32,
-        patch: Option<(&[usize], &[usize])>,
-        subs: &[Vec<usize>],
+        which: Elements<'_>,
         dst: Vec<(*mut u8, usize)>,
         size: *mut i32,
     ) {
-        let op = if patch.is_some() { "GP_Get" } else { "GP_Gather" };
-        let array = self.live(ctx, op, g);
         // The elements' vectors stay where they are on the heap when `got` moves into `reads`.
         let mut got = vec![Vec::new(); dst.len()];
         let into: *mut [Vec<u8>] = got.as_mut_slice();
-        // SAFETY: the box is kept in `reads` until `complete`.
-        let (s, into) = unsafe { (Self::step(ctx), &mut *into) };
-        match patch {
-            Some((lo, hi)) => array.get_into(&s, lo, hi, into),
-            None => array.gather_into(&s, subs, into),
-        }
-        self.reads.push(Read::Placed { got, dst, op, size });
+        // SAFETY: the vectors' buffer is kept in `reads` until `complete`.
+        unsafe {
+            self.start(
+                ctx,
+                (g, which, GET),
+                into,
+                |a, s, lo, hi, d| a.get_into(s, lo, hi, d),
+                |a, s, subs, d| a.gather_into(s, subs, d),
+            )
+        };
+        self.reads.push(Read::Placed { got, dst, op: which.name(GET), size });
     }
 
-    /// `GP_Put` (`patch`) and `GP_Scatter` (`subs`): the elements' data copied now, landing at
-    /// the next sync; returns the total size.
+    /// `GP_Put` and `GP_Scatter`: the elements' data copied now, landing at the next sync;
+    /// returns the total size.
     #[track_caller]
-    pub fn write(
-        &mut self,
-        ctx: &Ctx,
-        g: i32,
-        patch: Option<(&[usize], &[usize])>,
-        subs: &[Vec<usize>],
-        data: &[&[u8]],
-        checksize: bool,
-    ) -> usize {
-        let array = self.live(ctx, if patch.is_some() { "GP_Put" } else { "GP_Scatter" }, g);
-        match patch {
-            Some((lo, hi)) => array.put(ctx, lo, hi, data, checksize),
-            None => array.scatter(ctx, subs, data, checksize),
+    pub fn write(&mut self, ctx: &Ctx, g: i32, which: Elements<'_>, data: &[&[u8]], checksize: bool) -> usize {
+        let array = self.live(ctx, which.name(["GP_Put", "GP_Scatter"]), g);
+        match which {
+            Elements::Patch(lo, hi) => array.put(ctx, lo, hi, data, checksize),
+            Elements::List(subs) => array.scatter(ctx, subs, data, checksize),
         }
     }
 
     /// Writes the results of the reads of the superstep that just ended into the callers'
-    /// buffers. Run after every sync of the process.
+    /// buffers. Run after every sync of the process (inlined: most syncs have none).
+    #[inline]
     pub fn complete(&mut self, ctx: &Ctx) {
+        if !self.reads.is_empty() {
+            self.write_reads(ctx);
+        }
+    }
+
+    /// [`complete`](GpTable::complete) when there are reads to write.
+    fn write_reads(&mut self, ctx: &Ctx) {
         for read in self.reads.drain(..) {
             match read {
                 Read::Size { total, size } => {
                     // SAFETY: `size` stays writable until now (`read_size`'s contract).
                     unsafe { *size = i32::try_from(*total).unwrap_or(i32::MAX) };
                 }
-                Read::Packed { got, buf, ptrs, sizes, ptr_at, size_at, size } => {
+                Read::Packed { got, out: Packed { buf, ptrs, sizes, ptr_at, size_at, size } } => {
                     let data = got.data();
                     // SAFETY: `buf` holds the total size, `ptrs` and `sizes` the indices given
                     // (`read_packed`'s contract).

@@ -234,12 +234,7 @@ impl Session {
                 record(&self.ctx, payload);
             }
             // The rank's other processes (hybrid engine).
-            for h in self.others.drain(..) {
-                let _ = h.join();
-            }
-            if let Some(placed) = self.placed.take() {
-                placement::release(placed);
-            }
+            self.join_others();
             let result = if self.ctx.fate.is_failed() {
                 Err(end.failed(&world.comm()))
             } else {
@@ -255,16 +250,23 @@ impl Session {
         if let Err(payload) = outcome {
             record(&self.ctx, payload);
         }
+        self.join_others();
+        match self.ctx.fate.take_failure() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Session {
+    /// Waits for the processes this session started on threads of its own (each records its
+    /// own failures, as `launch::process` does), then releases the caller's core.
+    fn join_others(&mut self) {
         for h in self.others.drain(..) {
-            // A process thread records its own failures (`launch::process`).
             let _ = h.join();
         }
         if let Some(placed) = self.placed.take() {
             placement::release(placed);
-        }
-        match self.ctx.fate.take_failure() {
-            Some(e) => Err(e),
-            None => Ok(()),
         }
     }
 }

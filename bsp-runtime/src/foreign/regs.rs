@@ -25,10 +25,13 @@ pub struct Registry {
     /// The superstep up to whose start entries the table dropped have been forgotten (pops take
     /// effect only at syncs, so once per superstep is enough).
     pruned_at: usize,
-    /// The last address a transfer resolved, in which superstep, and its entry: a loop of
-    /// transfers into one registration looks it up once per superstep (which entry is the
-    /// newest effective one changes only at a sync).
+    /// The last address a transfer resolved, in which superstep, and its entry: transfers into
+    /// one registration look it up once, until a push or pop (which entry is the newest
+    /// effective one changes only at the sync after a push or a pop).
     last: Option<(usize, usize, u32, u64)>,
+    /// The superstep of the last push or pop, if any: an entry resolved in a later superstep
+    /// is still the one in force.
+    changed_at: Option<usize>,
     /// Entries pushed and popped in this superstep: never effective, gone at its sync.
     unborn: Vec<(u32, u64)>,
 }
@@ -68,6 +71,7 @@ impl Registry {
         if addr.checked_add(bytes).is_none() {
             misuse(ctx, format!("{op}: {bytes} bytes at address {addr:#x} run past the end of memory"));
         }
+        self.changed_at = Some(ctx.step());
         let (slot, serial) = ctx.state.borrow_mut().table.alloc();
         // The memory is the caller's: the entry keeps nothing alive.
         ctx.push_entry(slot, serial, addr, bytes, 1, "u8", Arc::new(()), None);
@@ -80,6 +84,7 @@ impl Registry {
         let op = "bsp_pop_reg";
         ctx.check_live(op);
         let addr = addr as usize;
+        self.changed_at = Some(ctx.step());
         self.forget_gone(ctx);
         let st = ctx.state.borrow();
         let newest = self.by_addr.get(&addr).and_then(|entries| {
@@ -140,32 +145,37 @@ impl Registry {
     /// The effective registration of `addr` for a transfer with `pid` of `len` bytes at
     /// `offset`, checked: live, `pid` in range, registered and effective, within the extent
     /// `pid` registered.
+    ///
+    /// Always inlined, as `Ctx::resolve` is for the Rust API: it is the fast path of every C
+    /// transfer, and the misuse messages are built out of line.
     #[track_caller]
+    #[inline(always)]
     fn target(&mut self, ctx: &Ctx, op: &str, pid: i64, addr: *const u8, offset: i64, len: i64) -> (usize, Target) {
         ctx.check_live(op);
         let pid = match usize::try_from(pid) {
             Ok(p) if p < ctx.nprocs() => p,
-            _ => misuse(ctx, format!("{op}: pid {pid} is out of range (nprocs = {})", ctx.nprocs())),
+            _ => pid_out_of_range(ctx, op, pid),
         };
-        let offset = non_negative(ctx, op, "offset", offset);
-        let len = non_negative(ctx, op, "length", len);
+        let (offset, len) = match (usize::try_from(offset), usize::try_from(len)) {
+            (Ok(offset), Ok(len)) => (offset, len),
+            _ => negative(ctx, op, offset, len),
+        };
         let addr = addr as usize;
+        let step = ctx.step();
         let (slot, serial) = match self.last {
-            Some((a, step, slot, serial)) if a == addr && step == ctx.step() => (slot, serial),
+            Some((a, at, slot, serial)) if a == addr && (at == step || self.changed_at.is_none_or(|c| c < at)) => {
+                (slot, serial)
+            }
             _ => {
                 let (slot, serial) = self.effective(ctx, op, pid, addr);
-                self.last = Some((addr, ctx.step(), slot, serial));
+                self.last = Some((addr, step, slot, serial));
                 (slot, serial)
             }
         };
-        let (remote_addr, extent) = ctx.lookup(op, pid, ctx.run_id(), ctx.pid(), slot, serial);
+        // (Live and `pid` in range: checked above.)
+        let (remote_addr, extent) = ctx.lookup_entry(op, pid, ctx.run_id(), ctx.pid(), slot, serial);
         if len > 0 && offset.checked_add(len).is_none_or(|end| end > extent) {
-            misuse(
-                ctx,
-                format!(
-                    "{op} with process {pid}: registration #{serial} (address {addr:#x}): offset {offset} + length {len} bytes is past the extent of {extent} bytes that process {pid} registered"
-                ),
-            );
+            past_extent(ctx, op, (pid, serial, addr), offset, len, extent);
         }
         (pid, Target { slot, offset: if len == 0 { 0 } else { offset }, len, remote_addr })
     }
@@ -215,6 +225,7 @@ impl Registry {
     /// # Safety
     /// Unless the transfer is refused or `len` is 0, `src` must point to `len` readable bytes.
     #[track_caller]
+    #[inline]
     pub unsafe fn put(&mut self, ctx: &Ctx, pid: i64, src: *const u8, dst: *const u8, offset: i64, len: i64) {
         let (pid, t) = self.target(ctx, "bsp_put", pid, dst, offset, len);
         if t.len == 0 {
@@ -277,6 +288,7 @@ impl Registry {
 }
 
 /// Queues a put of `bytes`, copied now, as `Ctx::put` does.
+#[inline]
 fn buffered_put(ctx: &Ctx, pid: usize, slot: u32, offset: usize, bytes: &[u8]) {
     // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
     unsafe { ctx.outbox() }.dest(pid).push_buffered(slot, offset, bytes);
@@ -284,4 +296,42 @@ fn buffered_put(ctx: &Ctx, pid: usize, slot: u32, offset: usize, bytes: &[u8]) {
     let mut st = ctx.state.borrow_mut();
     st.flags |= flags::WORK | flags::PUT | bulk;
     st.pending.puts += 1;
+}
+
+/// The misuse of a transfer with a pid out of range.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn pid_out_of_range(ctx: &Ctx, op: &str, pid: i64) -> ! {
+    misuse(ctx, format!("{op}: pid {pid} is out of range (nprocs = {})", ctx.nprocs()))
+}
+
+/// The misuse of a transfer with a negative offset or length.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn negative(ctx: &Ctx, op: &str, offset: i64, len: i64) -> ! {
+    non_negative(ctx, op, "offset", offset);
+    non_negative(ctx, op, "length", len);
+    unreachable!("one of offset {offset} and length {len} is negative")
+}
+
+/// The misuse of a transfer past the extent that process `pid` registered.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn past_extent(
+    ctx: &Ctx,
+    op: &str,
+    (pid, serial, addr): (usize, u64, usize),
+    offset: usize,
+    len: usize,
+    extent: usize,
+) -> ! {
+    misuse(
+        ctx,
+        format!(
+            "{op} with process {pid}: registration #{serial} (address {addr:#x}): offset {offset} + length {len} bytes is past the extent of {extent} bytes that process {pid} registered"
+        ),
+    )
 }

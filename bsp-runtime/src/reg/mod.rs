@@ -674,7 +674,15 @@ impl Ctx {
     /// (inlined into [`resolve`](Ctx::resolve), the fast path of every put and get).
     #[track_caller]
     #[inline(always)]
-    fn lookup_entry(&self, op: &str, pid: usize, run_id: u64, owner: usize, slot: u32, serial: u64) -> (usize, usize) {
+    pub(crate) fn lookup_entry(
+        &self,
+        op: &str,
+        pid: usize,
+        run_id: u64,
+        owner: usize,
+        slot: u32,
+        serial: u64,
+    ) -> (usize, usize) {
         self.check_handle(op, run_id, owner, serial);
         let st = self.state.borrow();
         match st.table.get(slot, serial) {
