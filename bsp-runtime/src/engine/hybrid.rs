@@ -58,7 +58,7 @@ use crossbeam_utils::sync::Parker;
 use super::threads::{Group, placement, serve_in_place};
 use super::transport::in_process::{Board, InProcess};
 use super::transport::wire::{self, Received};
-use super::transport::{Block, DENSE, ExchangeMode, Transport};
+use super::transport::{Block, DENSE, ExchangeMode, Landing, Out, Transport};
 use super::{AnyEngine, Endpoint, Engine, Fate, Peers, Poisoned, ReadResults, RegRow, Status, Want};
 use crate::Error;
 use crate::outbox::{DestQueue, Meta, Outbox, flags};
@@ -263,7 +263,8 @@ impl Hybrid {
         let recv = unsafe { &mut *rank.shared.recv.get() };
         if leader.sparse {
             leader.note_blocks();
-            return leader.transport.exchange_sparse(&leader.send, &leader.blocks, recv, &mut leader.got);
+            let into = Landing { recv, got: &mut leader.got };
+            return leader.transport.exchange_sparse(Out { words: &leader.send, blocks: &leader.blocks }, into);
         }
         leader.transport.exchange(&leader.send, &leader.send_counts, recv)
     }
@@ -357,7 +358,9 @@ impl Hybrid {
             // nobody writes it until the next superstep.
             let outs = (0..t).map(|s| unsafe { rank.group.outbox(s, self.parity) });
             ranks_of(outs, t, rank.rank, true, &mut leader.ranks);
-            return leader.transport.replies(&leader.send, &leader.blocks, &leader.ranks, into, &mut leader.got);
+            let (out, into) =
+                (Out { words: &leader.send, blocks: &leader.blocks }, Landing { recv: into, got: &mut leader.got });
+            return leader.transport.replies(out, &leader.ranks, into);
         }
         leader.transport.exchange(&leader.send, &leader.send_counts, into)
     }
@@ -684,28 +687,23 @@ where
             board.poison();
         })))
     };
-    // Every group's starter, the first process's parker of each, and each leader's parker.
-    let mut starters = Vec::with_capacity(groups);
-    let mut firsts = Vec::with_capacity(groups);
+    // Every group's starter, and each process's parker, by pid, with its group's end of the
+    // board for a leader.
+    let mut board_parkers = board_parkers.into_iter();
+    let (mut starters, mut args) = (Vec::with_capacity(groups), Vec::with_capacity(p));
     for (r, (state, parkers)) in states.into_iter().zip(parkers).enumerate() {
         let (starter, first) = Starter::new(state, parkers, fate.clone(), (groups, r));
+        args.push((first, board_parkers.next()));
+        args.extend(starter.parkers().into_iter().map(|parker| (parker, None)));
         starters.push(starter);
-        firsts.push(first);
     }
-    // Each process's parker, by pid, and each leader's end of the board, by group.
-    let mut process_parkers: Vec<Option<Parker>> = Vec::with_capacity(p);
-    for (starter, first) in starters.iter().zip(firsts) {
-        process_parkers.push(Some(first));
-        process_parkers.extend(starter.parkers().into_iter().map(Some));
-    }
-    let mut board_parkers: Vec<Option<Parker>> = board_parkers.into_iter().map(Some).collect();
     // From three groups on, the sparse exchange whenever the superstep allows it (as
     // `BSP_MPI_EXCHANGE=sparse` asks), so that the suite's layouts run both exchanges.
     let mode = match ExchangeMode::from_env() {
         ExchangeMode::Auto if groups >= 3 => ExchangeMode::Sparse,
         mode => mode,
     };
-    let start = |pid: usize, parker: Parker, board_parker: Option<Parker>| {
+    let start = |pid: usize, (parker, board_parker): (Parker, Option<Parker>)| {
         let (r, local) = (pid / t, pid % t);
         let leader = board_parker.map(|parker| Leader::new(Box::new(InProcess::new(board.clone(), r, parker)), mode));
         let (endpoint, placed) = starters[r].endpoint(local, parker, leader);
@@ -713,41 +711,8 @@ where
         placement::release(placed);
         result
     };
-    let mut results: Vec<Option<R>> = std::thread::scope(|scope| {
-        let mut handles = Vec::with_capacity(p - 1);
-        for pid in 1..p {
-            let start = &start;
-            let parker = process_parkers[pid].take().expect("one parker per process");
-            let board_parker = if pid % t == 0 { board_parkers[pid / t].take() } else { None };
-            let spawned = std::thread::Builder::new()
-                .name(format!("bsp process {pid}"))
-                .spawn_scoped(scope, move || start(pid, parker, board_parker));
-            match spawned {
-                Ok(h) => handles.push(h),
-                Err(e) => {
-                    // Wakes the processes already started, which would wait for it forever.
-                    fate.fail(starters[pid / t].cannot_start(pid % t, &e));
-                    break;
-                }
-            }
-        }
-        let first = process_parkers[0].take().expect("one parker per process");
-        let mut results = vec![if fate.is_failed() { None } else { start(0, first, board_parkers[0].take()) }];
-        // A process thread cannot panic (`process` catches everything); a join error still must
-        // not lose the others.
-        results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
-        results
-    });
-    if let Some(e) = fate.take_failure() {
-        return Err(e);
-    }
-    results
-        .iter_mut()
-        .enumerate()
-        .map(|(pid, r)| {
-            r.take().ok_or_else(|| Error::launch(format!("process {pid} ended without a result or an error")))
-        })
-        .collect()
+    let cannot_start = |pid: usize, e: std::io::Error| starters[pid / t].cannot_start(pid % t, &e);
+    super::threads::run_all(args, &fate, start, cannot_start)
 }
 
 /// The hybrid engine under `mpirun`: one rank per group, joined by the MPI transport.

@@ -9,16 +9,16 @@
 //! it owns (`outbox/`), the registration [`Table`] it reads (`reg/`) and, to serve requests in
 //! place, the extension objects that table holds (`ext/`).
 //!
-//! | the engine owns | threads ([`threads`]) | MPI (`mpi`, cargo feature `mpi`) | hybrid (`hybrid`, cargo feature `mpi`) |
+//! | the engine owns | threads ([`threads`]) | MPI (`mpi`, cargo feature `mpi`) | hybrid ([`hybrid`]: groups joined by a [`transport`]) |
 //! |---|---|---|---|
-//! | places to run ([`Endpoint`]; `launch.rs` builds the `Ctx` and runs the program there) | one thread per process, joined by the caller | one rank per process; surplus ranks idle | a thread per process, `BSP_THREADS` per rank |
+//! | places to run ([`Endpoint`]; `launch.rs` builds the `Ctx` and runs the program there) | one thread per process, joined by the caller | one rank per process; surplus ranks idle | a thread per process, T per group: `BSP_THREADS` per MPI rank, or groups of this OS process (the in-process transport) |
 //! | the outboxes ([`Outbox`], with the superstep's gets and extension requests) | in the run's shared `Group`, two per process (by superstep parity) | two per rank, in the rank's engine | in the rank's `Group` |
-//! | combining flags ([`Engine::combine`], at a sync [`Engine::arrive`]) | the combining barrier (`threads/barrier.rs`) | up to 8 ranks the flags and the size of what follows, two words to every rank (one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more); beyond, an `MPI_Allreduce` | the rank's barrier, the leaders' `MPI_Allreduce`, the rank's barrier again |
+//! | combining flags ([`Engine::combine`], at a sync [`Engine::arrive`]) | the combining barrier (`threads/barrier.rs`) | up to 8 ranks the flags and the size of what follows, two words to every rank (one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more); beyond, an `MPI_Allreduce` | the group's barrier, the leaders' `Transport::all_or` (MPI: `MPI_Allreduce`), the group's barrier again |
 //! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks; beyond, the sparse exchange or `MPI_Alltoallv`) | in place inside the rank; the leader exchanges the blocks for other ranks in the arrival, through the transport (dense, or sparse as on MPI, `BSP_MPI_EXCHANGE`) |
 //! | serving reads ([`Engine::read`]; `sync/gets.rs` writes every get's result) | a get's bytes are read in the owner's memory; the requester calls the owners' extension objects itself | request/reply: owners answer in a second exchange of blocks, large gets land in place point to point | in place inside the rank; request/reply between ranks |
 //! | reusing an outbox after bulk puts ([`Engine::end_outbox_reads`]) | one more barrier | nothing to wait for | the rank's barrier |
 //! | ends of phases ([`Engine::end_reads`], [`Engine::end_puts`]) | a barrier each | nothing (the exchange already synchronised) | the rank's barrier each |
-//! | failure ([`Fate`]) | the barrier is poisoned, so every waiter wakes | a rank that fails alone calls `MPI_Abort` | both: the rank's barrier is poisoned, then the rank calls `MPI_Abort` |
+//! | failure ([`Fate`]) | the barrier is poisoned, so every waiter wakes | a rank that fails alone calls `MPI_Abort` | both: the group's barrier is poisoned, then under MPI the rank calls `MPI_Abort` (in-process: one record for every group, which poisons every barrier) |
 //!
 //! # The contract
 //! A sync is driven by `Ctx::sync` (`sync/`); the engine sees these calls, in this order, on
@@ -63,6 +63,26 @@
 //! Addresses: `PushInfo::addr`/`handler`, `GetRec::src_addr` and `PutSrc::Direct` are addresses
 //! in the sender's memory. Only an engine whose processes share the sender's address space may
 //! read through them; any other engine uses the slot, offset and pid beside them.
+//!
+//! # The driver, the group and the transport
+//! The hybrid engine ([`hybrid`]) is the driver of every layout of processes that do not all
+//! share memory: a run is a set of *groups* of T processes each, the threads of one address
+//! space; inside a group they work as on the threads engine (the [`threads::Group`]: its
+//! combining barrier, outboxes read in place, the shared registration rows); between groups
+//! one process of each (the *leader*) moves what crosses them through a
+//! [`transport::Transport`]: the OR of the groups' flags, the dense or the sparse exchange of
+//! blocks (the outboxes serialised in [`transport::wire`]), the get replies, the statuses of the
+//! error paths. A layout is a function of `hybrid.rs` that starts the groups of a run with
+//! their transport: under `mpirun`, one group per MPI rank and [`transport::mpi`]'s
+//! `MpiTransport`; without, `launch_in_process`, every group in this OS process joined by
+//! [`transport::in_process`] (for tests, Miri and ThreadSanitizer). The MPI engine is the
+//! layout of one process per rank, kept as an engine of its own for its fast paths (the arrival
+//! that carries the blocks' sizes, the two-rank `Sendrecv` with the block inline, large
+//! transfers point to point), which share the transport's pieces (the wire format and the reply
+//! protocol, the dense and sparse exchanges, the guarded requests).
+//!
+//! A new transport is one file in `transport/` (it imports nothing of the driver), a layout in
+//! `hybrid.rs` that starts the groups with it, and one arm in [`launch`].
 //!
 //! # Adding an engine
 //! An engine is a module here (a file or a folder) and one arm of [`AnyEngine`], the one place

@@ -99,44 +99,32 @@ macro_rules! checks {
         /// Each check on the threads engine, at each of its process counts.
         #[cfg(test)]
         mod on_threads {
-            $($crate::check::threads_test!($($only)? $name);)*
+            $($crate::check::entry_test!(run_check, $($only)? $name);)*
         }
 
         /// Each check on groups of threads joined by the in-process transport (the hybrid
         /// engine's driver without MPI), at each layout of `runner::LAYOUTS` it allows.
         #[cfg(test)]
         mod in_groups {
-            $($crate::check::groups_test!($($only)? $name);)*
+            $($crate::check::entry_test!(run_check_in_groups, $($only)? $name);)*
         }
     };
 }
 pub(crate) use checks;
 
-/// The `#[test]` of one check (for [`checks!`]): none for an MPI-only check.
-macro_rules! threads_test {
-    (mpi $name:ident) => {};
-    ($name:ident) => {
+/// The `#[test]` of one check (for [`checks!`]), run by `runner::$runner`: none for an
+/// MPI-only check.
+macro_rules! entry_test {
+    ($runner:ident, mpi $name:ident) => {};
+    ($runner:ident, $name:ident) => {
         #[test]
         fn $name() {
             let check = super::CHECKS.iter().find(|c| c.name == stringify!($name)).expect("listed");
-            $crate::runner::run_check(check);
+            $crate::runner::$runner(check);
         }
     };
 }
-pub(crate) use threads_test;
-
-/// The in-process groups' `#[test]` of one check (for [`checks!`]): none for an MPI-only check.
-macro_rules! groups_test {
-    (mpi $name:ident) => {};
-    ($name:ident) => {
-        #[test]
-        fn $name() {
-            let check = super::CHECKS.iter().find(|c| c.name == stringify!($name)).expect("listed");
-            $crate::runner::run_check_in_groups(check);
-        }
-    };
-}
-pub(crate) use groups_test;
+pub(crate) use entry_test;
 
 /// The entry's `Procs`, or [`Procs::ALL`] if it gave none (for the macros).
 pub const fn procs_or_all(given: &[Procs]) -> Procs {
@@ -294,29 +282,29 @@ macro_rules! cases {
         /// Each case on the threads engine, at each of its process counts.
         #[cfg(test)]
         mod fails_on_threads {
-            $(
-                #[test]
-                fn $name() {
-                    let case = super::CASES.iter().find(|c| c.name == stringify!($name)).expect("listed");
-                    $crate::runner::run_case(case);
-                }
-            )*
+            $($crate::check::case_test!(run_case, $name);)*
         }
 
         /// Each case on in-process groups (`runner::run_case_in_groups`).
         #[cfg(test)]
         mod fails_in_groups {
-            $(
-                #[test]
-                fn $name() {
-                    let case = super::CASES.iter().find(|c| c.name == stringify!($name)).expect("listed");
-                    $crate::runner::run_case_in_groups(case);
-                }
-            )*
+            $($crate::check::case_test!(run_case_in_groups, $name);)*
         }
     };
 }
 pub(crate) use cases;
+
+/// The `#[test]` of one failure case (for [`cases!`]), run by `runner::$runner`.
+macro_rules! case_test {
+    ($runner:ident, $name:ident) => {
+        #[test]
+        fn $name() {
+            let case = super::CASES.iter().find(|c| c.name == stringify!($name)).expect("listed");
+            $crate::runner::$runner(case);
+        }
+    };
+}
+pub(crate) use case_test;
 
 /// Whether a case is marked `#[several]` (for [`cases!`]; another attribute does not compile).
 macro_rules! is_several {

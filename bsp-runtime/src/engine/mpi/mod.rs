@@ -46,10 +46,10 @@ use std::cell::UnsafeCell;
 
 use super::transport::mpi::direct::{GET_TAG, PUT_TAG, Transfers, swap_words};
 pub(crate) use super::transport::mpi::local_ranks;
-use super::transport::mpi::sparse::{self, Landing, log2_ceil};
+use super::transport::mpi::sparse::{self, log2_ceil};
 use super::transport::mpi::{Dense, INLINE_WORDS, POINT_TO_POINT_RANKS, count, crowded};
 use super::transport::wire::{self, HEADER_WORDS, LargeIn, Received};
-use super::transport::{Block, DENSE, ExchangeMode, is_large};
+use super::transport::{Block, DENSE, ExchangeMode, Landing, Out, is_large};
 use super::{AnyEngine, Endpoint, Engine, Fate, GetBytes, Outboxes, Peers, Poisoned, ReadResults, Status, Want};
 use crate::Error;
 use crate::outbox::{GetRec, LANDED, Outbox, PutSrc, flags};
@@ -303,8 +303,9 @@ impl Mpi {
         // What the last exchange left in the view from senders not heard from now must go.
         self.peers.forget_senders();
         let me = self.comm.rank() as usize;
-        let into = Landing { recv: &mut self.recv, got: &mut self.arrived, requests: &mut self.requests };
-        self.messages += sparse::consensus(&self.comm, me, &self.send, &self.blocks, into);
+        let (out, into) =
+            (Out { words: &self.send, blocks: &self.blocks }, Landing { recv: &mut self.recv, got: &mut self.arrived });
+        self.messages += sparse::consensus(&self.comm, me, out, into, &mut self.requests);
         self.arrived.sort_unstable_by_key(|b| b.rank);
         self.large_in.clear();
         self.peers.senders.clear();
@@ -441,8 +442,11 @@ impl Mpi {
             self.owners.sort_unstable();
             self.owners.dedup();
             let me = self.comm.rank() as usize;
-            let into = Landing { recv: &mut self.recv, got: &mut self.arrived, requests: &mut self.requests };
-            self.messages += sparse::replies(&self.comm, me, &self.send, &self.blocks, &self.owners, into);
+            let (out, into) = (
+                Out { words: &self.send, blocks: &self.blocks },
+                Landing { recv: &mut self.recv, got: &mut self.arrived },
+            );
+            self.messages += sparse::replies(&self.comm, me, out, &self.owners, into, &mut self.requests);
             self.dense.recv_displs.resize(p, 0);
             for b in &self.arrived {
                 self.dense.recv_displs[b.rank] = count(b.at, "everything this rank receives");

@@ -311,20 +311,35 @@ where
         placement::release(placed);
         result
     };
+    let cannot_start = |pid: usize, e: std::io::Error| Error::launch(format!("cannot start process {pid} of {p}: {e}"));
+    run_all(parkers, &fate, start, cannot_start)
+}
+
+/// Runs `start(pid, args[pid])` for every process of a run of `args.len()` processes in this
+/// OS process, one thread each (process 0 on the calling thread), and returns their results in
+/// pid order, or the run's first failure from `fate`. A thread that cannot start fails the run
+/// (`cannot_start` says how), which wakes the processes already started.
+pub(crate) fn run_all<R: Send, A: Send>(
+    args: Vec<A>,
+    fate: &Fate,
+    start: impl Fn(usize, A) -> Option<R> + Sync,
+    cannot_start: impl Fn(usize, std::io::Error) -> Error,
+) -> Result<Vec<R>, Error> {
+    let p = args.len();
     let mut results: Vec<Option<R>> = std::thread::scope(|scope| {
-        let mut parkers = parkers.into_iter();
-        let first = parkers.next().expect("p >= 1");
+        let mut args = args.into_iter();
+        let first = args.next().expect("p >= 1");
         let mut handles = Vec::with_capacity(p - 1);
-        for (i, parker) in parkers.enumerate() {
+        for (i, arg) in args.enumerate() {
             let start = &start;
             let spawned = std::thread::Builder::new()
                 .name(format!("bsp process {}", i + 1))
-                .spawn_scoped(scope, move || start(i + 1, parker));
+                .spawn_scoped(scope, move || start(i + 1, arg));
             match spawned {
                 Ok(h) => handles.push(h),
                 Err(e) => {
                     // Wakes the processes already started, which would wait for it forever.
-                    fate.fail(Error::launch(format!("cannot start process {} of {p}: {e}", i + 1)));
+                    fate.fail(cannot_start(i + 1, e));
                     break;
                 }
             }

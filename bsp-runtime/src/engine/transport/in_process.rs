@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use crossbeam_utils::sync::Parker;
 
-use super::{Block, Transport};
+use super::{Block, Landing, Out, Transport};
 use crate::engine::Poisoned;
 use crate::engine::threads::barrier::Barrier;
 
@@ -96,42 +96,30 @@ impl Transport for InProcess {
         self.board.barrier.wait(self.rank, &self.parker, 0).map(drop)
     }
 
-    fn exchange_sparse(
-        &mut self,
-        send: &[u64],
-        blocks: &[Block],
-        recv: &mut Vec<u64>,
-        got: &mut Vec<Block>,
-    ) -> Result<(), Poisoned> {
+    fn exchange_sparse(&mut self, out: Out<'_>, into: Landing<'_>) -> Result<(), Poisoned> {
         // This group's row of mailboxes: its blocks, and nothing for the other groups.
         for dst in 0..self.board.ranks {
             self.board.mailbox(self.rank, dst).clear();
         }
-        for b in blocks {
-            self.board.mailbox(self.rank, b.rank).extend_from_slice(&send[b.at..b.at + b.words]);
+        for b in out.blocks {
+            self.board.mailbox(self.rank, b.rank).extend_from_slice(&out.words[b.at..b.at + b.words]);
         }
         self.board.barrier.wait(self.rank, &self.parker, 0)?;
-        recv.clear();
-        got.clear();
+        into.recv.clear();
+        into.got.clear();
         for src in (0..self.board.ranks).filter(|&src| src != self.rank) {
             let mailbox = self.board.mailbox(src, self.rank);
             if !mailbox.is_empty() {
-                got.push(Block { rank: src, at: recv.len(), words: mailbox.len() });
-                recv.extend_from_slice(&mailbox);
+                into.got.push(Block { rank: src, at: into.recv.len(), words: mailbox.len() });
+                into.recv.extend_from_slice(&mailbox);
             }
         }
         self.board.barrier.wait(self.rank, &self.parker, 0).map(drop)
     }
 
-    fn replies(
-        &mut self,
-        send: &[u64],
-        blocks: &[Block],
-        owners: &[usize],
-        recv: &mut Vec<u64>,
-        got: &mut Vec<Block>,
-    ) -> Result<(), Poisoned> {
-        self.exchange_sparse(send, blocks, recv, got)?;
+    fn replies(&mut self, out: Out<'_>, owners: &[usize], into: Landing<'_>) -> Result<(), Poisoned> {
+        let Landing { recv, got } = into;
+        self.exchange_sparse(out, Landing { recv, got: &mut *got })?;
         debug_assert!(got.iter().map(|b| b.rank).eq(owners.iter().copied()), "a reply from every owner asked");
         Ok(())
     }

@@ -70,6 +70,20 @@ pub(crate) struct Block {
     pub words: usize,
 }
 
+/// The blocks a group sends in a sparse exchange: `blocks` of `words`.
+#[derive(Clone, Copy)]
+pub(crate) struct Out<'a> {
+    pub words: &'a [u64],
+    pub blocks: &'a [Block],
+}
+
+/// Where the blocks a group receives land: appended to `recv`, each noted in `got` (source
+/// group, position, length), in arrival order.
+pub(crate) struct Landing<'a> {
+    pub recv: &'a mut Vec<u64>,
+    pub got: &'a mut Vec<Block>,
+}
+
 /// Transfers of at least this many bytes move point to point where the transport can (the
 /// MPI engine's large puts and gets), instead of inside the blocks.
 pub(crate) const LARGE: usize = 64 << 10;
@@ -97,29 +111,16 @@ pub(crate) trait Transport {
     /// group's part for this one, in group order, and nothing else.
     fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>) -> Result<(), Poisoned>;
 
-    /// The sparse exchange: sends `blocks` of `send` (at most one per group; none to this one)
-    /// and receives, into `recv` (emptied first), the blocks that other groups send this one,
-    /// whoever they are, each noted in `got` (emptied first) in any order. Collective: every
-    /// group calls it, with or without blocks; nobody knows beforehand who sends it what.
-    fn exchange_sparse(
-        &mut self,
-        send: &[u64],
-        blocks: &[Block],
-        recv: &mut Vec<u64>,
-        got: &mut Vec<Block>,
-    ) -> Result<(), Poisoned>;
+    /// The sparse exchange: sends the blocks of `out` (at most one per group; none to this
+    /// one) and receives into `into` (emptied first) the blocks that other groups send this one,
+    /// whoever they are, in any order. Collective: every group calls it, with or without
+    /// blocks; nobody knows beforehand who sends it what.
+    fn exchange_sparse(&mut self, out: Out<'_>, into: Landing<'_>) -> Result<(), Poisoned>;
 
-    /// The replies after a sparse exchange: sends `blocks` of `send` to the groups that asked
-    /// this one, and receives one block from each group of `owners` (ascending; not this one),
-    /// into `recv` and `got` as [`exchange_sparse`](Transport::exchange_sparse) does.
-    fn replies(
-        &mut self,
-        send: &[u64],
-        blocks: &[Block],
-        owners: &[usize],
-        recv: &mut Vec<u64>,
-        got: &mut Vec<Block>,
-    ) -> Result<(), Poisoned>;
+    /// The replies after a sparse exchange: sends the blocks of `out` to the groups that asked
+    /// this one, and receives one block from each group of `owners` (ascending; not this one)
+    /// into `into`, as [`exchange_sparse`](Transport::exchange_sparse) does.
+    fn replies(&mut self, out: Out<'_>, owners: &[usize], into: Landing<'_>) -> Result<(), Poisoned>;
 
     /// Whether `ExchangeMode::Auto` uses the sparse exchange (when the superstep allows it).
     fn sparse_by_default(&self) -> bool;

@@ -107,24 +107,50 @@ impl Posted<'_> {
     /// `addr..addr + len` must stay readable and unchanged until this guard is dropped (or
     /// [`wait`](Posted::wait) returns).
     pub(crate) unsafe fn send(&mut self, comm: &SimpleCommunicator, rank: usize, tag: i32, addr: usize, len: usize) {
+        // SAFETY: the caller's contract, which is `post`'s for a send.
+        unsafe { self.post(comm, rank, tag, (addr, len), false) }
+    }
+
+    /// Starts receiving `len` bytes from `rank` with `tag` into `addr`.
+    ///
+    /// # Safety
+    /// `addr..addr + len` must stay writable, and nobody may read or write it, until this guard
+    /// is dropped (or [`wait`](Posted::wait) returns).
+    pub(crate) unsafe fn receive(&mut self, comm: &SimpleCommunicator, rank: usize, tag: i32, addr: usize, len: usize) {
+        // SAFETY: the caller's contract, which is `post`'s for a receive.
+        unsafe { self.post(comm, rank, tag, (addr, len), true) }
+    }
+
+    /// Starts sending (or, with `receive`, receiving) the `len` bytes at `addr` with `rank`, as
+    /// messages of at most [`CHUNK`] bytes.
+    ///
+    /// # Safety
+    /// The bytes must stay valid until this guard is dropped: readable and unchanged for a
+    /// send; writable, and neither read nor written by anybody else, for a receive.
+    unsafe fn post(
+        &mut self,
+        comm: &SimpleCommunicator,
+        rank: usize,
+        tag: i32,
+        (addr, len): (usize, usize),
+        receive: bool,
+    ) {
         for (at, n) in chunks(len) {
-            let mut request = null_request();
-            // SAFETY: the caller keeps the bytes readable and unchanged while the guard lives,
-            // and the guard completes the request before it goes; `n` fits in an `int`; `comm`
-            // is a valid communicator and `rank` one of its ranks.
+            let (buf, mut request) = ((addr + at) as *mut c_void, null_request());
+            let (count, peer, comm) = (n as i32, rank as i32, comm.as_raw());
+            // SAFETY: the caller keeps the bytes valid while the guard lives, and the guard
+            // completes (or, on unwind, cancels and completes) the request before it goes; `n`
+            // fits in an `int`; `comm` is a valid communicator and `rank` one of its ranks.
             let rc = unsafe {
-                ffi::MPI_Isend(
-                    (addr + at) as *const c_void,
-                    n as i32,
-                    ffi::RSMPI_UINT8_T,
-                    rank as i32,
-                    tag,
-                    comm.as_raw(),
-                    &mut request,
-                )
+                if receive {
+                    ffi::MPI_Irecv(buf, count, ffi::RSMPI_UINT8_T, peer, tag, comm, &mut request)
+                } else {
+                    ffi::MPI_Isend(buf, count, ffi::RSMPI_UINT8_T, peer, tag, comm, &mut request)
+                }
             };
-            assert_eq!(rc, 0, "MPI_Isend of {n} bytes to rank {rank} failed");
-            self.push(request, false);
+            let what = if receive { "MPI_Irecv" } else { "MPI_Isend" };
+            assert_eq!(rc, 0, "{what} of {n} bytes with rank {rank} failed");
+            self.push(request, receive);
         }
     }
 
@@ -160,33 +186,6 @@ impl Posted<'_> {
         };
         assert_eq!(rc, 0, "MPI_Isend of {n} words to rank {rank} failed");
         self.push(request, false);
-    }
-
-    /// Starts receiving `len` bytes from `rank` with `tag` into `addr`.
-    ///
-    /// # Safety
-    /// `addr..addr + len` must stay writable, and nobody may read or write it, until this guard
-    /// is dropped (or [`wait`](Posted::wait) returns).
-    pub(crate) unsafe fn receive(&mut self, comm: &SimpleCommunicator, rank: usize, tag: i32, addr: usize, len: usize) {
-        for (at, n) in chunks(len) {
-            let mut request = null_request();
-            // SAFETY: the caller keeps the bytes writable and untouched while the guard lives,
-            // and the guard completes (or cancels and completes) the request before it goes;
-            // `n` fits in an `int`; `comm` is a valid communicator and `rank` one of its ranks.
-            let rc = unsafe {
-                ffi::MPI_Irecv(
-                    (addr + at) as *mut c_void,
-                    n as i32,
-                    ffi::RSMPI_UINT8_T,
-                    rank as i32,
-                    tag,
-                    comm.as_raw(),
-                    &mut request,
-                )
-            };
-            assert_eq!(rc, 0, "MPI_Irecv of {n} bytes from rank {rank} failed");
-            self.push(request, true);
-        }
     }
 
     /// Starts a non-blocking barrier on `comm` (no buffer), completed with the others.

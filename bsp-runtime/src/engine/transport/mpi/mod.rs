@@ -14,10 +14,10 @@ use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-use super::{Block, Transport};
+use super::{Landing, Out, Transport};
 use crate::engine::Poisoned;
 use direct::{BLOCK_TAG, Transfers};
-use sparse::{Landing, log2_ceil};
+use sparse::log2_ceil;
 
 /// The longest arrival message that carries its block (in words): under Open MPI's eager limit
 /// for shared memory (4 KiB), so that the message stays one copy, without a rendezvous.
@@ -222,30 +222,13 @@ impl Transport for MpiTransport {
         Ok(())
     }
 
-    fn exchange_sparse(
-        &mut self,
-        send: &[u64],
-        blocks: &[Block],
-        recv: &mut Vec<u64>,
-        got: &mut Vec<Block>,
-    ) -> Result<(), Poisoned> {
-        let me = self.rank();
-        let into = Landing { recv, got, requests: &mut self.requests };
-        self.messages += sparse::consensus(&self.comm, me, send, blocks, into);
+    fn exchange_sparse(&mut self, out: Out<'_>, into: Landing<'_>) -> Result<(), Poisoned> {
+        self.messages += sparse::consensus(&self.comm, self.rank(), out, into, &mut self.requests);
         Ok(())
     }
 
-    fn replies(
-        &mut self,
-        send: &[u64],
-        blocks: &[Block],
-        owners: &[usize],
-        recv: &mut Vec<u64>,
-        got: &mut Vec<Block>,
-    ) -> Result<(), Poisoned> {
-        let me = self.rank();
-        let into = Landing { recv, got, requests: &mut self.requests };
-        self.messages += sparse::replies(&self.comm, me, send, blocks, owners, into);
+    fn replies(&mut self, out: Out<'_>, owners: &[usize], into: Landing<'_>) -> Result<(), Poisoned> {
+        self.messages += sparse::replies(&self.comm, self.rank(), out, owners, into, &mut self.requests);
         Ok(())
     }
 

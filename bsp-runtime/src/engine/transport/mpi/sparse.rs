@@ -23,7 +23,7 @@ use mpi::ffi;
 use mpi::raw::AsRaw;
 use mpi::topology::{Communicator, SimpleCommunicator};
 
-use super::super::Block;
+use super::super::{Block, Landing, Out};
 use super::direct::{Posted, Transfers};
 
 /// The tag of the blocks of a sparse exchange.
@@ -31,41 +31,42 @@ const SPARSE_TAG: i32 = 0x6274;
 /// The tag of get replies after a sparse exchange.
 const REPLY_TAG: i32 = 0x6275;
 
-/// Where an exchange's incoming blocks go: appended to `recv`, noted in `got` by source rank in
-/// arrival order; `requests` keeps the sends' requests between syncs.
-pub(crate) struct Landing<'a> {
-    pub recv: &'a mut Vec<u64>,
-    pub got: &'a mut Vec<Block>,
-    pub requests: &'a mut Transfers,
-}
-
-/// Empties `recv` and `got`, then starts sending `blocks` of `send` with `tag` (synchronous sends
-/// for the consensus) through `posted`, copying a block for this rank, `me`, straight in.
+/// Empties `into`, then starts sending the blocks of `out` with `tag` (synchronous sends for
+/// the consensus) through a guard on `requests`, which it returns, copying a block for this
+/// rank, `me`, straight in.
 ///
 /// # Safety
-/// `send` must stay unchanged while `posted` lives (it completes the sends before it goes).
-unsafe fn start(
-    posted: &mut Posted<'_>,
+/// `out`'s words must stay unchanged while the guard lives (it completes the sends before it
+/// goes).
+unsafe fn start<'t>(
+    requests: &'t mut Transfers,
     comm: &SimpleCommunicator,
     me: usize,
-    send: &[u64],
-    blocks: &[Block],
-    (recv, got): (&mut Vec<u64>, &mut Vec<Block>),
+    out: Out<'_>,
+    into: &mut Landing<'_>,
     (tag, synchronous): (i32, bool),
-) {
-    recv.clear();
-    got.clear();
-    for &b in blocks {
-        let words = &send[b.at..b.at + b.words];
+) -> Posted<'t> {
+    let mut posted = requests.post();
+    into.recv.clear();
+    into.got.clear();
+    for &b in out.blocks {
+        let words = &out.words[b.at..b.at + b.words];
         if b.rank == me {
-            let at = recv.len();
-            recv.extend_from_slice(words);
-            got.push(Block { rank: me, at, words: b.words });
+            let at = into.recv.len();
+            into.recv.extend_from_slice(words);
+            into.got.push(Block { rank: me, at, words: b.words });
         } else {
-            // SAFETY: `send` is unchanged while `posted` lives (this function's contract).
+            // SAFETY: the words are unchanged while `posted` lives (this function's contract).
             unsafe { posted.send_words(comm, b.rank, tag, words, synchronous) };
         }
     }
+    posted
+}
+
+/// An MPI status to be written by a probe.
+fn no_status() -> ffi::MPI_Status {
+    // SAFETY: an MPI status is plain data; MPI writes it before it is read.
+    unsafe { std::mem::zeroed() }
 }
 
 fn any_source() -> i32 {
@@ -100,33 +101,30 @@ fn receive_probed(comm: &SimpleCommunicator, status: &ffi::MPI_Status, tag: i32,
     Block { rank, at, words }
 }
 
-/// The non-blocking consensus (module docs): sends `blocks` of `send` to their ranks (a block
-/// for this rank, `me`, is copied), and lands every block that arrives in `into`. Returns the
-/// number of messages this rank sent (its blocks to others, and the barrier's, counted as
-/// ⌈log₂ p⌉).
+/// The non-blocking consensus (module docs): sends the blocks of `out` to their ranks (a block
+/// for this rank, `me`, is copied), and lands every block that arrives in `into`; `requests`
+/// keeps the sends' requests between syncs. Returns the number of messages this rank sent (its
+/// blocks to others, and the barrier's, counted as ⌈log₂ p⌉).
 pub(crate) fn consensus(
     comm: &SimpleCommunicator,
     me: usize,
-    send: &[u64],
-    blocks: &[Block],
-    into: Landing<'_>,
+    out: Out<'_>,
+    mut into: Landing<'_>,
+    requests: &mut Transfers,
 ) -> u64 {
-    let Landing { recv, got, requests } = into;
-    let mut sends = requests.post();
-    // SAFETY: `send` is borrowed, unchanged, for the whole of this function, which `sends`
+    // SAFETY: `out` is borrowed, unchanged, for the whole of this function, which the guard
     // does not outlive.
-    unsafe { start(&mut sends, comm, me, send, blocks, (&mut *recv, &mut *got), (SPARSE_TAG, true)) };
+    let mut sends = unsafe { start(requests, comm, me, out, &mut into, (SPARSE_TAG, true)) };
     let sent = sends.len() as u64;
     let mut barrier = false;
-    // SAFETY: an MPI status is plain data; MPI writes it before it is read.
-    let mut status: ffi::MPI_Status = unsafe { std::mem::zeroed() };
+    let mut status = no_status();
     loop {
         let mut flag = 0;
         // SAFETY: `comm` is valid; `flag` and `status` are written by the call.
         let rc = unsafe { ffi::MPI_Iprobe(any_source(), SPARSE_TAG, comm.as_raw(), &mut flag, &mut status) };
         assert_eq!(rc, 0, "MPI_Iprobe failed");
         if flag != 0 {
-            got.push(receive_probed(comm, &status, SPARSE_TAG, recv));
+            into.got.push(receive_probed(comm, &status, SPARSE_TAG, into.recv));
             continue;
         }
         // Once every send of this rank was received, it enters the barrier (the same guard
@@ -142,29 +140,25 @@ pub(crate) fn consensus(
     sent + log2_ceil(comm.size() as usize)
 }
 
-/// Get replies after a sparse exchange: sends `blocks` of `send` to their requesters (a block
+/// Get replies after a sparse exchange: sends the blocks of `out` to their requesters (a block
 /// for `me` is copied) and lands one reply from each rank of `owners` in `into`. Returns the
 /// number of messages sent.
 pub(crate) fn replies(
     comm: &SimpleCommunicator,
     me: usize,
-    send: &[u64],
-    blocks: &[Block],
+    out: Out<'_>,
     owners: &[usize],
-    into: Landing<'_>,
+    mut into: Landing<'_>,
+    requests: &mut Transfers,
 ) -> u64 {
-    let Landing { recv, got, requests } = into;
-    let mut sends = requests.post();
-    // SAFETY: `send` is borrowed, unchanged, for the whole of this function, which `sends`
-    // does not outlive.
-    unsafe { start(&mut sends, comm, me, send, blocks, (&mut *recv, &mut *got), (REPLY_TAG, false)) };
-    // SAFETY: an MPI status is plain data; MPI writes it before it is read.
-    let mut status: ffi::MPI_Status = unsafe { std::mem::zeroed() };
+    // SAFETY: as in `consensus`.
+    let sends = unsafe { start(requests, comm, me, out, &mut into, (REPLY_TAG, false)) };
+    let mut status = no_status();
     for &owner in owners.iter().filter(|&&o| o != me) {
         // SAFETY: `comm` is valid, `owner` one of its ranks; `status` is written by the call.
         let rc = unsafe { ffi::MPI_Probe(owner as i32, REPLY_TAG, comm.as_raw(), &mut status) };
         assert_eq!(rc, 0, "MPI_Probe for the reply of rank {owner} failed");
-        got.push(receive_probed(comm, &status, REPLY_TAG, recv));
+        into.got.push(receive_probed(comm, &status, REPLY_TAG, into.recv));
     }
     let sent = sends.len() as u64;
     sends.wait();
