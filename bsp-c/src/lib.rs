@@ -74,7 +74,10 @@ fn exit_with(message: Option<&str>) -> ! {
     }
     *reported = true;
     if let Some(message) = message {
-        eprintln!("error: {message}");
+        // One write: under mpirun the ranks' stderr lines are merged, and `eprintln!` may write
+        // a line in pieces that another rank's line would split.
+        use std::io::Write as _;
+        let _ = std::io::stderr().write_all(format!("error: {message}\n").as_bytes());
     }
     std::process::exit(1)
 }
