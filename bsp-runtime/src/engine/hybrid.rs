@@ -20,6 +20,11 @@
 //!   or sparse (only between ranks that talk, `Transport::exchange_sparse`) as the MPI engine
 //!   chooses (`BSP_MPI_EXCHANGE`; by default where the transport finds it pays and every rank
 //!   talks to at most a quarter of the others);
+//! - a large put to another rank (64 KiB or more) leaves its bytes out of the block where the
+//!   transport moves bytes point to point (MPI): in `land_puts`, after a barrier, the leader
+//!   sends the rank's large puts from where their bytes are and receives those coming to the
+//!   rank's processes straight into registered memory (or a bounce buffer, when another put of
+//!   the superstep overlaps), as the MPI engine does, and a barrier ends it;
 //! - gets from processes of other ranks are request/reply: the requests travel in the blocks,
 //!   each owner serves those addressed to it from its own memory, and the leader returns the
 //!   replies in a second exchange.
@@ -58,10 +63,10 @@ use crossbeam_utils::sync::Parker;
 use super::threads::{Group, placement, serve_in_place};
 use super::transport::in_process::{Board, InProcess};
 use super::transport::wire::{self, Received};
-use super::transport::{Block, DENSE, ExchangeMode, Landing, Out, Transport};
+use super::transport::{Block, DENSE, ExchangeMode, LARGE_PUTS, Landing, Out, Transfer, Transport};
 use super::{AnyEngine, Endpoint, Engine, Fate, Peers, Poisoned, ReadResults, RegRow, Status, Want};
 use crate::Error;
-use crate::outbox::{DestQueue, Meta, Outbox, flags};
+use crate::outbox::{DestQueue, LANDED, Meta, Outbox, PutSrc, flags};
 use crate::reg::Table;
 #[cfg(feature = "mpi")]
 pub(crate) use on_mpi::{launch, nprocs, run_on, set_up};
@@ -77,6 +82,9 @@ struct Shared {
     replies_out: Box<[UnsafeCell<Vec<u64>>]>,
     /// The replies from the other ranks, in the same entry format.
     replies_in: UnsafeCell<Vec<u64>>,
+    /// Each local process's large puts to receive: (source pid, address, length), written by
+    /// that process in its `land_puts`, read by the leader after a barrier.
+    large_in: Box<[UnsafeCell<Vec<Transfer>>]>,
     /// Every process's status (error paths).
     statuses: UnsafeCell<Vec<Status>>,
 }
@@ -112,6 +120,13 @@ pub(crate) struct Leader {
     blocks: Vec<Block>,
     got: Vec<Block>,
     ranks: Vec<usize>,
+    /// This rank's large puts to other ranks, in the order serialised: (destination pid,
+    /// address, length); whether the rank sends or receives any in this sync; and the
+    /// transfers of `land_puts`: (rank, address, length) out and in.
+    large_out: Vec<Transfer>,
+    large: bool,
+    sends: Vec<Transfer>,
+    receives: Vec<Transfer>,
 }
 
 impl Leader {
@@ -127,6 +142,10 @@ impl Leader {
             blocks: Vec::new(),
             got: Vec::new(),
             ranks: Vec::new(),
+            large_out: Vec::new(),
+            large: false,
+            sends: Vec::new(),
+            receives: Vec::new(),
         })
     }
 
@@ -188,8 +207,16 @@ pub(crate) struct Hybrid {
     /// Read positions in the reply of each remote owner (by pid).
     reply_at: Vec<usize>,
     scratch: Vec<u8>,
+    /// The large puts coming to this process (placeholders in `remote` until `land_puts`),
+    /// whether its rank moves large puts in this sync, and where those that cannot land in
+    /// place wait for the put phase.
     large: Vec<wire::LargeIn>,
+    large_puts: bool,
+    bounce: Vec<u8>,
 }
+
+/// In an entry's word count: the block carries large puts, whose bytes move point to point.
+const ENTRY_LARGE: u64 = 1 << 63;
 
 impl Hybrid {
     /// Whether every process of the run is in this OS process.
@@ -237,6 +264,8 @@ impl Hybrid {
         debug_assert_eq!(leader.transport.rank(), me);
         leader.send.clear();
         leader.send_counts.clear();
+        leader.large_out.clear();
+        let point_to_point = leader.transport.point_to_point();
         for r in 0..ranks {
             let start = leader.send.len();
             if r != me {
@@ -249,11 +278,14 @@ impl Hybrid {
                         if !all_pairs && !talks {
                             continue;
                         }
-                        let at = leader.send.len();
+                        let (at, large) = (leader.send.len(), leader.large_out.len());
                         leader.send.extend_from_slice(&[(base + s) as u64, d as u64, 0]);
-                        // Every put's bytes travel in the block (no point-to-point transfers).
-                        wire::write_block(out, d, &mut leader.send, None);
-                        leader.send[at + 2] = (leader.send.len() - at - 3) as u64;
+                        // Large puts' bytes go point to point where the transport can, from
+                        // where they are (`land_puts`); the entry says so.
+                        let large_out = point_to_point.then_some(&mut leader.large_out);
+                        wire::write_block(out, d, &mut leader.send, large_out);
+                        let flag = if leader.large_out.len() > large { ENTRY_LARGE } else { 0 };
+                        leader.send[at + 2] = (leader.send.len() - at - 3) as u64 | flag;
                     }
                 }
             }
@@ -263,27 +295,37 @@ impl Hybrid {
         let recv = unsafe { &mut *rank.shared.recv.get() };
         if leader.sparse {
             leader.note_blocks();
-            let into = Landing { recv, got: &mut leader.got };
-            return leader.transport.exchange_sparse(Out { words: &leader.send, blocks: &leader.blocks }, into);
+            let into = Landing { recv: &mut *recv, got: &mut leader.got };
+            leader.transport.exchange_sparse(Out { words: &leader.send, blocks: &leader.blocks }, into)?;
+        } else {
+            leader.transport.exchange(&leader.send, &leader.send_counts, recv)?;
         }
-        leader.transport.exchange(&leader.send, &leader.send_counts, recv)
+        // Whether this rank moves large puts point to point in this sync, either way.
+        let mut at = 0;
+        leader.large = !leader.large_out.is_empty();
+        while at < recv.len() && !leader.large {
+            leader.large = recv[at + 2] & ENTRY_LARGE != 0;
+            at += 3 + (recv[at + 2] & !ENTRY_LARGE) as usize;
+        }
+        Ok(())
     }
 
     /// Reads the blocks addressed to this process from the received buffer into `remote`.
     fn read_blocks(&mut self) {
         self.remote.forget_senders();
         self.remote.senders.clear();
+        self.large.clear();
         // SAFETY: read after the arrival's second barrier; the leader writes it again only after
         // the next sync's first barrier, which this process has not reached.
         let recv = unsafe { &*self.rank.shared.recv.get() };
         let mut at = 0;
         while at < recv.len() {
-            let (src, dst, words) = (recv[at] as usize, recv[at + 1] as usize, recv[at + 2] as usize);
+            let (src, dst, words) = (recv[at] as usize, recv[at + 1] as usize, (recv[at + 2] & !ENTRY_LARGE) as usize);
             if dst == self.pid {
                 // Puts are applied from where they arrived (`in_place`): the buffer stays as it
-                // is until this process's next sync.
+                // is until this process's next sync. Large ones are placeholders until
+                // `land_puts`.
                 wire::read_block(recv, at + 3, src, &mut self.remote, &mut self.large, true);
-                debug_assert!(self.large.is_empty(), "blocks of the hybrid engine carry every put's bytes");
                 self.remote.senders.push(src as u32);
             }
             at += 3 + words;
@@ -366,6 +408,37 @@ impl Hybrid {
     }
 }
 
+impl Hybrid {
+    /// The leader's part of `land_puts`: the rank's large puts to other ranks, from where their
+    /// bytes are, and those coming to the rank's processes, to where each lands, all point to
+    /// point, in the order both sides agree on (by source pid, then destination pid, then issue
+    /// order).
+    fn move_large_puts(&mut self) -> Result<(), Poisoned> {
+        let (t, rank) = (self.rank.t, self.rank.clone());
+        let leader = self.leader.as_mut().expect("the leader moves the large puts");
+        leader.sends.clear();
+        leader.sends.extend(leader.large_out.iter().map(|&(d, addr, len)| (d / t, addr, len)));
+        leader.receives.clear();
+        let mut all: Vec<(usize, usize, usize, usize)> = Vec::new();
+        for (d, slot) in rank.shared.large_in.iter().enumerate() {
+            // SAFETY: after the barrier that follows every local process's publishing; they
+            // write their slots again only in the next sync's `land_puts`.
+            let theirs = unsafe { &*slot.get() };
+            all.extend(theirs.iter().map(|&(src, addr, len)| (src, d, addr, len)));
+        }
+        // Stable: each (source, destination) pair keeps its issue order.
+        all.sort_by_key(|&(src, d, _, _)| (src, d));
+        leader.receives.extend(all.iter().map(|&(src, _, addr, len)| (src / t, addr, len)));
+        // SAFETY: the sends' bytes are the rank's processes' buffered puts in their outboxes
+        // (cleared only after this sync) or their hpput sources (borrowed until the end of this
+        // sync), unchanged: every process of the rank waits at the barrier after this. The
+        // receives land in the rank's processes' registered memory, which no other put of the
+        // superstep writes there and nobody reads any more in this sync (gets were served), or
+        // in their bounce buffers, untouched until the barrier after this.
+        unsafe { leader.transport.transfer(&leader.sends, &leader.receives) }
+    }
+}
+
 impl Engine for Hybrid {
     fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
         self.parity = parity;
@@ -396,10 +469,16 @@ impl Engine for Hybrid {
             all &= !DENSE;
             if all & (flags::WORK | flags::GET) != 0 {
                 self.send_blocks(all & (flags::COLLECTIVE | flags::END | flags::PENDING) != 0)?;
+                if self.leader.as_ref().is_some_and(|l| l.large) {
+                    all |= LARGE_PUTS;
+                }
             }
         }
-        // The leader hands the OR to the others through the barrier (they add nothing to it).
-        self.local_barrier(all)
+        // The leader hands the OR to the others through the barrier (they add nothing to it),
+        // with whether the rank moves large puts in `land_puts`.
+        let all = self.local_barrier(all)?;
+        self.large_puts = all & LARGE_PUTS != 0;
+        Ok(all & !LARGE_PUTS)
     }
 
     fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
@@ -511,8 +590,42 @@ impl Engine for Hybrid {
         self.local_barrier(0).map(drop)
     }
 
-    fn land_puts(&mut self, _table: &Table) -> Result<(), Poisoned> {
-        Ok(())
+    fn land_puts(&mut self, table: &Table) -> Result<(), Poisoned> {
+        if !self.large_puts {
+            return Ok(());
+        }
+        // Where each large put coming to this process lands (in place, or in its bounce
+        // buffer), published to the leader, which moves the rank's large puts both ways.
+        let mut large = std::mem::take(&mut self.large);
+        let bounced = wire::plan_large_puts(self, &mut large);
+        self.bounce.clear();
+        self.bounce.resize(bounced, 0);
+        let bounce = self.bounce.as_mut_ptr() as usize;
+        // SAFETY: this process's own slot, written only by it here, before the barrier after
+        // which the leader reads it.
+        let mine = unsafe { &mut *self.rank.shared.large_in[self.local].get() };
+        mine.clear();
+        for l in &large {
+            let dst = if l.in_place {
+                let entry = table.entries[l.slot as usize].as_ref().expect("a put checked at the call");
+                entry.local_addr + l.byte_offset
+            } else {
+                bounce + l.at
+            };
+            mine.push((l.src, dst, l.len));
+        }
+        let mut moved = self.local_barrier(0).is_ok();
+        if moved && self.leader.is_some() {
+            moved = self.move_large_puts().is_ok();
+        }
+        let ended = self.local_barrier(0);
+        for l in &large {
+            let src = if l.in_place { PutSrc::Direct(LANDED) } else { PutSrc::Direct(bounce + l.at) };
+            self.remote.queues[l.src].replace_put(l.index, src, l.len);
+        }
+        self.large = large;
+        ended?;
+        if moved { Ok(()) } else { Err(Poisoned) }
     }
 
     fn end_puts(&mut self) -> Result<(), Poisoned> {
@@ -589,6 +702,7 @@ impl Rank {
             recv: UnsafeCell::default(),
             replies_out: (0..t).map(|_| UnsafeCell::default()).collect(),
             replies_in: UnsafeCell::default(),
+            large_in: (0..t).map(|_| UnsafeCell::default()).collect(),
             statuses: UnsafeCell::default(),
         };
         (Arc::new(Rank { group, shared, rank, ranks, t, one_address_space }), parkers)
@@ -656,6 +770,8 @@ impl Starter {
             reply_at: vec![0; p],
             scratch: Vec::new(),
             large: Vec::new(),
+            large_puts: false,
+            bounce: Vec::new(),
         };
         let outboxes = self.state.group.outboxes(local);
         let fate = self.fate.clone();

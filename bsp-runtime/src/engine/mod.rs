@@ -14,7 +14,7 @@
 //! | places to run ([`Endpoint`]; `launch.rs` builds the `Ctx` and runs the program there) | one thread per process, joined by the caller | one rank per process; surplus ranks idle | a thread per process, T per group: `BSP_THREADS` per MPI rank, or groups of this OS process (the in-process transport) |
 //! | the outboxes ([`Outbox`], with the superstep's gets and extension requests) | in the run's shared `Group`, two per process (by superstep parity) | two per rank, in the rank's engine | in the rank's `Group` |
 //! | combining flags ([`Engine::combine`], at a sync [`Engine::arrive`]) | the combining barrier (`threads/barrier.rs`) | up to 8 ranks the flags and the size of what follows, two words to every rank (one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more); beyond, an `MPI_Allreduce` | the group's barrier, the leaders' `Transport::all_or` (MPI: `MPI_Allreduce`), the group's barrier again |
-//! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks; beyond, the sparse exchange or `MPI_Alltoallv`) | in place inside the rank; the leader exchanges the blocks for other ranks in the arrival, through the transport (dense, or sparse as on MPI, `BSP_MPI_EXCHANGE`) |
+//! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks; beyond, the sparse exchange or `MPI_Alltoallv`) | in place inside the rank; the leader exchanges the blocks for other ranks in the arrival, through the transport (dense, or sparse as on MPI, `BSP_MPI_EXCHANGE`); large puts' bytes move point to point in `land_puts` where the transport can (MPI), the leader sending and receiving for the whole rank |
 //! | serving reads ([`Engine::read`]; `sync/gets.rs` writes every get's result) | a get's bytes are read in the owner's memory; the requester calls the owners' extension objects itself | request/reply: owners answer in a second exchange of blocks, large gets land in place point to point | in place inside the rank; request/reply between ranks |
 //! | reusing an outbox after bulk puts ([`Engine::end_outbox_reads`]) | one more barrier | nothing to wait for | the rank's barrier |
 //! | ends of phases ([`Engine::end_reads`], [`Engine::end_puts`]) | a barrier each | nothing (the exchange already synchronised) | the rank's barrier each |
@@ -55,8 +55,9 @@
 //!    nobody reads this superstep's outboxes any more; if so, the next superstep writes the same
 //!    outboxes again instead of the other pair.
 //!
-//! `end_reads` and `end_puts` are called even when a phase of this process panicked (the panic
-//! is held until they return, so that memory others still read is not freed by the unwinding).
+//! `end_reads`, `land_puts` and `end_puts` are called even when a phase of this process
+//! panicked (the panic is held until they return, so that memory others still read is not freed
+//! by the unwinding, and an engine that moves bytes for others keeps doing so).
 //! An engine reports a failure of the whole run by returning [`Poisoned`]: the process then
 //! stops silently, and the launcher reports the first failure recorded in the [`Fate`].
 //!

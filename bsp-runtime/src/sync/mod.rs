@@ -179,7 +179,12 @@ impl Ctx {
                     ctx.deliver_replies();
                     ctx.write_staged_gets();
                 }
-                engine.land_puts(&ctx.state.get_mut().table)?;
+                Ok(())
+            })?;
+            // Called even after a panic here: an engine may move puts for other processes too
+            // (the hybrid's leader), which wait for it.
+            engine.land_puts(&ctx.state.get_mut().table)?;
+            held(&mut failure, || {
                 // The put phase also counts the gets this process served (statistics).
                 let count_gets = all & flags::GET != 0 && ctx.stats.counting();
                 if all & flags::PUT != 0 || count_gets {

@@ -365,25 +365,7 @@ impl Mpi {
     /// combine and no other put of the superstep (from any process) writes any of its bytes, so
     /// that D2's order cannot matter; otherwise in `bounce`, applied in order by the put phase.
     fn plan_large_puts(&mut self) {
-        let mut bounced = 0;
-        for i in 0..self.large_in.len() {
-            let l = self.large_in[i];
-            let (start, end) = (l.byte_offset, l.byte_offset + l.len);
-            let touched = self.peers.queues.iter().enumerate().any(|(src, q)| {
-                q.puts.iter().enumerate().any(|(j, put)| {
-                    let this = src == l.src && j == l.index;
-                    // Placeholders of other large puts have length 0: use their real length.
-                    let len = self.large_in.iter().find(|o| o.src == src && o.index == j).map_or(put.len(), |o| o.len);
-                    !this && put.slot == l.slot && put.byte_offset < end && start < put.byte_offset + len
-                })
-            });
-            let in_place = !l.combines && !touched;
-            self.large_in[i].in_place = in_place;
-            if !in_place {
-                self.large_in[i].at = bounced;
-                bounced += l.len;
-            }
-        }
+        let bounced = wire::plan_large_puts(&self.peers, &mut self.large_in);
         self.bounce.clear();
         self.bounce.resize(bounced, 0);
     }

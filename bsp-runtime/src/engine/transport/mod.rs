@@ -62,6 +62,11 @@ impl ExchangeMode {
 /// the flags).
 pub(crate) const DENSE: u64 = 1 << 40;
 
+/// In the flags a hybrid group's leader hands its processes at the end of the arrival: the
+/// group sends or receives large puts point to point in this sync (an engine bit, removed
+/// before `sync/` sees the flags).
+pub(crate) const LARGE_PUTS: u64 = 1 << 41;
+
 /// A block of a sparse exchange: the peer group and where its words are in a buffer.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Block {
@@ -83,6 +88,10 @@ pub(crate) struct Landing<'a> {
     pub recv: &'a mut Vec<u64>,
     pub got: &'a mut Vec<Block>,
 }
+
+/// One large transfer: (peer, address, length); the peer is a group, or where the driver
+/// collects them, a pid.
+pub(crate) type Transfer = (usize, usize, usize);
 
 /// Transfers of at least this many bytes move point to point where the transport can (the
 /// MPI engine's large puts and gets), instead of inside the blocks.
@@ -121,6 +130,25 @@ pub(crate) trait Transport {
     /// this one, and receives one block from each group of `owners` (ascending; not this one)
     /// into `into`, as [`exchange_sparse`](Transport::exchange_sparse) does.
     fn replies(&mut self, out: Out<'_>, owners: &[usize], into: Landing<'_>) -> Result<(), Poisoned>;
+
+    /// Whether large puts move point to point ([`transfer`](Transport::transfer)); if not,
+    /// their bytes travel in the blocks.
+    fn point_to_point(&self) -> bool {
+        false
+    }
+
+    /// Moves large puts' bytes point to point and completes them before it returns: each of
+    /// `sends` (group, address, length) to its group, each of `receives` (group, address,
+    /// length) from its group; between two groups they match in the order listed on both
+    /// sides. Called only where [`point_to_point`](Transport::point_to_point) says so.
+    ///
+    /// # Safety
+    /// Every send's bytes must stay readable and unchanged, and every receive's writable and
+    /// untouched by anybody else, until it returns.
+    unsafe fn transfer(&mut self, sends: &[Transfer], receives: &[Transfer]) -> Result<(), Poisoned> {
+        let _ = (sends, receives);
+        unreachable!("a transport without point-to-point transfers is given none")
+    }
 
     /// Whether `ExchangeMode::Auto` uses the sparse exchange (when the superstep allows it).
     fn sparse_by_default(&self) -> bool;

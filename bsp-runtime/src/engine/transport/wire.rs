@@ -114,7 +114,6 @@ impl<'a> Reader<'a> {
 
 /// A large put coming to this rank: its record in `Received::queues[src].puts[index]`.
 #[derive(Clone, Copy, Debug)]
-#[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the MPI engine moves puts point to point"))]
 pub(crate) struct LargeIn {
     pub src: usize,
     pub index: usize,
@@ -387,6 +386,36 @@ pub(crate) fn read_block(
         xreqs.push(XReq { slot, at: xdata.len(), len });
         xdata.extend_from_slice(r.bytes(len));
     }
+}
+
+/// Decides where each large put coming to this process lands: in place (`LargeIn::in_place`),
+/// when it does not combine and no other put of the superstep (from any sender in `peers`, in
+/// which other large puts are placeholders of length 0) writes any of its bytes, so that D2's
+/// order cannot matter; otherwise at `LargeIn::at` in a bounce buffer, applied in order by the
+/// put phase. Returns the bounce buffer's size.
+pub(crate) fn plan_large_puts(peers: &dyn Peers, large_in: &mut [LargeIn]) -> usize {
+    let mut bounced = 0;
+    for i in 0..large_in.len() {
+        let l = large_in[i];
+        let (start, end) = (l.byte_offset, l.byte_offset + l.len);
+        let touched = peers.senders().iter().map(|&s| s as usize).any(|src| {
+            peers.queue(src).is_some_and(|q| {
+                q.puts.iter().enumerate().any(|(j, put)| {
+                    let this = src == l.src && j == l.index;
+                    // Placeholders of other large puts have length 0: use their real length.
+                    let len = large_in.iter().find(|o| o.src == src && o.index == j).map_or(put.len(), |o| o.len);
+                    !this && put.slot == l.slot && put.byte_offset < end && start < put.byte_offset + len
+                })
+            })
+        });
+        let in_place = !l.combines && !touched;
+        large_in[i].in_place = in_place;
+        if !in_place {
+            large_in[i].at = bounced;
+            bounced += l.len;
+        }
+    }
+    bounced
 }
 
 /// Appends to `out` this process's reply to the requests that `src` made of it (read into `got`

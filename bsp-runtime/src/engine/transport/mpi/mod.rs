@@ -14,9 +14,9 @@ use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-use super::{Landing, Out, Transport};
+use super::{Landing, Out, Transfer, Transport};
 use crate::engine::Poisoned;
-use direct::{BLOCK_TAG, Transfers};
+use direct::{BLOCK_TAG, PUT_TAG, Transfers};
 use sparse::log2_ceil;
 
 /// The longest arrival message that carries its block (in words): under Open MPI's eager limit
@@ -178,8 +178,9 @@ pub(crate) fn crowded(comm: &SimpleCommunicator) -> bool {
 pub(crate) struct MpiTransport {
     comm: SimpleCommunicator,
     dense: Dense,
-    /// The sparse exchange's sends.
+    /// The sparse exchange's sends, and the large puts' transfers.
     requests: Transfers,
+    large: Transfers,
     /// Beyond [`POINT_TO_POINT_RANKS`] ranks: whether some machine runs more ranks than cores.
     crowded: bool,
     messages: u64,
@@ -190,7 +191,8 @@ impl MpiTransport {
     pub(crate) fn new(comm: SimpleCommunicator) -> Self {
         let ranks = comm.size() as usize;
         let crowded = ranks > POINT_TO_POINT_RANKS && crowded(&comm);
-        MpiTransport { comm, dense: Dense::new(ranks), requests: Transfers::default(), crowded, messages: 0 }
+        let (requests, large) = (Transfers::default(), Transfers::default());
+        MpiTransport { comm, dense: Dense::new(ranks), requests, large, crowded, messages: 0 }
     }
 }
 
@@ -229,6 +231,27 @@ impl Transport for MpiTransport {
 
     fn replies(&mut self, out: Out<'_>, owners: &[usize], into: Landing<'_>) -> Result<(), Poisoned> {
         self.messages += sparse::replies(&self.comm, self.rank(), out, owners, into, &mut self.requests);
+        Ok(())
+    }
+
+    fn point_to_point(&self) -> bool {
+        true
+    }
+
+    unsafe fn transfer(&mut self, sends: &[Transfer], receives: &[Transfer]) -> Result<(), Poisoned> {
+        let mut posted = self.large.post();
+        for &(rank, addr, len) in receives {
+            // SAFETY: the caller keeps the bytes writable and untouched until this returns, and
+            // `posted` completes the receive before.
+            unsafe { posted.receive(&self.comm, rank, PUT_TAG, addr, len) };
+        }
+        for &(rank, addr, len) in sends {
+            // SAFETY: the caller keeps the bytes readable and unchanged until this returns, and
+            // `posted` completes the send before.
+            unsafe { posted.send(&self.comm, rank, PUT_TAG, addr, len) };
+            self.messages += 1;
+        }
+        posted.wait();
         Ok(())
     }
 
