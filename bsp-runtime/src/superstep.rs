@@ -103,22 +103,8 @@ impl Ctx {
     /// ```
     #[track_caller]
     pub fn superstep<'env, R>(&'env mut self, f: impl for<'s> FnOnce(&'s Superstep<'s, 'env>) -> R) -> R {
-        let step = Superstep { ctx: &*self, _scope: PhantomData, _env: PhantomData };
-        // Exactly this closure's unwinding marks the process broken: a check of
-        // `std::thread::panicking()` would also fire for a superstep run from a destructor while
-        // some unrelated panic unwinds, where the closure itself returned normally.
-        match catch_unwind(AssertUnwindSafe(|| f(&step))) {
-            Ok(result) => {
-                self.sync();
-                result
-            }
-            Err(payload) => {
-                // The closure may have queued addresses of borrows that its unwinding ended: the
-                // process never syncs again, so they are never used.
-                self.broken.set(true);
-                resume_unwind(payload)
-            }
-        }
+        // A superstep whose second part makes no sync: it ends with its own.
+        self.superstep_then(f, |_| ()).0
     }
 }
 
@@ -162,10 +148,14 @@ impl Ctx {
         then: impl FnOnce(&mut Ctx) -> Q,
     ) -> (R, Q) {
         let step = Superstep { ctx: &*self, _scope: PhantomData, _env: PhantomData };
+        // Exactly this closure's unwinding marks the process broken: a check of
+        // `std::thread::panicking()` would also fire for a superstep run from a destructor while
+        // some unrelated panic unwinds, where the closure itself returned normally.
         let first = match catch_unwind(AssertUnwindSafe(|| f(&step))) {
             Ok(result) => result,
             Err(payload) => {
-                // As in `superstep`: queued addresses may point into borrows that ended.
+                // The closure may have queued addresses of borrows that its unwinding ended: the
+                // process never syncs again, so they are never used.
                 self.broken.set(true);
                 resume_unwind(payload)
             }
