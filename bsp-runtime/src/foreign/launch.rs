@@ -71,6 +71,7 @@ pub fn procs_available() -> Result<usize, Error> {
 /// # Errors
 /// If `p` is not positive, if a thread cannot be started, or as [`Launch::nprocs`].
 pub fn begin(p: i64, spmd: Spmd) -> Result<Session, Error> {
+    crate::env::warn_once();
     #[cfg(feature = "mpi")]
     if crate::engine::mpi::wanted() {
         return begin_mpi(p, spmd);
