@@ -708,3 +708,16 @@ fn the_trace_works_for_c_programs() {
         assert!(trace.contains(&format!("\"name\":\"bsp process {pid}\"")), "process {pid} in {trace}");
     }
 }
+
+#[test]
+fn a_misspelt_variable_is_warned_about_once_for_c_programs() {
+    // As for a Rust program: a name one edit from a variable bsp reads changes nothing, and
+    // the run says so once (under mpirun, by rank 0 alone).
+    let Some(mut cmd) = command(program("example-hello"), 2) else { return };
+    let out = cmd.env("BSP_TRACE_SUMARY", "1").output().expect("run");
+    assert_ok("examples/c/hello.c with BSP_TRACE_SUMARY", 2, &out);
+    let warning =
+        "warning: BSP_TRACE_SUMARY is not a variable bsp reads (it changes nothing): did you mean BSP_TRACE_SUMMARY?";
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().filter(|l| *l == warning).count(), 1, "{stderr}");
+}
