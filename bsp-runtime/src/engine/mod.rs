@@ -9,11 +9,11 @@
 //! it owns (`outbox/`), the registration [`Table`] it reads (`reg/`) and, to serve requests in
 //! place, the extension objects that table holds (`ext/`).
 //!
-//! | the engine owns | threads ([`threads`]) | MPI (`mpi`, cargo feature `mpi`) | hybrid ([`hybrid`]: groups joined by a [`transport`]) |
+//! | the engine owns | threads ([`group`]) | MPI (`mpi`, cargo feature `mpi`) | hybrid ([`driver`]: groups joined by a [`transport`]) |
 //! |---|---|---|---|
 //! | places to run ([`Endpoint`]; `launch.rs` builds the `Ctx` and runs the program there) | one thread per process, joined by the caller | one rank per process; surplus ranks idle | a thread per process, T per group: `BSP_THREADS` per MPI rank, or groups of this OS process (the in-process transport) |
 //! | the outboxes ([`Outbox`], with the superstep's gets and extension requests) | in the run's shared `Group`, two per process (by superstep parity) | two per rank, in the rank's engine | in the rank's `Group` |
-//! | combining flags ([`Engine::combine`], at a sync [`Engine::arrive`]) | the combining barrier (`threads/barrier.rs`) | up to 8 ranks the flags and the size of what follows, two words to every rank (one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more); beyond, an `MPI_Allreduce` | the group's barrier, the leaders' `Transport::all_or` (MPI: `MPI_Allreduce`), the group's barrier again |
+//! | combining flags ([`Engine::combine`], at a sync [`Engine::arrive`]) | the combining barrier (`group/barrier.rs`) | up to 8 ranks the flags and the size of what follows, two words to every rank (one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more); beyond, an `MPI_Allreduce` | the group's barrier, the leaders' `Transport::all_or` (MPI: `MPI_Allreduce`), the group's barrier again |
 //! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks; beyond, the sparse exchange or `MPI_Alltoallv`) | in place inside the rank; the leader exchanges the blocks for other ranks in the arrival, through the transport (dense, or sparse as on MPI, `BSP_MPI_EXCHANGE`); large puts' bytes move point to point in `land_puts` where the transport can (MPI), the leader sending and receiving for the whole rank |
 //! | serving reads ([`Engine::read`]; `sync/gets.rs` writes every get's result) | a get's bytes are read in the owner's memory; the requester calls the owners' extension objects itself | request/reply: owners answer in a second exchange of blocks, large gets land in place point to point | in place inside the rank; request/reply between ranks |
 //! | reusing an outbox after bulk puts ([`Engine::end_outbox_reads`]) | one more barrier | nothing to wait for | the rank's barrier |
@@ -66,14 +66,14 @@
 //! read through them; any other engine uses the slot, offset and pid beside them.
 //!
 //! # The driver, the group and the transport
-//! The hybrid engine ([`hybrid`]) is the driver of every layout of processes that do not all
+//! The hybrid engine ([`driver`]) is the driver of every layout of processes that do not all
 //! share memory: a run is a set of *groups* of T processes each, the threads of one address
-//! space; inside a group they work as on the threads engine (the [`threads::Group`]: its
+//! space; inside a group they work as on the threads engine (the [`group::Group`]: its
 //! combining barrier, outboxes read in place, the shared registration rows); between groups
 //! one process of each (the *leader*) moves what crosses them through a
 //! [`transport::Transport`]: the OR of the groups' flags, the dense or the sparse exchange of
 //! blocks (the outboxes serialised in [`transport::wire`]), the get replies, the statuses of the
-//! error paths. A layout is a function of `hybrid.rs` that starts the groups of a run with
+//! error paths. A layout is a function of `driver.rs` that starts the groups of a run with
 //! their transport: under `mpirun`, one group per MPI rank and [`transport::mpi`]'s
 //! `MpiTransport`; without, `launch_in_process`, every group in this OS process joined by
 //! [`transport::in_process`] (for tests, Miri and ThreadSanitizer). The MPI engine is the
@@ -83,7 +83,7 @@
 //! protocol, the dense and sparse exchanges, the guarded requests).
 //!
 //! A new transport is one file in `transport/` (it imports nothing of the driver), a layout in
-//! `hybrid.rs` that starts the groups with it, and one arm in [`launch`].
+//! `driver.rs` that starts the groups with it, and one arm in [`launch`].
 //!
 //! # Adding an engine
 //! An engine is a module here (a file or a folder) and one arm of [`AnyEngine`], the one place
@@ -97,7 +97,7 @@
 //! combining barrier, the outboxes of a set of threads, the shared registration rows, the in-place
 //! request serving), the wire format ([`transport::wire`]: a `#[repr(C)]` header and the
 //! serialised outbox, the get replies, the statuses; no feature needed), the [`transport`]s and
-//! MPI's set-up (`mpi::with_world`). The hybrid engine (`hybrid.rs`) is such a combination:
+//! MPI's set-up (`mpi::with_world`). The hybrid engine (`driver.rs`) is such a combination:
 //! a `Group` per rank, the groups joined by a [`transport::Transport`] (MPI's under `mpirun`);
 //! `arrive` is the rank's barrier, with one thread per rank exchanging the rank's combined flags
 //! and blocks with the other ranks through the transport in between; `exchange` presents the
@@ -106,10 +106,10 @@
 //! request/reply; `end_reads`/`end_puts` are the rank's barrier, since remote readers work on
 //! copies.
 
-pub(crate) mod hybrid;
+pub(crate) mod driver;
+pub(crate) mod group;
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;
-pub(crate) mod threads;
 pub(crate) mod transport;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -205,10 +205,10 @@ pub(crate) struct GetBytes {
 /// The engines this build has: the one place that lists them. A closed set, so that the calls
 /// of every sync dispatch statically.
 pub(crate) enum AnyEngine {
-    Threads(threads::Threads),
+    Threads(group::Threads),
     #[cfg(feature = "mpi")]
     Mpi(Box<mpi::Mpi>),
-    Hybrid(Box<hybrid::Hybrid>),
+    Hybrid(Box<driver::Hybrid>),
 }
 
 impl AnyEngine {
@@ -305,14 +305,14 @@ where
     #[cfg(feature = "mpi")]
     if mpi::wanted() {
         if want.threads.is_some() {
-            return hybrid::launch(want, body);
+            return driver::launch(want, body);
         }
         return mpi::launch(want, body);
     }
     if let Some(groups) = want.groups {
-        return hybrid::launch_in_process(want, groups, body);
+        return driver::launch_in_process(want, groups, body);
     }
-    threads::launch(want, body)
+    group::launch(want, body)
 }
 
 /// What the set-up of [`launch_set_up`] decided: the number of processes, and the bytes of the
@@ -346,14 +346,14 @@ where
             let want = Want { requested: Some(p), ..want };
             let body = |endpoint: Endpoint| body(endpoint, &bytes);
             if hybrid {
-                hybrid::run_on(world, want, body)
+                driver::run_on(world, want, body)
             } else {
                 mpi::run_on(world, Want { threads: None, ..want }, body)
             }
         });
     }
     let (p, bytes) = setup()?;
-    threads::launch(Want { requested: Some(p), ..want }, |endpoint| body(endpoint, &bytes))
+    group::launch(Want { requested: Some(p), ..want }, |endpoint| body(endpoint, &bytes))
 }
 
 /// The number of processes a launch that wants `want` starts, as the engine that would run it
@@ -363,11 +363,11 @@ pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
     #[cfg(feature = "mpi")]
     if mpi::wanted() || mpi::setting_up() {
         if want.threads.is_some() {
-            return hybrid::nprocs(want);
+            return driver::nprocs(want);
         }
         return mpi::nprocs(want);
     }
-    threads::nprocs(want)
+    group::nprocs(want)
 }
 
 /// An engine call found the run failed (another process panicked or aborted): the process

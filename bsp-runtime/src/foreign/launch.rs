@@ -21,7 +21,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crate::engine::threads::{self, Group, placement};
+use crate::engine::group::{self as threads, Group, placement};
 use crate::engine::{Fate, Want};
 use crate::{Ctx, Error, Launch};
 
@@ -135,7 +135,7 @@ pub fn begin(p: i64, spmd: Spmd) -> Result<Session, Error> {
 /// first process (the one that calls MPI); the rank's others run `spmd` on threads of their own.
 #[cfg(feature = "mpi")]
 fn begin_hybrid(world: crate::engine::mpi::World, want: Want, spmd: Spmd) -> Result<Session, Error> {
-    use crate::engine::hybrid::set_up;
+    use crate::engine::driver::set_up;
     use crate::engine::mpi::RunEnd;
     use mpi::traits::Communicator;
     let comm = world.comm();

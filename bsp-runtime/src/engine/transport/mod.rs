@@ -1,15 +1,15 @@
 //! Transports: what joins groups of processes that do not share an address space.
 //!
 //! A run is a set of *groups*, each a set of processes that are threads of one address space
-//! (the threads engine's [`Group`](super::threads::Group): they read each other's outboxes and
+//! (the threads engine's [`Group`](super::group::Group): they read each other's outboxes and
 //! memory in place), numbered `0..ranks`, with the same number of processes each, laid out
 //! group-major (group `r` holds pids `r·t .. r·t + t`). What moves between groups goes through a
-//! [`Transport`], driven by one process of each group (its *leader*, `hybrid.rs`): the OR of
+//! [`Transport`], driven by one process of each group (its *leader*, `driver.rs`): the OR of
 //! every group's flags, the exchange of blocks (the serialised outboxes, and the replies to
 //! get requests, in the format of [`wire`]), and every group's status on an error path.
 //!
 //! A transport is one file here (it may import nothing of the driver) and its layout: where the
-//! driver's groups are started with it (a function of `hybrid.rs`) and the arm of
+//! driver's groups are started with it (a function of `driver.rs`) and the arm of
 //! [`launch`](super::launch) that chooses it:
 //! - [`in_process`]: groups in this OS process, joined by shared mailboxes (for testing the
 //!   driver, the wire format and the protocol without MPI: `Launch::in_process_groups`);

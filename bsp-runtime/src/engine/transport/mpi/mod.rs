@@ -1,7 +1,7 @@
 //! The MPI transport: groups are MPI ranks (cargo feature `mpi`).
 //!
 //! What the MPI engine (`engine/mpi/`, one process per rank) and the hybrid engine's leaders
-//! (`engine/hybrid.rs`, a group of threads per rank) both use to move blocks between ranks:
+//! (`engine/driver.rs`, a group of threads per rank) both use to move blocks between ranks:
 //! the dense exchange ([`Dense`]), the large point-to-point transfers ([`direct`]), the sparse
 //! exchange ([`sparse`]), and [`MpiTransport`], the [`Transport`] of the hybrid engine.
 

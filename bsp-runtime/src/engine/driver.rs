@@ -60,7 +60,7 @@ use std::sync::Arc;
 
 use crossbeam_utils::sync::Parker;
 
-use super::threads::{Group, placement, serve_in_place};
+use super::group::{Group, placement, serve_in_place};
 use super::transport::in_process::{Board, InProcess};
 use super::transport::wire::{self, Received};
 use super::transport::{Block, DENSE, ExchangeMode, LARGE_PUTS, Landing, Out, Transfer, Transport};
@@ -786,7 +786,7 @@ where
     R: Send,
     B: Fn(Endpoint) -> Option<R> + Sync,
 {
-    let p = super::threads::nprocs(want)?;
+    let p = super::group::nprocs(want)?;
     if groups == 0 || p % groups != 0 {
         return Err(Error::launch(format!(
             "{p} processes cannot be split into {groups} groups of the same size (in-process groups)"
@@ -828,7 +828,7 @@ where
         result
     };
     let cannot_start = |pid: usize, e: std::io::Error| starters[pid / t].cannot_start(pid % t, &e);
-    super::threads::run_all(args, &fate, start, cannot_start)
+    super::group::run_all(args, &fate, start, cannot_start)
 }
 
 /// The hybrid engine under `mpirun`: one rank per group, joined by the MPI transport.
@@ -842,8 +842,8 @@ mod on_mpi {
 
     use super::{Leader, Rank, Starter};
     use crate::Error;
+    use crate::engine::group::placement;
     use crate::engine::mpi::{local_ranks, ranks_from_env, report_once, with_world};
-    use crate::engine::threads::placement;
     use crate::engine::transport::ExchangeMode;
     use crate::engine::transport::mpi::MpiTransport;
     use crate::engine::{Endpoint, Fate, Want};
@@ -903,7 +903,7 @@ mod on_mpi {
             (Some(1), _) => crate::engine::mpi::launch(Want { threads: None, ..want }, body),
             (Some(t), Some(1)) if t > 1 => with_world(mpi::Threading::Single, |world| match want.requested {
                 Some(q) if q != t => Err(report_once(&world, procs(want, 1).expect_err("a count other than 1 · t"))),
-                _ => match crate::engine::threads::launch(
+                _ => match crate::engine::group::launch(
                     Want { requested: Some(t), default: None, threads: None, groups: None },
                     body,
                 ) {
