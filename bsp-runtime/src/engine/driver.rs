@@ -315,9 +315,9 @@ impl Driver {
         }
     }
 
-    /// The leader's exchange of the serialised blocks (sparse or dense; `unannounced` as
+    /// The leader's exchange of the serialised blocks (sparse or dense; `late` as
     /// `Transport::exchange` takes it), and whether the rank moves large puts in this sync.
-    fn move_blocks(&mut self, unannounced: usize) -> Result<(), Poisoned> {
+    fn move_blocks(&mut self, late: usize) -> Result<(), Poisoned> {
         let rank = &*self.rank;
         let leader = self.leader.as_mut().expect("the leader exchanges");
         // SAFETY: written by the leader between the arrival's barriers only (module docs).
@@ -327,7 +327,7 @@ impl Driver {
             let into = Landing { recv: &mut *recv, got: &mut leader.got };
             leader.transport.exchange_sparse(Out { words: &leader.send, blocks: &leader.blocks }, into)?;
         } else {
-            leader.transport.exchange(&leader.send, &leader.send_counts, recv, unannounced)?;
+            leader.transport.exchange(&leader.send, &leader.send_counts, recv, late)?;
         }
         // Whether this rank moves large puts point to point in this sync, either way.
         let mut at = 0;
@@ -520,7 +520,7 @@ impl Driver {
         let (t, me, ranks) = (self.rank.t, self.rank.rank, self.rank.ranks);
         let leader = self.leader.as_mut().expect("the leader arrives for the rank");
         let all;
-        let mut unannounced = 0;
+        let mut late = 0;
         if leader.sparse_capable {
             let mut mine = local;
             if local & MOVES != 0 && leader.mode == ExchangeMode::Auto {
@@ -558,13 +558,13 @@ impl Driver {
             let out = work.then_some((&leader.send[..], &leader.send_counts[..]));
             all = leader.transport.arrive(local, out)?;
             if all & ALL_PAIRS != 0 {
-                unannounced = t * t * (3 + wire::HEADER_WORDS);
+                late = t * t * (3 + wire::HEADER_WORDS);
             }
             if !work && all & MOVES != 0 {
                 self.serialize(all & ALL_PAIRS != 0);
                 debug_assert_eq!(
                     self.leader.as_ref().map_or(0, |l| l.send.len()),
-                    unannounced * (ranks - 1),
+                    late * (ranks - 1),
                     "a rank with nothing queued sends bare headers"
                 );
             }
@@ -572,7 +572,7 @@ impl Driver {
         if all & MOVES == 0 {
             return Ok(all);
         }
-        self.move_blocks(unannounced)?;
+        self.move_blocks(late)?;
         let large = self.leader.as_ref().is_some_and(|l| l.large);
         Ok(if large { all | LARGE_PUTS } else { all })
     }

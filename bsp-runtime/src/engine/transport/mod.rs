@@ -132,15 +132,9 @@ pub(crate) trait Transport {
     /// words for group `r` (0 for none; this group's own part too); `recv` becomes every
     /// group's part for this one, in group order, and nothing else. Right after an
     /// [`arrive`](Transport::arrive), the part for this group of every other group that
-    /// announced none there is `unannounced` words long; the same parts announced there are
+    /// announced none there is `late` words long; the same parts announced there are
     /// passed again here.
-    fn exchange(
-        &mut self,
-        send: &[u64],
-        counts: &[usize],
-        recv: &mut Vec<u64>,
-        unannounced: usize,
-    ) -> Result<(), Poisoned>;
+    fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>, late: usize) -> Result<(), Poisoned>;
 
     /// The sparse exchange: sends the blocks of `out` (at most one per group; none to this
     /// one) and receives into `into` (emptied first) the blocks that other groups send this one,

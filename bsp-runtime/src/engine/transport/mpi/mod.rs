@@ -283,13 +283,7 @@ impl Transport for MpiTransport {
         Ok(self.arrive_in.chunks_exact(2).fold(0, |all, pair| all | pair[0]))
     }
 
-    fn exchange(
-        &mut self,
-        send: &[u64],
-        counts: &[usize],
-        recv: &mut Vec<u64>,
-        unannounced: usize,
-    ) -> Result<(), Poisoned> {
+    fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>, late: usize) -> Result<(), Poisoned> {
         let (ranks, me) = (self.ranks(), self.rank());
         self.dense.send_counts.clear();
         self.dense.send_counts.extend(counts.iter().map(|&c| count(c, "the blocks for one rank")));
@@ -297,7 +291,7 @@ impl Transport for MpiTransport {
             for (q, pair) in self.arrive_in.chunks_exact(2).enumerate() {
                 let words = match pair[1] {
                     _ if q == me => counts[me],
-                    UNANNOUNCED => unannounced,
+                    UNANNOUNCED => late,
                     words => words as usize,
                 };
                 self.dense.recv_counts[q] = count(words, "the blocks from one rank");
