@@ -296,8 +296,7 @@ impl Driver {
                     // outbox is complete and nobody writes it until the next superstep.
                     let out = unsafe { rank.group.outbox(s, self.parity) };
                     for d in r * t..(r + 1) * t {
-                        let talks = out.queue(d).is_some() || out.req_parts.iter().any(|x| x.pid == d);
-                        if !all_pairs && !talks {
+                        if !all_pairs && out.queue(d).is_none() && !out.req_parts.iter().any(|x| x.pid == d) {
                             continue;
                         }
                         let (at, large) = (leader.send.len(), leader.large_out.len());
