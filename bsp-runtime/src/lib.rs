@@ -64,7 +64,7 @@
 //! | the sync | `sync/`: `mod.rs`, `verdict.rs`, `apply.rs` | the phases of a sync in order, written once for every engine; the collective verdict; where gets are written and puts land |
 //! | extensions | `ext/`: `mod.rs`, `collective/`, `gp/` | the hook that lets further one-sided communication ride on the sync's phases; collectives; GP arrays |
 //! | primitives | `reg/`, `drma/`, `bsmp.rs`, `value.rs` | registration, put and get, messages: each call is checked and queued in the outbox |
-//! | engines | `engine/`: `mod.rs`, `threads/`, `mpi/`, `hybrid.rs`, `transport/` | the `Engine` trait and the one list of engines (an engine plugs in there); threads with their combining barrier (`threads/barrier.rs`), MPI, and the hybrid: groups of threads joined by a transport (`transport/`: the trait, the wire format `transport/wire.rs`, MPI's) |
+//! | engines | `engine/`: `mod.rs`, `group/`, `driver.rs`, `transport/` | the `Engine` trait and the one list of engines and layouts; the threads engine, a group of threads with its combining barrier (`group/barrier.rs`); the driver, groups joined by a transport (`transport/`: the trait, the wire format `transport/wire.rs`, MPI's, in-process), which runs the MPI layout (one process per rank) and the hybrid (T per rank) |
 //! | the outbox | `outbox/`: `mod.rs`, `channel.rs` | what one process publishes at a sync, written by the primitives and read by the engines; the runtime's own message channel |
 //! | observability | `observe/`: `stats.rs`, `recorder.rs`, `trace/` | the public figures of each superstep, the recorder that counts them at every sync, and the traces and summaries made from them |
 //!
@@ -135,7 +135,7 @@
 //!   and so are the results of GP reads; hpput sources in registered memory are copied at the
 //!   call; GP elements can be borrowed mutably only with `&mut Ctx`, so never as a get
 //!   destination. The protocol is written down in
-//!   `sync/` and `engine/threads/mod.rs`; every `unsafe` block states its part of it.
+//!   `sync/` and `engine/group/mod.rs`; every `unsafe` block states its part of it.
 //!
 //! # Errors
 //! Misuse is reported at the call, in that process, with the pid, operation, registration,

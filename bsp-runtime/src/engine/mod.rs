@@ -9,16 +9,26 @@
 //! it owns (`outbox/`), the registration [`Table`] it reads (`reg/`) and, to serve requests in
 //! place, the extension objects that table holds (`ext/`).
 //!
-//! | the engine owns | threads ([`threads`]) | MPI (`mpi`, cargo feature `mpi`) | hybrid ([`hybrid`]: groups joined by a [`transport`]) |
+//! There are two engines, and the driver runs every layout of the second:
+//!
+//! | layout | engine | groups × processes | transport |
 //! |---|---|---|---|
-//! | places to run ([`Endpoint`]; `launch.rs` builds the `Ctx` and runs the program there) | one thread per process, joined by the caller | one rank per process; surplus ranks idle | a thread per process, T per group: `BSP_THREADS` per MPI rank, or groups of this OS process (the in-process transport) |
-//! | the outboxes ([`Outbox`], with the superstep's gets and extension requests) | in the run's shared `Group`, two per process (by superstep parity) | two per rank, in the rank's engine | in the rank's `Group` |
-//! | combining flags ([`Engine::combine`], at a sync [`Engine::arrive`]) | the combining barrier (`threads/barrier.rs`) | up to 8 ranks the flags and the size of what follows, two words to every rank (one `MPI_Sendrecv` on two ranks, an `MPI_Alltoall` on more); beyond, an `MPI_Allreduce` | the group's barrier, the leaders' `Transport::all_or` (MPI: `MPI_Allreduce`), the group's barrier again |
-//! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | serialised, one exchange of blocks (point to point up to 8 ranks; beyond, the sparse exchange or `MPI_Alltoallv`) | in place inside the rank; the leader exchanges the blocks for other ranks in the arrival, through the transport (dense, or sparse as on MPI, `BSP_MPI_EXCHANGE`); large puts' bytes move point to point in `land_puts` where the transport can (MPI), the leader sending and receiving for the whole rank |
-//! | serving reads ([`Engine::read`]; `sync/gets.rs` writes every get's result) | a get's bytes are read in the owner's memory; the requester calls the owners' extension objects itself | request/reply: owners answer in a second exchange of blocks, large gets land in place point to point | in place inside the rank; request/reply between ranks |
-//! | reusing an outbox after bulk puts ([`Engine::end_outbox_reads`]) | one more barrier | nothing to wait for | the rank's barrier |
-//! | ends of phases ([`Engine::end_reads`], [`Engine::end_puts`]) | a barrier each | nothing (the exchange already synchronised) | the rank's barrier each |
-//! | failure ([`Fate`]) | the barrier is poisoned, so every waiter wakes | a rank that fails alone calls `MPI_Abort` | both: the group's barrier is poisoned, then under MPI the rank calls `MPI_Abort` (in-process: one record for every group, which poisons every barrier) |
+//! | threads (the default) | [`group`] | one group of p threads | none |
+//! | MPI (`mpirun`, cargo feature `mpi`) | [`driver`] | one group of one process per rank | `transport/mpi/` |
+//! | hybrid (`BSP_THREADS=T` under `mpirun`) | [`driver`] | one group of T threads per rank | `transport/mpi/` |
+//! | in-process groups (`Launch::in_process_groups`, for tests) | [`driver`] | R groups of T threads in this OS process | [`transport::in_process`] |
+//!
+//! | the engine owns | threads ([`group`]) | the driver ([`driver`]: groups joined by a [`transport`]) |
+//! |---|---|---|
+//! | places to run ([`Endpoint`]; `launch.rs` builds the `Ctx` and runs the program there) | one thread per process, joined by the caller | a thread per process, T per group (the group's first on the thread that started the rank under MPI) |
+//! | the outboxes ([`Outbox`], with the superstep's gets and extension requests) | in the run's shared `Group`, two per process (by superstep parity) | in the group's `Group` |
+//! | combining flags ([`Engine::combine`], at a sync [`Engine::arrive`]) | the combining barrier (`group/barrier.rs`) | the group's barrier, the leaders' `Transport::arrive` (MPI: flags and blocks' sizes in one step, one `MPI_Sendrecv` with a small block inline on two ranks, an `MPI_Alltoall` beyond) or `Transport::all_or` where the sparse exchange may follow, the group's barrier again |
+//! | moving outboxes ([`Engine::exchange`]) | nothing moves: peers read each other's outboxes in place | in place inside the group; the leader exchanges the blocks for other groups in the arrival (dense, or sparse: `BSP_MPI_EXCHANGE`) |
+//! | serving reads ([`Engine::read`]; `sync/gets.rs` writes every get's result) | a get's bytes are read in the owner's memory; the requester calls the owners' extension objects itself | in place inside the group; request/reply between groups, large gets point to point straight into place where the transport can (MPI) |
+//! | large puts ([`Engine::land_puts`]) | read in place | point to point where the transport can (MPI), the leader sending and receiving for the whole group |
+//! | reusing an outbox after bulk puts ([`Engine::end_outbox_reads`]) | one more barrier | the group's barrier |
+//! | ends of phases ([`Engine::end_reads`], [`Engine::end_puts`]) | a barrier each | the group's barrier each (a group of one has nobody to wait for: it costs nothing) |
+//! | failure ([`Fate`]) | the barrier is poisoned, so every waiter wakes | the group's barrier is poisoned, then under MPI a rank that fails alone calls `MPI_Abort` (in-process: one record for every group, which poisons every barrier) |
 //!
 //! # The contract
 //! A sync is driven by `Ctx::sync` (`sync/`); the engine sees these calls, in this order, on
@@ -27,7 +37,7 @@
 //! 1. [`arrive`](Engine::arrive)`(parity, flags)` returns the OR of every process's flags, after
 //!    every process has finished writing its outbox of `parity` for the superstep; it is
 //!    [`combine`](Engine::combine) by default, and lets an engine start the exchange in the same
-//!    step (the MPI engine announces the sizes of its blocks). If `all` says nobody queued anything, the sync ends here (an empty
+//!    step (the MPI transport announces the sizes of its blocks). If `all` says nobody queued anything, the sync ends here (an empty
 //!    superstep costs one `combine`). If some process
 //!    ended its SPMD function instead of syncing, [`statuses`](Engine::statuses) follows (a
 //!    collective) and the run fails.
@@ -66,51 +76,40 @@
 //! read through them; any other engine uses the slot, offset and pid beside them.
 //!
 //! # The driver, the group and the transport
-//! The hybrid engine ([`hybrid`]) is the driver of every layout of processes that do not all
-//! share memory: a run is a set of *groups* of T processes each, the threads of one address
-//! space; inside a group they work as on the threads engine (the [`threads::Group`]: its
-//! combining barrier, outboxes read in place, the shared registration rows); between groups
-//! one process of each (the *leader*) moves what crosses them through a
-//! [`transport::Transport`]: the OR of the groups' flags, the dense or the sparse exchange of
-//! blocks (the outboxes serialised in [`transport::wire`]), the get replies, the statuses of the
-//! error paths. A layout is a function of `hybrid.rs` that starts the groups of a run with
-//! their transport: under `mpirun`, one group per MPI rank and [`transport::mpi`]'s
-//! `MpiTransport`; without, `launch_in_process`, every group in this OS process joined by
-//! [`transport::in_process`] (for tests, Miri and ThreadSanitizer). The MPI engine is the
-//! layout of one process per rank, kept as an engine of its own for its fast paths (the arrival
-//! that carries the blocks' sizes, the two-rank `Sendrecv` with the block inline, large
-//! transfers point to point), which share the transport's pieces (the wire format and the reply
-//! protocol, the dense and sparse exchanges, the guarded requests).
+//! The driver ([`driver`]) runs every layout of processes that do not all share memory: a run
+//! is a set of *groups* of T processes each, the threads of one address space; inside a group
+//! they work as on the threads engine (the [`group::Group`]: its combining barrier, outboxes
+//! read in place, the shared registration rows); between groups one process of each (the
+//! *leader*) moves what crosses them through a [`transport::Transport`]: the OR of the groups'
+//! flags (with the sizes of the blocks that follow, or small blocks themselves, where the
+//! transport can), the dense or the sparse exchange of blocks (the outboxes serialised in
+//! [`transport::wire`]), the get replies, large puts and gets point to point, the statuses of
+//! the error paths. The MPI engine is the layout of one process per group (T = 1), whose group
+//! barrier costs nothing; the hybrid, T per group.
 //!
-//! A new transport is one file in `transport/` (it imports nothing of the driver), a layout in
-//! `hybrid.rs` that starts the groups with it, and one arm in [`launch`].
+//! A layout is a function of `driver.rs` that starts the groups of a run with their
+//! transport: under `mpirun`, one group per MPI rank and [`transport::mpi`]'s `MpiTransport`
+//! (MPI's set-up, for every layout, is `transport/mpi/launch.rs`); without,
+//! `launch_in_process`, every group in this OS process joined by [`transport::in_process`] (for
+//! tests, Miri and ThreadSanitizer). A new transport is one file in `transport/` (it imports
+//! nothing of the driver: it implements [`transport::Transport`]) plus one arm: its layout in
+//! `driver.rs`, chosen in [`launch`].
 //!
 //! # Adding an engine
-//! An engine is a module here (a file or a folder) and one arm of [`AnyEngine`], the one place
-//! that lists the engines, with its branch in [`launch`] and [`nprocs`]. It provides:
+//! An engine that is not a set of groups is a module here and one arm of [`AnyEngine`], the
+//! one place that lists the engines, with its branch in [`launch`] and [`nprocs`]. It provides:
 //! - a way to start processes: a function that, given the [`Want`]ed number of processes and the
 //!   runtime's `body`, calls `body` once per process with that process's [`Endpoint`] (its
 //!   [`AnyEngine`] arm, pid, number of processes, outboxes and [`Fate`]) and collects the results;
 //! - the [`Engine`] trait on the per-process part.
-//!
-//! The pieces of the engines are reusable by another: the threads engine's `Group` (the
-//! combining barrier, the outboxes of a set of threads, the shared registration rows, the in-place
-//! request serving), the wire format ([`transport::wire`]: a `#[repr(C)]` header and the
-//! serialised outbox, the get replies, the statuses; no feature needed), the [`transport`]s and
-//! MPI's set-up (`mpi::with_world`). The hybrid engine (`hybrid.rs`) is such a combination:
-//! a `Group` per rank, the groups joined by a [`transport::Transport`] (MPI's under `mpirun`);
-//! `arrive` is the rank's barrier, with one thread per rank exchanging the rank's combined flags
-//! and blocks with the other ranks through the transport in between; `exchange` presents the
-//! outboxes of local peers in place and the blocks of remote ones deserialised, through one
-//! [`Peers`] view; `read` points at local get sources in place and asks remote owners by
-//! request/reply; `end_reads`/`end_puts` are the rank's barrier, since remote readers work on
-//! copies.
 
-pub(crate) mod hybrid;
-#[cfg(feature = "mpi")]
-pub(crate) mod mpi;
-pub(crate) mod threads;
+pub(crate) mod driver;
+pub(crate) mod group;
 pub(crate) mod transport;
+
+/// MPI's set-up, for the launchers.
+#[cfg(feature = "mpi")]
+pub(crate) use transport::mpi::launch as mpi;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -205,10 +204,10 @@ pub(crate) struct GetBytes {
 /// The engines this build has: the one place that lists them. A closed set, so that the calls
 /// of every sync dispatch statically.
 pub(crate) enum AnyEngine {
-    Threads(threads::Threads),
-    #[cfg(feature = "mpi")]
-    Mpi(Box<mpi::Mpi>),
-    Hybrid(Box<hybrid::Hybrid>),
+    /// One group, no transport.
+    Threads(group::Threads),
+    /// Groups joined by a transport: MPI ranks (of one process each, or T), in-process groups.
+    Driver(Box<driver::Driver>),
 }
 
 impl AnyEngine {
@@ -216,9 +215,7 @@ impl AnyEngine {
     pub(crate) fn get(&mut self) -> &mut dyn Engine {
         match self {
             AnyEngine::Threads(t) => t,
-            #[cfg(feature = "mpi")]
-            AnyEngine::Mpi(m) => &mut **m,
-            AnyEngine::Hybrid(h) => &mut **h,
+            AnyEngine::Driver(d) => &mut **d,
         }
     }
 
@@ -227,9 +224,7 @@ impl AnyEngine {
     pub(crate) fn one_address_space(&self) -> bool {
         match self {
             AnyEngine::Threads(_) => true,
-            AnyEngine::Hybrid(h) => h.one_address_space(),
-            #[cfg(feature = "mpi")]
-            AnyEngine::Mpi(_) => false,
+            AnyEngine::Driver(d) => d.one_address_space(),
         }
     }
 
@@ -238,9 +233,7 @@ impl AnyEngine {
     pub(crate) fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
         match self {
             AnyEngine::Threads(t) => t.combine(flags),
-            #[cfg(feature = "mpi")]
-            AnyEngine::Mpi(m) => m.combine(flags),
-            AnyEngine::Hybrid(h) => h.combine(flags),
+            AnyEngine::Driver(d) => d.combine(flags),
         }
     }
 
@@ -249,9 +242,7 @@ impl AnyEngine {
     pub(crate) fn messages(&self) -> u64 {
         match self {
             AnyEngine::Threads(t) => t.messages(),
-            #[cfg(feature = "mpi")]
-            AnyEngine::Mpi(m) => m.messages(),
-            AnyEngine::Hybrid(h) => h.messages(),
+            AnyEngine::Driver(d) => d.messages(),
         }
     }
 
@@ -260,9 +251,7 @@ impl AnyEngine {
     pub(crate) fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
         match self {
             AnyEngine::Threads(t) => t.arrive(parity, flags),
-            #[cfg(feature = "mpi")]
-            AnyEngine::Mpi(m) => m.arrive(parity, flags),
-            AnyEngine::Hybrid(h) => h.arrive(parity, flags),
+            AnyEngine::Driver(d) => d.arrive(parity, flags),
         }
     }
 }
@@ -274,11 +263,11 @@ impl AnyEngine {
 pub(crate) struct Want {
     pub requested: Option<usize>,
     pub default: Option<usize>,
-    /// Threads per rank under `mpirun` (the hybrid engine), when asked for.
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the hybrid engine reads it"))]
+    /// Threads per rank under `mpirun` (the hybrid layout), when asked for.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "only the MPI layouts read it"))]
     pub threads: Option<usize>,
     /// Without `mpirun`: run the processes as this many groups of threads joined by the
-    /// in-process transport (the hybrid driver without MPI, for testing).
+    /// in-process transport (the driver without MPI, for testing).
     pub groups: Option<usize>,
 }
 
@@ -304,15 +293,12 @@ where
 {
     #[cfg(feature = "mpi")]
     if mpi::wanted() {
-        if want.threads.is_some() {
-            return hybrid::launch(want, body);
-        }
-        return mpi::launch(want, body);
+        return driver::launch(want, body);
     }
     if let Some(groups) = want.groups {
-        return hybrid::launch_in_process(want, groups, body);
+        return driver::launch_in_process(want, groups, body);
     }
-    threads::launch(want, body)
+    group::launch(want, body)
 }
 
 /// What the set-up of [`launch_set_up`] decided: the number of processes, and the bytes of the
@@ -334,8 +320,7 @@ where
     #[cfg(feature = "mpi")]
     if mpi::wanted() {
         // MPI starts, rank 0 runs `setup`, every rank learns its result, and the run goes on as
-        // the MPI engine's (or the hybrid engine's, with threads per rank) would for that
-        // number of processes.
+        // the MPI layout's (T threads per rank) would for that number of processes.
         let hybrid = want.threads.is_some_and(|t| t > 1);
         let threading = if hybrid { ::mpi::Threading::Funneled } else { ::mpi::Threading::Single };
         return mpi::with_world(threading, |world| {
@@ -345,15 +330,11 @@ where
             };
             let want = Want { requested: Some(p), ..want };
             let body = |endpoint: Endpoint| body(endpoint, &bytes);
-            if hybrid {
-                hybrid::run_on(world, want, body)
-            } else {
-                mpi::run_on(world, Want { threads: None, ..want }, body)
-            }
+            driver::run_on(world, want, body)
         });
     }
     let (p, bytes) = setup()?;
-    threads::launch(Want { requested: Some(p), ..want }, |endpoint| body(endpoint, &bytes))
+    group::launch(Want { requested: Some(p), ..want }, |endpoint| body(endpoint, &bytes))
 }
 
 /// The number of processes a launch that wants `want` starts, as the engine that would run it
@@ -362,12 +343,9 @@ pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
     // A set-up on rank 0 asks before its run starts, as any code before a run does.
     #[cfg(feature = "mpi")]
     if mpi::wanted() || mpi::setting_up() {
-        if want.threads.is_some() {
-            return hybrid::nprocs(want);
-        }
-        return mpi::nprocs(want);
+        return driver::nprocs(want);
     }
-    threads::nprocs(want)
+    group::nprocs(want)
 }
 
 /// An engine call found the run failed (another process panicked or aborted): the process

@@ -9,19 +9,17 @@
 //! | engine | the caller is | the others |
 //! |---|---|---|
 //! | threads | process 0 | threads started here, running `spmd` |
-//! | MPI (`mpirun`) | process r of rank r (MPI initialised at `begin`, finalised at `end`) | the other ranks, each its own caller |
-//! | hybrid (`BSP_THREADS` under `mpirun`) | the rank's first process, the one that calls MPI | the rank's other processes: threads started here, running `spmd` |
+//! | MPI (`mpirun`) | the rank's first process, the one that calls MPI (MPI initialised at `begin`, finalised at `end`) | the other ranks, each its own caller; with `BSP_THREADS`, the rank's other processes too: threads started here, running `spmd` |
 //!
 //! The engines' own launch functions are split for this at the same seams: the threads
-//! engine's `endpoint`, the MPI engine's `World`, `start_on` and `RunEnd`, the hybrid engine's
-//! `set_up` and `Starter`.
+//! engine's `endpoint`, MPI's `World` and `RunEnd`, the driver's `set_up` and `Starter`.
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crate::engine::threads::{self, Group, placement};
+use crate::engine::group::{self as threads, Group, placement};
 use crate::engine::{Fate, Want};
 use crate::{Ctx, Error, Launch};
 
@@ -34,7 +32,7 @@ pub struct Session {
     /// The threads of the other processes (threads engine).
     others: Vec<JoinHandle<()>>,
     placed: Option<placement::Placed>,
-    /// MPI, open until the end of the run, and what reporting a failure needs (MPI engine).
+    /// MPI, open until the end of the run, and what reporting a failure needs (under `mpirun`).
     #[cfg(feature = "mpi")]
     mpi: Option<(crate::engine::mpi::World, crate::engine::mpi::RunEnd)>,
 }
@@ -132,16 +130,22 @@ pub fn begin(p: i64, spmd: Spmd) -> Result<Session, Error> {
     })
 }
 
-/// [`begin`] on the hybrid engine (`BSP_THREADS` under `mpirun`): the caller is the rank's
-/// first process (the one that calls MPI); the rank's others run `spmd` on threads of their own.
+/// [`begin`] on the driver's MPI layouts: the caller is the rank's first process (the one that
+/// calls MPI); the rank's others (`BSP_THREADS`) run `spmd` on threads of their own.
 #[cfg(feature = "mpi")]
-fn begin_hybrid(world: crate::engine::mpi::World, want: Want, spmd: Spmd) -> Result<Session, Error> {
-    use crate::engine::hybrid::set_up;
+fn begin_driver(world: crate::engine::mpi::World, want: Want, spmd: Spmd) -> Result<Session, Error> {
+    use crate::engine::driver::set_up;
     use crate::engine::mpi::RunEnd;
     use mpi::traits::Communicator;
     let comm = world.comm();
     let (starter, first, leader, fence) = match set_up(&comm, want) {
-        Ok(parts) => parts,
+        Ok(Some(parts)) => parts,
+        Ok(None) => {
+            // A rank beyond process 0's count ends here, with status 0.
+            drop(comm);
+            world.close(false);
+            unreachable!("rank 0 always takes part")
+        }
         Err(e) => {
             drop(comm);
             world.close(true);
@@ -176,7 +180,7 @@ fn begin_hybrid(world: crate::engine::mpi::World, want: Want, spmd: Spmd) -> Res
 /// 0, and so does every rank but 0 at the end of the run.
 #[cfg(feature = "mpi")]
 fn begin_mpi(p: i64, spmd: Spmd) -> Result<Session, Error> {
-    use crate::engine::mpi::{World, report_once, start_on};
+    use crate::engine::mpi::{World, report_once};
     use mpi::traits::{Communicator, Root};
     let threads = crate::env::threads()?.filter(|&t| t != 1);
     // The hybrid engine's first thread of each rank alone calls MPI.
@@ -192,23 +196,8 @@ fn begin_mpi(p: i64, spmd: Spmd) -> Result<Session, Error> {
         return Err(e);
     }
     let want = Want { requested: Some(asked as usize), default: None, threads, groups: None };
-    if threads.is_some() {
-        drop(comm);
-        return begin_hybrid(world, want, spmd);
-    }
-    match start_on(&comm, want) {
-        Ok(Some((endpoint, end))) => {
-            Ok(Session { ctx: Ctx::new(endpoint), others: Vec::new(), placed: None, mpi: Some((world, end)) })
-        }
-        Ok(None) => {
-            world.close(false);
-            unreachable!("rank 0 always takes part")
-        }
-        Err(e) => {
-            world.close(true);
-            Err(e)
-        }
-    }
+    drop(comm);
+    begin_driver(world, want, spmd)
 }
 
 impl Session {

@@ -1,11 +1,11 @@
 //! The in-process transport: groups that are sets of threads of this OS process, joined by
 //! shared mailboxes.
 //!
-//! It runs the hybrid driver (`hybrid.rs`) exactly as MPI does — every block serialised in the
+//! It runs the driver (`driver.rs`) exactly as MPI does — every block serialised in the
 //! wire format, every get between groups a request and a reply, the collective bookkeeping
 //! exchanged — but without MPI, so that `cargo test`, Miri and ThreadSanitizer reach all of
 //! it. A launch asks for it with `Launch::in_process_groups` (hidden: for testing); its p
-//! processes are split into that many groups of p / groups threads (`hybrid::launch_in_process`,
+//! processes are split into that many groups of p / groups threads (`driver::launch_in_process`,
 //! the layout).
 //!
 //! The groups' leaders meet at a combining barrier of their own (the threads engine's, which
@@ -21,7 +21,7 @@ use crossbeam_utils::sync::Parker;
 
 use super::{Block, Landing, Out, Transport};
 use crate::engine::Poisoned;
-use crate::engine::threads::barrier::Barrier;
+use crate::engine::group::barrier::Barrier;
 
 /// What the leaders of one run share.
 pub(crate) struct Board {
@@ -80,7 +80,7 @@ impl Transport for InProcess {
         self.board.barrier.wait(self.rank, &self.parker, flags)
     }
 
-    fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>) -> Result<(), Poisoned> {
+    fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>, _: usize) -> Result<(), Poisoned> {
         let mut at = 0;
         for (dst, &words) in counts.iter().enumerate() {
             let mut mailbox = self.board.mailbox(self.rank, dst);

@@ -1,22 +1,23 @@
 //! Transports: what joins groups of processes that do not share an address space.
 //!
 //! A run is a set of *groups*, each a set of processes that are threads of one address space
-//! (the threads engine's [`Group`](super::threads::Group): they read each other's outboxes and
+//! (the threads engine's [`Group`](super::group::Group): they read each other's outboxes and
 //! memory in place), numbered `0..ranks`, with the same number of processes each, laid out
 //! group-major (group `r` holds pids `r·t .. r·t + t`). What moves between groups goes through a
-//! [`Transport`], driven by one process of each group (its *leader*, `hybrid.rs`): the OR of
+//! [`Transport`], driven by one process of each group (its *leader*, `driver.rs`): the OR of
 //! every group's flags, the exchange of blocks (the serialised outboxes, and the replies to
 //! get requests, in the format of [`wire`]), and every group's status on an error path.
 //!
 //! A transport is one file here (it may import nothing of the driver) and its layout: where the
-//! driver's groups are started with it (a function of `hybrid.rs`) and the arm of
+//! driver's groups are started with it (a function of `driver.rs`) and the arm of
 //! [`launch`](super::launch) that chooses it:
 //! - [`in_process`]: groups in this OS process, joined by shared mailboxes (for testing the
 //!   driver, the wire format and the protocol without MPI: `Launch::in_process_groups`);
 //! - `mpi/` (cargo feature `mpi`): groups are MPI ranks (`mpirun`), joined by MPI; its
 //!   dense exchange ([`mpi::Dense`]: point to point among a few ranks, `MPI_Alltoallv` beyond),
 //!   its large point-to-point transfers (`mpi/direct.rs`) and its sparse exchange
-//!   (`mpi/sparse.rs`, non-blocking consensus) serve the MPI engine too.
+//!   (`mpi/sparse.rs`, non-blocking consensus), and MPI's set-up for every layout
+//!   (`mpi/launch.rs`).
 //!
 //! The trait and the wire format need no feature: a transport is written against them alone.
 
@@ -62,7 +63,7 @@ impl ExchangeMode {
 /// the flags).
 pub(crate) const DENSE: u64 = 1 << 40;
 
-/// In the flags a hybrid group's leader hands its processes at the end of the arrival: the
+/// In the flags a group's leader hands its processes at the end of the arrival: the
 /// group sends or receives large puts point to point in this sync (an engine bit, removed
 /// before `sync/` sees the flags).
 pub(crate) const LARGE_PUTS: u64 = 1 << 41;
@@ -94,7 +95,7 @@ pub(crate) struct Landing<'a> {
 pub(crate) type Transfer = (usize, usize, usize);
 
 /// Transfers of at least this many bytes move point to point where the transport can (the
-/// MPI engine's large puts and gets), instead of inside the blocks.
+/// MPI transport's large puts and gets), instead of inside the blocks.
 pub(crate) const LARGE: usize = 64 << 10;
 
 /// Whether a transfer of `len` bytes moves point to point.
@@ -115,10 +116,25 @@ pub(crate) trait Transport {
     /// The OR of every group's `flags`.
     fn all_or(&mut self, flags: u64) -> Result<u64, Poisoned>;
 
+    /// The start of a sync that may use the dense exchange: the OR of every group's `flags`, as
+    /// [`all_or`](Transport::all_or), with, where this group has serialised its parts already,
+    /// those parts (`out`: `send` and `counts`, as [`exchange`](Transport::exchange) takes
+    /// them), so that the transport may announce their sizes, or move small ones, in the same
+    /// step (MPI: one `MPI_Sendrecv` on two ranks, with the part inline; an `MPI_Alltoall` of
+    /// flags and sizes on more). The dense exchange that follows, if any, is told the size of
+    /// the parts of groups that announced none.
+    fn arrive(&mut self, flags: u64, out: Option<(&[u64], &[usize])>) -> Result<u64, Poisoned> {
+        let _ = out;
+        self.all_or(flags)
+    }
+
     /// The dense exchange: `send` holds one part for each group in group order, `counts[r]`
     /// words for group `r` (0 for none; this group's own part too); `recv` becomes every
-    /// group's part for this one, in group order, and nothing else.
-    fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>) -> Result<(), Poisoned>;
+    /// group's part for this one, in group order, and nothing else. Right after an
+    /// [`arrive`](Transport::arrive), the part for this group of every other group that
+    /// announced none there is `late` words long; the same parts announced there are
+    /// passed again here.
+    fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>, late: usize) -> Result<(), Poisoned>;
 
     /// The sparse exchange: sends the blocks of `out` (at most one per group; none to this
     /// one) and receives into `into` (emptied first) the blocks that other groups send this one,
@@ -131,16 +147,16 @@ pub(crate) trait Transport {
     /// into `into`, as [`exchange_sparse`](Transport::exchange_sparse) does.
     fn replies(&mut self, out: Out<'_>, owners: &[usize], into: Landing<'_>) -> Result<(), Poisoned>;
 
-    /// Whether large puts move point to point ([`transfer`](Transport::transfer)); if not,
-    /// their bytes travel in the blocks.
+    /// Whether large puts and gets move point to point ([`transfer`](Transport::transfer)); if
+    /// not, their bytes travel in the blocks.
     fn point_to_point(&self) -> bool {
         false
     }
 
-    /// Moves large puts' bytes point to point and completes them before it returns: each of
-    /// `sends` (group, address, length) to its group, each of `receives` (group, address,
-    /// length) from its group; between two groups they match in the order listed on both
-    /// sides. Called only where [`point_to_point`](Transport::point_to_point) says so.
+    /// Moves large puts' or gets' bytes point to point and completes them before it returns:
+    /// each of `sends` (group, address, length) to its group, each of `receives` (group,
+    /// address, length) from its group; between two groups they match in the order listed on
+    /// both sides. Called only where [`point_to_point`](Transport::point_to_point) says so.
     ///
     /// # Safety
     /// Every send's bytes must stay readable and unchanged, and every receive's writable and

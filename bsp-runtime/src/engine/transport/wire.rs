@@ -170,15 +170,6 @@ impl Received {
         }
     }
 
-    /// Every rank sends a block (a dense exchange).
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "the MPI engine's dense exchange"))]
-    pub(crate) fn hear_from_all(&mut self) {
-        if self.senders.len() != self.queues.len() {
-            self.senders.clear();
-            self.senders.extend(0..self.queues.len() as u32);
-        }
-    }
-
     /// Empties what the senders of the last exchange queued for this rank (before an exchange
     /// in which some of them may not send).
     pub(crate) fn forget_senders(&mut self) {

@@ -1,4 +1,4 @@
-//! Large transfers of the MPI engine, point to point between user memory (cargo feature `mpi`).
+//! Large transfers of the MPI transport, point to point between user memory (cargo feature `mpi`).
 //!
 //! Small puts, messages and get replies travel packed in the sync's `MPI_Alltoallv`, which costs
 //! a copy into the send buffer and one out of the receive buffer: nothing, for a few words, and
@@ -29,15 +29,14 @@ use mpi::topology::SimpleCommunicator;
 /// The longest single message.
 const CHUNK: usize = 1 << 30;
 
-/// The tag of large put data.
-pub(crate) const PUT_TAG: i32 = 0x6270;
-/// The tag of large get replies.
-pub(crate) const GET_TAG: i32 = 0x6271;
+/// The tag of large puts' and gets' bytes: between two ranks, messages with one tag match in
+/// the order posted, and both post a sync's gets (read phase) before its puts (`land_puts`).
+pub(crate) const LARGE_TAG: i32 = 0x6270;
 
-/// The tag of the blocks of an exchange among a few ranks (`Mpi::all_to_all_v`).
+/// The tag of the blocks of an exchange among a few ranks (`Dense::all_to_all_v`).
 pub(crate) const BLOCK_TAG: i32 = 0x6273;
 
-/// The tag of the arrival exchange of a sync between two ranks (`Mpi::arrive`).
+/// The tag of the arrival exchange of a sync between two ranks (`MpiTransport::arrive`).
 pub(crate) const ARRIVE_TAG: i32 = 0x6272;
 
 /// Sends `out` to `rank` and receives `inp.len()` words from it into `inp`: one `MPI_Sendrecv`,

@@ -1,11 +1,14 @@
 //! The MPI transport: groups are MPI ranks (cargo feature `mpi`).
 //!
-//! What the MPI engine (`engine/mpi/`, one process per rank) and the hybrid engine's leaders
-//! (`engine/hybrid.rs`, a group of threads per rank) both use to move blocks between ranks:
-//! the dense exchange ([`Dense`]), the large point-to-point transfers ([`direct`]), the sparse
-//! exchange ([`sparse`]), and [`MpiTransport`], the [`Transport`] of the hybrid engine.
+//! What the driver's leaders (`engine/driver.rs`: a group of one process, or of T threads,
+//! per rank) use to move blocks between ranks: [`MpiTransport`], their [`Transport`], with the
+//! arrival that carries the blocks' sizes (on two ranks one `MPI_Sendrecv`, with a small block
+//! inline), the dense exchange ([`Dense`]: point to point among a few ranks, in eager pieces up
+//! to 16 KiB, `MPI_Alltoallv` beyond), the large point-to-point transfers ([`direct`]) and the
+//! sparse exchange ([`sparse`]); and MPI's set-up for every layout ([`launch`]).
 
 pub(crate) mod direct;
+pub(crate) mod launch;
 pub(crate) mod sparse;
 
 use mpi::Count;
@@ -16,7 +19,7 @@ use mpi::traits::*;
 
 use super::{Landing, Out, Transfer, Transport};
 use crate::engine::Poisoned;
-use direct::{BLOCK_TAG, PUT_TAG, Transfers};
+use direct::{BLOCK_TAG, LARGE_TAG, Transfers, swap_words};
 use sparse::log2_ceil;
 
 /// The longest arrival message that carries its block (in words): under Open MPI's eager limit
@@ -174,25 +177,55 @@ pub(crate) fn crowded(comm: &SimpleCommunicator) -> bool {
     anywhere != 0
 }
 
-/// The [`Transport`] of the hybrid engine's leaders: one MPI rank per group.
+/// The [`Transport`] of the driver's leaders: one MPI rank per group.
 pub(crate) struct MpiTransport {
     comm: SimpleCommunicator,
     dense: Dense,
-    /// The sparse exchange's sends, and the large puts' transfers.
+    /// The sparse exchange's sends, and the large transfers.
     requests: Transfers,
     large: Transfers,
+    /// The arrival's words: (flags, words for that rank) to each rank and from each; on two
+    /// ranks the message to the other and from it (`[flags, words, block]`, the block inline
+    /// when it is small: [`INLINE`]).
+    arrive_out: Vec<u64>,
+    arrive_in: Vec<u64>,
+    arrive_msg: Vec<u64>,
+    arrive_got: Vec<u64>,
+    /// Set by `arrive` for the exchange that follows: the sizes of the parts coming are in
+    /// `arrive_in`, and whether the parts of the two-rank arrival went inline each way.
+    announced: bool,
+    inline_sent: bool,
+    inline_got: bool,
     /// Beyond [`POINT_TO_POINT_RANKS`] ranks: whether some machine runs more ranks than cores.
     crowded: bool,
     messages: u64,
 }
+
+/// In the size word of a two-rank arrival: the part follows in the same message.
+const INLINE: u64 = 1 << 63;
+/// The size word of a rank that announced no size in its arrival.
+const UNANNOUNCED: u64 = INLINE - 1;
 
 impl MpiTransport {
     /// The transport among the ranks of `comm` (collective: every rank makes it).
     pub(crate) fn new(comm: SimpleCommunicator) -> Self {
         let ranks = comm.size() as usize;
         let crowded = ranks > POINT_TO_POINT_RANKS && crowded(&comm);
-        let (requests, large) = (Transfers::default(), Transfers::default());
-        MpiTransport { comm, dense: Dense::new(ranks), requests, large, crowded, messages: 0 }
+        MpiTransport {
+            comm,
+            dense: Dense::new(ranks),
+            requests: Transfers::default(),
+            large: Transfers::default(),
+            arrive_out: Vec::with_capacity(2 * ranks),
+            arrive_in: vec![0; 2 * ranks],
+            arrive_msg: Vec::with_capacity(INLINE_WORDS),
+            arrive_got: vec![0; INLINE_WORDS],
+            announced: false,
+            inline_sent: false,
+            inline_got: false,
+            crowded,
+            messages: 0,
+        }
     }
 }
 
@@ -206,19 +239,70 @@ impl Transport for MpiTransport {
     }
 
     fn all_or(&mut self, flags: u64) -> Result<u64, Poisoned> {
+        self.announced = false;
         let mut all = 0u64;
         self.comm.all_reduce_into(&flags, &mut all, SystemOperation::bitwise_or());
         self.messages += log2_ceil(self.ranks());
         Ok(all)
     }
 
-    fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>) -> Result<(), Poisoned> {
-        let ranks = self.ranks();
+    fn arrive(&mut self, flags: u64, out: Option<(&[u64], &[usize])>) -> Result<u64, Poisoned> {
+        let (ranks, me) = (self.ranks(), self.rank());
+        self.arrive_out.clear();
+        for q in 0..ranks {
+            let words = out.map_or(UNANNOUNCED, |(_, counts)| counts[q] as u64);
+            self.arrive_out.extend_from_slice(&[flags, words]);
+        }
+        (self.inline_sent, self.inline_got) = (false, false);
+        if ranks == 2 {
+            // One `MPI_Sendrecv` with the other rank (what `MPI_Barrier` costs), without the
+            // collective's own overhead; a small part rides along, so that a superstep of a
+            // little communication costs one message each way.
+            let other = 1 - me;
+            self.arrive_msg.clear();
+            self.arrive_msg.extend_from_slice(&self.arrive_out[2 * other..2 * other + 2]);
+            if let Some((send, counts)) = out {
+                let (at, words) = (counts[..other].iter().sum::<usize>(), counts[other]);
+                if 2 + words <= INLINE_WORDS {
+                    self.arrive_msg[1] |= INLINE;
+                    self.arrive_msg.extend_from_slice(&send[at..at + words]);
+                    self.inline_sent = true;
+                }
+            }
+            swap_words(&self.comm, other, &self.arrive_msg, &mut self.arrive_got);
+            self.messages += 1;
+            self.arrive_in[2 * me..2 * me + 2].copy_from_slice(&self.arrive_out[2 * me..2 * me + 2]);
+            self.arrive_in[2 * other] = self.arrive_got[0];
+            self.arrive_in[2 * other + 1] = self.arrive_got[1] & !INLINE;
+            self.inline_got = self.arrive_got[1] & INLINE != 0;
+        } else {
+            self.comm.all_to_all_into(&self.arrive_out[..], &mut self.arrive_in[..]);
+            self.messages += ranks as u64 - 1;
+        }
+        self.announced = true;
+        Ok(self.arrive_in.chunks_exact(2).fold(0, |all, pair| all | pair[0]))
+    }
+
+    fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>, late: usize) -> Result<(), Poisoned> {
+        let (ranks, me) = (self.ranks(), self.rank());
         self.dense.send_counts.clear();
         self.dense.send_counts.extend(counts.iter().map(|&c| count(c, "the blocks for one rank")));
-        self.comm.all_to_all_into(&self.dense.send_counts[..], &mut self.dense.recv_counts[..]);
-        self.messages += ranks as u64 - 1;
-        self.messages += self.dense.all_to_all_v(&self.comm, send, recv, false, None);
+        if std::mem::take(&mut self.announced) {
+            for (q, pair) in self.arrive_in.chunks_exact(2).enumerate() {
+                let words = match pair[1] {
+                    _ if q == me => counts[me],
+                    UNANNOUNCED => late,
+                    words => words as usize,
+                };
+                self.dense.recv_counts[q] = count(words, "the blocks from one rank");
+            }
+        } else {
+            self.comm.all_to_all_into(&self.dense.send_counts[..], &mut self.dense.recv_counts[..]);
+            self.messages += ranks as u64 - 1;
+        }
+        let inline_sent = std::mem::take(&mut self.inline_sent);
+        let inline_got = std::mem::take(&mut self.inline_got).then(|| &self.arrive_got[2..]);
+        self.messages += self.dense.all_to_all_v(&self.comm, send, recv, inline_sent, inline_got);
         let total = self.dense.recv_counts.iter().map(|&c| c as usize).sum();
         recv.truncate(total);
         Ok(())
@@ -243,12 +327,12 @@ impl Transport for MpiTransport {
         for &(rank, addr, len) in receives {
             // SAFETY: the caller keeps the bytes writable and untouched until this returns, and
             // `posted` completes the receive before.
-            unsafe { posted.receive(&self.comm, rank, PUT_TAG, addr, len) };
+            unsafe { posted.receive(&self.comm, rank, LARGE_TAG, addr, len) };
         }
         for &(rank, addr, len) in sends {
             // SAFETY: the caller keeps the bytes readable and unchanged until this returns, and
             // `posted` completes the send before.
-            unsafe { posted.send(&self.comm, rank, PUT_TAG, addr, len) };
+            unsafe { posted.send(&self.comm, rank, LARGE_TAG, addr, len) };
             self.messages += 1;
         }
         posted.wait();
@@ -260,6 +344,7 @@ impl Transport for MpiTransport {
     }
 
     fn all_gather(&mut self, mine: &[u64], all: &mut Vec<u64>) -> Result<(), Poisoned> {
+        self.announced = false;
         all.clear();
         all.resize(mine.len() * self.ranks(), 0);
         self.comm.all_gather_into(mine, &mut all[..]);

@@ -1,4 +1,4 @@
-//! The sparse exchange of the MPI engine: blocks move only between ranks that talk to each other.
+//! The sparse exchange of the MPI transport: blocks move only between ranks that talk to each other.
 //!
 //! The dense exchange of a sync costs every rank O(p) messages or slots whatever it sends (an
 //! `MPI_Alltoall` of sizes, then an `MPI_Alltoallv`). In a superstep where each rank talks to a

@@ -1,46 +1,53 @@
-//! The hybrid engine: groups of threads joined by a transport (`transport/`).
+//! The driver: groups of threads joined by a transport (`transport/`), the engine of every
+//! layout whose processes do not all share memory.
 //!
 //! R groups (*ranks*) of T threads each run p = R·T processes, laid out rank-major: rank r holds
-//! pids `r·T .. r·T + T`, one thread each. Under `mpirun` (cargo feature `mpi`) with
-//! `BSP_THREADS=T` (or [`Launch::threads_per_rank`](crate::Launch)) each rank is an MPI rank,
-//! joined by the MPI transport, and process `r·T` runs on the thread that started the rank (the
-//! only one that calls MPI, so MPI is initialised `MPI_THREAD_FUNNELED`); with T = 1 that is the
-//! MPI engine, and with R = 1 the threads engine, which `launch` then runs instead. The BSPlib
-//! semantics are those of `sync/`, as on the other engines; this file only moves bytes, through
-//! the [`Transport`] of its layout:
+//! pids `r·T .. r·T + T`, one thread each. Under `mpirun` (cargo feature `mpi`) each rank is an
+//! MPI rank, joined by the MPI transport: with T = 1 (the MPI layout; surplus ranks take no
+//! part) MPI is initialised `MPI_THREAD_SINGLE`; with `BSP_THREADS=T` (or
+//! [`Launch::threads_per_rank`](crate::Launch)) process `r·T` runs on the thread that started
+//! the rank, the only one that calls MPI (`MPI_THREAD_FUNNELED`); a single rank of T threads is
+//! the threads engine, which `launch` then runs instead. The BSPlib semantics are those of
+//! `sync/`, as on the threads engine; this file only moves bytes, through the [`Transport`] of
+//! its layout:
 //!
 //! - inside a rank the processes form a threads [`Group`]: they combine flags at its barrier and
 //!   read each other's outboxes, registered memory and extension objects in place, as on the
-//!   threads engine;
+//!   threads engine. A group of one has nobody to meet: its barrier is a check of the poison;
 //! - between ranks, the rank's first thread (the *leader*) moves what the rank's processes queued
 //!   for processes of other ranks, serialised in the wire format
-//!   ([`wire`](super::transport::wire)), one block per pair of processes that have something to say
-//!   (every pair when registrations or the tag size change, so that the collective bookkeeping
-//!   reaches everyone), in one exchange among the ranks: dense (a part to and from every rank),
-//!   or sparse (only between ranks that talk, `Transport::exchange_sparse`) as the MPI engine
-//!   chooses (`BSP_MPI_EXCHANGE`; by default where the transport finds it pays and every rank
-//!   talks to at most a quarter of the others);
+//!   ([`wire`](super::transport::wire)), one block per pair of processes, in one exchange among
+//!   the ranks: dense (a part to and from every rank; a rank with something queued serialises
+//!   a block for every pair before the arrival, whose sizes `Transport::arrive` announces in
+//!   the same step, and whose small blocks it may carry), or sparse (only between ranks that
+//!   talk, `Transport::exchange_sparse`: `BSP_MPI_EXCHANGE`; by default where the transport
+//!   finds it pays and every rank talks to at most a quarter of the others);
 //! - a large put to another rank (64 KiB or more) leaves its bytes out of the block where the
-//!   transport moves bytes point to point (MPI): in `land_puts`, after a barrier, the leader
-//!   sends the rank's large puts from where their bytes are and receives those coming to the
-//!   rank's processes straight into registered memory (or a bounce buffer, when another put of
-//!   the superstep overlaps), as the MPI engine does, and a barrier ends it;
+//!   transport moves bytes point to point (MPI): in `land_puts` the leader sends the rank's
+//!   large puts from where their bytes are and receives those coming to the rank's processes
+//!   straight into registered memory (or a bounce buffer, when another put of the superstep
+//!   overlaps);
 //! - gets from processes of other ranks are request/reply: the requests travel in the blocks,
 //!   each owner serves those addressed to it from its own memory, and the leader returns the
-//!   replies in a second exchange.
+//!   replies in a second exchange; a large get's bytes are left out of the reply and move point
+//!   to point, from the owner's registered memory straight to where the get lands.
 //!
 //! # A sync
 //! 1. Every process of the rank arrives at the rank's barrier (its outbox complete). The leader
-//!    combines the rank's flags with the other leaders' (`Transport::all_or`) and, if anybody queued something,
-//!    serialises the rank's blocks for other ranks and exchanges them; a second barrier hands
-//!    the OR of every process's flags (and the received blocks) to the rank's processes.
+//!    combines the rank's flags with the other leaders' (`Transport::arrive`, or `all_or` where
+//!    the sync may be sparse) and, if anybody queued something, exchanges the rank's blocks for
+//!    other ranks; a second barrier hands the OR of every process's flags (and the received
+//!    blocks) to the rank's processes.
 //! 2. `exchange`: each process reads the blocks addressed to it (its view of remote senders);
 //!    local senders it reads in place.
 //! 3. `read`: each process serves the requests of remote processes addressed to it into its
-//!    reply slot; after a barrier the leader exchanges the replies, and after another each
-//!    process completes its gets in issue order (local owners in place, remote ones from their
-//!    replies).
-//! 4. `end_reads`, `end_puts`, `end_outbox_reads` are the rank's barrier: remote readers work on
+//!    reply slot, and notes its large replies and large gets; after a barrier the leader moves
+//!    the large ones point to point and exchanges the replies, and after another each process
+//!    completes its gets in issue order (local owners in place, remote ones from their replies
+//!    or already landed).
+//! 4. `land_puts` (only in a sync with large puts between ranks): each process notes where its
+//!    large puts land; after a barrier the leader moves them, and a barrier ends it.
+//! 5. `end_reads`, `end_puts`, `end_outbox_reads` are the rank's barrier: remote readers work on
 //!    copies made before the arrival ended.
 //!
 //! Who touches what, when: the leader reads the rank's outboxes (and the hpput sources they
@@ -52,18 +59,17 @@
 //!
 //! Failure: as on the threads engine inside a rank (the barrier is poisoned, every process
 //! wakes); under MPI a rank whose processes failed alone then calls `MPI_Abort`, which ends
-//! every rank, as on the MPI engine. Collective mismatches are found by every process and
-//! reported once.
+//! every rank. Collective mismatches are found by every process and reported once.
 
 use std::cell::UnsafeCell;
 use std::sync::Arc;
 
 use crossbeam_utils::sync::Parker;
 
-use super::threads::{Group, placement, serve_in_place};
+use super::group::{Group, placement, serve_in_place};
 use super::transport::in_process::{Board, InProcess};
 use super::transport::wire::{self, Received};
-use super::transport::{Block, DENSE, ExchangeMode, LARGE_PUTS, Landing, Out, Transfer, Transport};
+use super::transport::{Block, DENSE, ExchangeMode, LARGE_PUTS, Landing, Out, Transfer, Transport, is_large};
 use super::{AnyEngine, Endpoint, Engine, Fate, Peers, Poisoned, ReadResults, RegRow, Status, Want};
 use crate::Error;
 use crate::outbox::{DestQueue, LANDED, Meta, Outbox, PutSrc, flags};
@@ -82,9 +88,12 @@ struct Shared {
     replies_out: Box<[UnsafeCell<Vec<u64>>]>,
     /// The replies from the other ranks, in the same entry format.
     replies_in: UnsafeCell<Vec<u64>>,
-    /// Each local process's large puts to receive: (source pid, address, length), written by
-    /// that process in its `land_puts`, read by the leader after a barrier.
-    large_in: Box<[UnsafeCell<Vec<Transfer>>]>,
+    /// Each local process's large transfers to receive (its large puts in `land_puts`, its
+    /// large gets from other ranks in `read`): (source pid, address, length), and to send (the
+    /// large replies to its remote requesters, in `read`): (requester pid, address, length);
+    /// written by that process, read by the leader after a barrier.
+    receives: Box<[UnsafeCell<Vec<Transfer>>]>,
+    sends: Box<[UnsafeCell<Vec<Transfer>>]>,
     /// Every process's status (error paths).
     statuses: UnsafeCell<Vec<Status>>,
 }
@@ -104,6 +113,8 @@ pub(crate) struct Rank {
     t: usize,
     /// Every rank is in this OS process (the in-process transport).
     one_address_space: bool,
+    /// The transport moves large transfers point to point (`Transport::point_to_point`).
+    point_to_point: bool,
 }
 
 /// The leader's part: the transport and its buffers.
@@ -111,9 +122,11 @@ pub(crate) struct Leader {
     transport: Box<dyn Transport>,
     send: Vec<u64>,
     send_counts: Vec<usize>,
-    /// Which exchange syncs may use (`BSP_MPI_EXCHANGE`), and whether this sync uses the
-    /// sparse one (decided in the arrival, identically on every rank).
+    /// Which exchange syncs may use (`BSP_MPI_EXCHANGE`), whether they may use the sparse one
+    /// (then the arrival is the transport's `all_or`), and whether this sync does (decided in
+    /// the arrival, identically on every rank).
     mode: ExchangeMode,
+    sparse_capable: bool,
     sparse: bool,
     /// The sparse exchange's blocks out and in, and the ranks this rank's blocks go to, or
     /// whose processes this rank's processes asked something of.
@@ -127,17 +140,21 @@ pub(crate) struct Leader {
     large: bool,
     sends: Vec<Transfer>,
     receives: Vec<Transfer>,
+    /// The receives by (source pid, destination index in the rank, address, length).
+    incoming: Vec<(usize, usize, usize, usize)>,
 }
 
 impl Leader {
     /// The leader's part over `transport`, with the exchange `mode`.
     pub(crate) fn new(transport: Box<dyn Transport>, mode: ExchangeMode) -> Box<Leader> {
         let ranks = transport.ranks();
+        let sparse_capable = Leader::sparse_capable(&*transport, mode);
         Box::new(Leader {
             transport,
             send: Vec::new(),
             send_counts: Vec::with_capacity(ranks),
             mode,
+            sparse_capable,
             sparse: false,
             blocks: Vec::new(),
             got: Vec::new(),
@@ -146,15 +163,16 @@ impl Leader {
             large: false,
             sends: Vec::new(),
             receives: Vec::new(),
+            incoming: Vec::new(),
         })
     }
 
     /// Whether syncs of this run may use the sparse exchange.
-    fn sparse_capable(&self) -> bool {
-        match self.mode {
+    fn sparse_capable(transport: &dyn Transport, mode: ExchangeMode) -> bool {
+        match mode {
             ExchangeMode::Dense => false,
-            ExchangeMode::Sparse => self.transport.ranks() > 1,
-            ExchangeMode::Auto => self.transport.sparse_by_default(),
+            ExchangeMode::Sparse => transport.ranks() > 1,
+            ExchangeMode::Auto => transport.sparse_by_default(),
         }
     }
 
@@ -189,8 +207,8 @@ fn ranks_of<'a>(outs: impl Iterator<Item = &'a Outbox>, t: usize, me: usize, own
     ranks.dedup();
 }
 
-/// One process's side of the hybrid engine.
-pub(crate) struct Hybrid {
+/// One process's side of the driver.
+pub(crate) struct Driver {
     rank: Arc<Rank>,
     parker: Parker,
     /// Index in the rank's group, and pid.
@@ -218,14 +236,14 @@ pub(crate) struct Hybrid {
 /// In an entry's word count: the block carries large puts, whose bytes move point to point.
 const ENTRY_LARGE: u64 = 1 << 63;
 
-impl Hybrid {
+impl Driver {
     /// Whether every process of the run is in this OS process.
     pub(crate) fn one_address_space(&self) -> bool {
         self.rank.one_address_space
     }
 }
 
-impl Hybrid {
+impl Driver {
     fn group(&self) -> &Group {
         &self.rank.group
     }
@@ -250,16 +268,20 @@ impl Hybrid {
 
     /// The rank's barrier: returns the OR of the rank's processes' flags.
     fn local_barrier(&self, flags: u64) -> Result<u64, Poisoned> {
+        if self.rank.t == 1 {
+            // A group of one meets nobody: a barrier would only cost its atomics.
+            return if self.group().barrier().is_poisoned() { Err(Poisoned) } else { Ok(flags) };
+        }
         self.group().barrier().wait(self.local, &self.parker, flags)
     }
 
-    /// The leader's part of an arrival with communication: serialises, for each other rank, a
-    /// block per pair (local sender, process of that rank) that has something to move (every
-    /// pair when `all_pairs`), and exchanges them. Entries are `[src, dst, words, block…]`.
-    fn send_blocks(&mut self, all_pairs: bool) -> Result<(), Poisoned> {
+    /// The leader's serialisation of the rank's outboxes: for each other rank, a block per
+    /// pair (local sender, process of that rank) that has something to move (every pair when
+    /// `all_pairs`). Entries are `[src, dst, words, block…]`.
+    fn serialize(&mut self, all_pairs: bool) {
         let (t, ranks, me) = (self.rank.t, self.rank.ranks, self.rank.rank);
         let base = self.base();
-        let rank = self.rank.clone();
+        let rank = &*self.rank;
         let leader = self.leader.as_mut().expect("the leader exchanges");
         debug_assert_eq!(leader.transport.rank(), me);
         leader.send.clear();
@@ -274,8 +296,7 @@ impl Hybrid {
                     // outbox is complete and nobody writes it until the next superstep.
                     let out = unsafe { rank.group.outbox(s, self.parity) };
                     for d in r * t..(r + 1) * t {
-                        let talks = out.queue(d).is_some() || out.req_parts.iter().any(|x| x.pid == d);
-                        if !all_pairs && !talks {
+                        if !all_pairs && out.queue(d).is_none() && !out.req_parts.iter().any(|x| x.pid == d) {
                             continue;
                         }
                         let (at, large) = (leader.send.len(), leader.large_out.len());
@@ -291,6 +312,13 @@ impl Hybrid {
             }
             leader.send_counts.push(leader.send.len() - start);
         }
+    }
+
+    /// The leader's exchange of the serialised blocks (sparse or dense; `late` as
+    /// `Transport::exchange` takes it), and whether the rank moves large puts in this sync.
+    fn move_blocks(&mut self, late: usize) -> Result<(), Poisoned> {
+        let rank = &*self.rank;
+        let leader = self.leader.as_mut().expect("the leader exchanges");
         // SAFETY: written by the leader between the arrival's barriers only (module docs).
         let recv = unsafe { &mut *rank.shared.recv.get() };
         if leader.sparse {
@@ -298,7 +326,7 @@ impl Hybrid {
             let into = Landing { recv: &mut *recv, got: &mut leader.got };
             leader.transport.exchange_sparse(Out { words: &leader.send, blocks: &leader.blocks }, into)?;
         } else {
-            leader.transport.exchange(&leader.send, &leader.send_counts, recv)?;
+            leader.transport.exchange(&leader.send, &leader.send_counts, recv, late)?;
         }
         // Whether this rank moves large puts point to point in this sync, either way.
         let mut at = 0;
@@ -346,22 +374,48 @@ impl Hybrid {
     /// Serves the requests of remote processes addressed to this one into its reply slot:
     /// entries `[requester, owner, words, reply…]`, a reply in the wire format
     /// ([`wire::write_reply`]).
-    fn serve_remote(&mut self, table: &Table) {
-        // SAFETY: this process's own slot, written only by it in its `read`, before the barrier
-        // after which the leader reads it.
-        let out = unsafe { &mut *self.rank.shared.replies_out[self.local].get() };
+    fn serve_remote(&mut self, table: &Table, got: &ReadResults) {
+        let (shared, local, pid) = (&self.rank.shared, self.local, self.pid);
+        // SAFETY: this process's own slots, written only by it in its `read`, before the barrier
+        // after which the leader reads them.
+        let (out, sends, receives) = unsafe {
+            (&mut *shared.replies_out[local].get(), &mut *shared.sends[local].get(), &mut *shared.receives[local].get())
+        };
         out.clear();
+        sends.clear();
+        receives.clear();
+        // Large gets move point to point where the transport can: their bytes leave from this
+        // process's registered memory, and land where `sync/` lands them.
+        let point_to_point = self.rank.point_to_point;
         for &src in &self.remote.senders {
             let src = src as usize;
             if self.remote.reqs[src].is_empty() && self.remote.xreqs[src].is_empty() {
                 continue;
             }
             let at = out.len();
-            out.extend_from_slice(&[src as u64, self.pid as u64, 0]);
+            out.extend_from_slice(&[src as u64, pid as u64, 0]);
+            let large = |addr: usize, len: usize| {
+                let large = point_to_point && is_large(len);
+                if large {
+                    sends.push((src, addr, len));
+                }
+                large
+            };
             // SAFETY: the read phase of this sync, whose requests `remote` holds; this process
-            // writes no registered memory before its `end_reads`.
-            unsafe { wire::write_reply(&self.remote, src, table, &mut self.scratch, out, |_, _| false) };
+            // writes no registered memory before its `end_reads`, and the leader's transfers of
+            // the large replies complete before it passes the barrier before that.
+            unsafe { wire::write_reply(&self.remote, src, table, &mut self.scratch, out, large) };
             out[at + 2] = (out.len() - at - 3) as u64;
+        }
+        if point_to_point {
+            let base = self.rank.rank * self.rank.t;
+            // SAFETY: this process's own outbox, read in its sync (after the arrival).
+            let mine = unsafe { self.rank.group.outbox(local, self.parity) };
+            for (g, b) in mine.gets.iter().zip(&got.gets) {
+                if !(base..base + self.rank.t).contains(&g.pid) && is_large(g.bytes) {
+                    receives.push((g.pid, b.to, g.bytes));
+                }
+            }
         }
     }
 
@@ -404,75 +458,132 @@ impl Hybrid {
                 (Out { words: &leader.send, blocks: &leader.blocks }, Landing { recv: into, got: &mut leader.got });
             return leader.transport.replies(out, &leader.ranks, into);
         }
-        leader.transport.exchange(&leader.send, &leader.send_counts, into)
+        leader.transport.exchange(&leader.send, &leader.send_counts, into, 0)
     }
 }
 
-impl Hybrid {
-    /// The leader's part of `land_puts`: the rank's large puts to other ranks, from where their
-    /// bytes are, and those coming to the rank's processes, to where each lands, all point to
-    /// point, in the order both sides agree on (by source pid, then destination pid, then issue
-    /// order).
-    fn move_large_puts(&mut self) -> Result<(), Poisoned> {
-        let (t, rank) = (self.rank.t, self.rank.clone());
-        let leader = self.leader.as_mut().expect("the leader moves the large puts");
+impl Driver {
+    /// The leader's part of `land_puts` (`puts`) and of `read`: the rank's large transfers,
+    /// all point to point, in the order both sides agree on (by source pid, then destination
+    /// pid, then issue order). Sends: the rank's large puts to other ranks, from where their
+    /// bytes are, or the large replies its processes noted in their `sends` slots; receives:
+    /// what its processes noted in their `receives` slots, to where each lands.
+    fn move_large(&mut self, puts: bool) -> Result<(), Poisoned> {
+        let (t, rank) = (self.rank.t, &*self.rank);
+        let leader = self.leader.as_mut().expect("the leader moves the large transfers");
         leader.sends.clear();
-        leader.sends.extend(leader.large_out.iter().map(|&(d, addr, len)| (d / t, addr, len)));
+        if puts {
+            leader.sends.extend(leader.large_out.iter().map(|&(d, addr, len)| (d / t, addr, len)));
+        } else {
+            for slot in rank.shared.sends.iter() {
+                // SAFETY: after the barrier that follows every local process's noting; they
+                // write their slots again only in the next sync's `read`. Slots come by owner,
+                // each by requester (ascending) and issue order.
+                let theirs = unsafe { &*slot.get() };
+                leader.sends.extend(theirs.iter().map(|&(q, addr, len)| (q / t, addr, len)));
+            }
+        }
         leader.receives.clear();
-        let mut all: Vec<(usize, usize, usize, usize)> = Vec::new();
-        for (d, slot) in rank.shared.large_in.iter().enumerate() {
-            // SAFETY: after the barrier that follows every local process's publishing; they
-            // write their slots again only in the next sync's `land_puts`.
+        leader.incoming.clear();
+        for (d, slot) in rank.shared.receives.iter().enumerate() {
+            // SAFETY: as for `sends`: read after the barrier that follows every local process's
+            // noting, written again only in the next phase that moves large transfers.
             let theirs = unsafe { &*slot.get() };
-            all.extend(theirs.iter().map(|&(src, addr, len)| (src, d, addr, len)));
+            leader.incoming.extend(theirs.iter().map(|&(src, addr, len)| (src, d, addr, len)));
+        }
+        if leader.sends.is_empty() && leader.incoming.is_empty() {
+            return Ok(());
         }
         // Stable: each (source, destination) pair keeps its issue order.
-        all.sort_by_key(|&(src, d, _, _)| (src, d));
-        leader.receives.extend(all.iter().map(|&(src, _, addr, len)| (src / t, addr, len)));
+        leader.incoming.sort_by_key(|&(src, d, _, _)| (src, d));
+        leader.receives.extend(leader.incoming.iter().map(|&(src, _, addr, len)| (src / t, addr, len)));
         // SAFETY: the sends' bytes are the rank's processes' buffered puts in their outboxes
-        // (cleared only after this sync) or their hpput sources (borrowed until the end of this
-        // sync), unchanged: every process of the rank waits at the barrier after this. The
-        // receives land in the rank's processes' registered memory, which no other put of the
-        // superstep writes there and nobody reads any more in this sync (gets were served), or
-        // in their bounce buffers, untouched until the barrier after this.
+        // (cleared only after this sync), their hpput sources (borrowed until the end of this
+        // sync) or their registered memory, read for a get (written only after `end_reads`),
+        // unchanged: every process of the rank waits at the barrier after this. The receives
+        // land in the rank's processes' registered memory, which no other put of the superstep
+        // writes there and nobody reads any more in this sync (gets were served), in their
+        // bounce buffers, or where their gets land (destinations borrowed until the end of the
+        // sync, or their stages), untouched until the barrier after this.
         unsafe { leader.transport.transfer(&leader.sends, &leader.receives) }
     }
 }
 
-impl Engine for Hybrid {
+impl Driver {
+    /// The leader's part of an arrival, with the OR of the rank's flags (`local`): the OR of
+    /// every rank's, after the exchange of blocks if anybody queued something (with
+    /// [`LARGE_PUTS`] if the rank moves large puts in this sync).
+    fn lead_arrival(&mut self, local: u64) -> Result<u64, Poisoned> {
+        const MOVES: u64 = flags::WORK | flags::GET;
+        const ALL_PAIRS: u64 = flags::COLLECTIVE | flags::END | flags::PENDING;
+        let (t, me, ranks) = (self.rank.t, self.rank.rank, self.rank.ranks);
+        let leader = self.leader.as_mut().expect("the leader arrives for the rank");
+        let all;
+        let mut late = 0;
+        if leader.sparse_capable {
+            let mut mine = local;
+            if local & MOVES != 0 && leader.mode == ExchangeMode::Auto {
+                // A rank that talks to more than a quarter of the ranks asks for the dense
+                // exchange.
+                let group = &self.rank.group;
+                // SAFETY: inside the sync, after the arrival's first barrier: every local outbox
+                // is complete and nobody writes it until the next superstep.
+                let outs = (0..t).map(|s| unsafe { group.outbox(s, self.parity) });
+                ranks_of(outs, t, me, false, &mut leader.ranks);
+                if 4 * leader.ranks.len() > ranks {
+                    mine |= DENSE;
+                }
+            }
+            let or = leader.transport.all_or(mine)?;
+            // Sparse when somebody queued something and nobody is dense, changes registrations
+            // or the tag size, or ended: the same verdict on every rank, from the same OR.
+            leader.sparse = or & MOVES != 0 && or & (DENSE | ALL_PAIRS) == 0;
+            all = or & !DENSE;
+            if all & MOVES != 0 {
+                self.serialize(all & ALL_PAIRS != 0);
+            }
+        } else {
+            // The dense exchange: a rank with something queued serialises a block for every
+            // pair before the arrival, whose sizes the transport announces in it (and whose
+            // small blocks it may carry); the others serialise after it, if anybody queued
+            // something: nothing, or a bare header for every pair where the collective
+            // bookkeeping must reach everyone, whose size every rank knows.
+            leader.sparse = false;
+            let work = local & MOVES != 0;
+            if work {
+                self.serialize(true);
+            }
+            let leader = self.leader.as_mut().expect("the leader arrives for the rank");
+            let out = work.then_some((&leader.send[..], &leader.send_counts[..]));
+            all = leader.transport.arrive(local, out)?;
+            if all & ALL_PAIRS != 0 {
+                late = t * t * (3 + wire::HEADER_WORDS);
+            }
+            if !work && all & MOVES != 0 {
+                self.serialize(all & ALL_PAIRS != 0);
+                debug_assert_eq!(
+                    self.leader.as_ref().map_or(0, |l| l.send.len()),
+                    late * (ranks - 1),
+                    "a rank with nothing queued sends bare headers"
+                );
+            }
+        }
+        if all & MOVES == 0 {
+            return Ok(all);
+        }
+        self.move_blocks(late)?;
+        let large = self.leader.as_ref().is_some_and(|l| l.large);
+        Ok(if large { all | LARGE_PUTS } else { all })
+    }
+}
+
+impl Engine for Driver {
     fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
         self.parity = parity;
         let local = self.local_barrier(flags)?;
         let mut all = 0;
-        if let Some(leader) = self.leader.as_mut() {
-            let mut mine = local;
-            let sparse_capable = leader.sparse_capable();
-            if sparse_capable && local & (flags::WORK | flags::GET) != 0 && leader.mode == ExchangeMode::Auto {
-                // A rank that talks to more than a quarter of the ranks asks for the dense
-                // exchange.
-                let (t, me) = (self.rank.t, self.rank.rank);
-                let group = &self.rank.group;
-                // SAFETY: inside the sync, after the arrival's first barrier: every local outbox
-                // is complete and nobody writes it until the next superstep.
-                let outs = (0..t).map(|s| unsafe { group.outbox(s, parity) });
-                ranks_of(outs, t, me, false, &mut leader.ranks);
-                if 4 * leader.ranks.len() > self.rank.ranks {
-                    mine |= DENSE;
-                }
-            }
-            all = leader.transport.all_or(mine)?;
-            // Sparse when somebody queued something and nobody is dense, changes registrations
-            // or the tag size, or ended: the same verdict on every rank, from the same OR.
-            leader.sparse = sparse_capable
-                && all & (flags::WORK | flags::GET) != 0
-                && all & (DENSE | flags::COLLECTIVE | flags::END | flags::PENDING) == 0;
-            all &= !DENSE;
-            if all & (flags::WORK | flags::GET) != 0 {
-                self.send_blocks(all & (flags::COLLECTIVE | flags::END | flags::PENDING) != 0)?;
-                if self.leader.as_ref().is_some_and(|l| l.large) {
-                    all |= LARGE_PUTS;
-                }
-            }
+        if self.leader.is_some() {
+            all = self.lead_arrival(local)?;
         }
         // The leader hands the OR to the others through the barrier (they add nothing to it),
         // with whether the rank moves large puts in `land_puts`.
@@ -526,10 +637,10 @@ impl Engine for Hybrid {
 
     fn read(&mut self, table: &Table, got: &mut ReadResults) {
         // 1. Serve what remote processes asked of this one; the leader exchanges the replies.
-        self.serve_remote(table);
+        self.serve_remote(table, got);
         let mut exchanged = self.local_barrier(0).is_ok();
         if exchanged && self.leader.is_some() {
-            exchanged = self.send_replies().is_ok();
+            exchanged = self.move_large(false).is_ok() && self.send_replies().is_ok();
         }
         // A poisoned barrier or transport: the run failed, and the replies may be incomplete:
         // no get is found (`sync/` copies none), and the sync stops at its next engine call.
@@ -557,11 +668,18 @@ impl Engine for Hybrid {
         // thread of this rank, inside this sync, which writes its registered memory only after
         // its `end_reads`, the rank's barrier that this process's is too), remote ones from
         // their replies.
+        let point_to_point = self.rank.point_to_point;
         let in_place = |g: &crate::outbox::GetRec, b: &mut super::GetBytes| {
             if local(g.pid) {
                 b.from = g.src_addr;
+                return true;
             }
-            local(g.pid)
+            // A large get from another rank already landed, point to point.
+            let landed = point_to_point && is_large(g.bytes);
+            if landed {
+                b.from = LANDED;
+            }
+            landed
         };
         let served = |part: &crate::outbox::ReqPart, reply: &mut Vec<u8>| {
             if local(part.pid) {
@@ -603,7 +721,7 @@ impl Engine for Hybrid {
         let bounce = self.bounce.as_mut_ptr() as usize;
         // SAFETY: this process's own slot, written only by it here, before the barrier after
         // which the leader reads it.
-        let mine = unsafe { &mut *self.rank.shared.large_in[self.local].get() };
+        let mine = unsafe { &mut *self.rank.shared.receives[self.local].get() };
         mine.clear();
         for l in &large {
             let dst = if l.in_place {
@@ -616,7 +734,7 @@ impl Engine for Hybrid {
         }
         let mut moved = self.local_barrier(0).is_ok();
         if moved && self.leader.is_some() {
-            moved = self.move_large_puts().is_ok();
+            moved = self.move_large(true).is_ok();
         }
         let ended = self.local_barrier(0);
         for l in &large {
@@ -643,7 +761,7 @@ impl Engine for Hybrid {
     }
 }
 
-impl Peers for Hybrid {
+impl Peers for Driver {
     fn senders(&self) -> &[u32] {
         &self.senders
     }
@@ -672,7 +790,7 @@ impl Peers for Hybrid {
     }
 }
 
-/// What starts the processes of one rank of a hybrid run: its shared state and failure record,
+/// What starts the processes of one rank of a run of the driver: its shared state and failure record,
 /// and where its threads go. Cloned into each thread that runs one.
 #[derive(Clone)]
 pub(crate) struct Starter {
@@ -689,7 +807,9 @@ pub(crate) struct Starter {
 impl Rank {
     /// The shared state of rank `rank` of `ranks`, a group of `t` threads, on a machine that runs
     /// `busy` processes in all (the group's barrier spins only when they fit its cores), and
-    /// the parkers of its processes.
+    /// the parkers of its processes. `one_address_space`: every rank is in this OS process
+    /// (the in-process transport); otherwise the transport moves large transfers point to
+    /// point.
     pub(crate) fn new(
         rank: usize,
         ranks: usize,
@@ -702,10 +822,14 @@ impl Rank {
             recv: UnsafeCell::default(),
             replies_out: (0..t).map(|_| UnsafeCell::default()).collect(),
             replies_in: UnsafeCell::default(),
-            large_in: (0..t).map(|_| UnsafeCell::default()).collect(),
+            receives: (0..t).map(|_| UnsafeCell::default()).collect(),
+            sends: (0..t).map(|_| UnsafeCell::default()).collect(),
             statuses: UnsafeCell::default(),
         };
-        (Arc::new(Rank { group, shared, rank, ranks, t, one_address_space }), parkers)
+        (
+            Arc::new(Rank { group, shared, rank, ranks, t, one_address_space, point_to_point: !one_address_space }),
+            parkers,
+        )
     }
 
     /// Wakes every process of the rank that waits (a failure).
@@ -756,9 +880,11 @@ impl Starter {
         leader: Option<Box<Leader>>,
     ) -> (Endpoint, placement::Placed) {
         let (t, p) = (self.state.t, self.p);
-        let placed = placement::pin(self.local_rank * t + local, self.here * t);
+        // A rank of one process keeps the cores `mpirun` gave it.
+        let placed =
+            if t > 1 { placement::pin(self.local_rank * t + local, self.here * t) } else { placement::Placed::none() };
         let pid = self.pid(local);
-        let engine = Hybrid {
+        let engine = Driver {
             rank: self.state.clone(),
             parker,
             local,
@@ -775,7 +901,7 @@ impl Starter {
         };
         let outboxes = self.state.group.outboxes(local);
         let fate = self.fate.clone();
-        (Endpoint { engine: AnyEngine::Hybrid(Box::new(engine)), pid, nprocs: p, outboxes, fate }, placed)
+        (Endpoint { engine: AnyEngine::Driver(Box::new(engine)), pid, nprocs: p, outboxes, fate }, placed)
     }
 }
 
@@ -786,7 +912,7 @@ where
     R: Send,
     B: Fn(Endpoint) -> Option<R> + Sync,
 {
-    let p = super::threads::nprocs(want)?;
+    let p = super::group::nprocs(want)?;
     if groups == 0 || p % groups != 0 {
         return Err(Error::launch(format!(
             "{p} processes cannot be split into {groups} groups of the same size (in-process groups)"
@@ -828,10 +954,12 @@ where
         result
     };
     let cannot_start = |pid: usize, e: std::io::Error| starters[pid / t].cannot_start(pid % t, &e);
-    super::threads::run_all(args, &fate, start, cannot_start)
+    super::group::run_all(args, &fate, start, cannot_start)
 }
 
-/// The hybrid engine under `mpirun`: one rank per group, joined by the MPI transport.
+/// The MPI layouts: one group per MPI rank, of one process (T = 1, `MPI_THREAD_SINGLE`) or of
+/// T = `BSP_THREADS` (the rank's first thread alone calls MPI: `MPI_THREAD_FUNNELED`), joined
+/// by the MPI transport.
 #[cfg(feature = "mpi")]
 mod on_mpi {
     use std::sync::Arc;
@@ -842,28 +970,32 @@ mod on_mpi {
 
     use super::{Leader, Rank, Starter};
     use crate::Error;
-    use crate::engine::mpi::{local_ranks, ranks_from_env, report_once, with_world};
-    use crate::engine::threads::placement;
+    use crate::engine::group::placement;
+    use crate::engine::mpi::{RunEnd, abort_alone, ranks_from_env, report_once, with_world};
     use crate::engine::transport::ExchangeMode;
-    use crate::engine::transport::mpi::MpiTransport;
+    use crate::engine::transport::mpi::{MpiTransport, local_ranks};
     use crate::engine::{Endpoint, Fate, Want};
     use crate::env::THREADS_VAR;
 
-    /// Threads per rank: `Launch::threads_per_rank`, else `BSP_THREADS` (validated by `launch.rs`).
+    /// Threads per rank: `Launch::threads_per_rank`, else `BSP_THREADS` (validated by
+    /// `launch.rs`), else 1.
     fn threads(want: Want) -> Result<usize, Error> {
         match want.threads {
             Some(0) => Err(Error::launch(format!(
                 "cannot run 0 threads per rank ({THREADS_VAR} or `Launch::threads_per_rank`): ask for at least 1"
             ))),
-            Some(t) => Ok(t),
-            None => Err(Error::launch("the hybrid engine needs a number of threads per rank".to_string())),
+            t => Ok(t.unwrap_or(1)),
         }
     }
 
-    /// The number of processes under `mpirun` with threads per rank: ranks × threads, which an
-    /// explicit count must equal.
+    /// The number of processes under `mpirun`, and the threads per rank: with one, the number
+    /// asked for (surplus ranks take no part), else the ranks; with more, ranks × threads, which
+    /// an explicit count must equal.
     fn procs(want: Want, ranks: usize) -> Result<(usize, usize), Error> {
         let t = threads(want)?;
+        if t == 1 {
+            return crate::engine::mpi::procs(want, ranks).map(|p| (p, 1));
+        }
         let p = ranks * t;
         let rank_s = if ranks == 1 { "rank" } else { "ranks" };
         match want.requested {
@@ -875,10 +1007,10 @@ mod on_mpi {
         }
     }
 
-    /// `Launch::nprocs` under `mpirun` with threads per rank.
+    /// `Launch::nprocs` under `mpirun`.
     pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
-        if want.threads == Some(1) {
-            return crate::engine::mpi::nprocs(Want { threads: None, ..want });
+        if threads(want)? == 1 {
+            return crate::engine::mpi::nprocs(want);
         }
         let ranks = ranks_from_env().ok_or_else(|| {
             Error::launch("started by mpirun, but the number of ranks is not in the environment".to_string())
@@ -889,21 +1021,18 @@ mod on_mpi {
     /// Runs `body` at the endpoints of this rank's processes, one thread each (the rank's first on
     /// this thread, which alone calls MPI).
     ///
-    /// A layout that needs only one of the other engines gets that engine, which is as fast as it
-    /// can be: one thread per rank is the MPI engine (with its rules for the number of processes),
-    /// and a single rank is the threads engine (MPI is initialised, and nothing calls it). Either
-    /// way MPI stays at `MPI_THREAD_SINGLE`, which Open MPI serves without a lock per call.
+    /// A single rank of several threads is the threads engine (MPI is initialised, and nothing
+    /// calls it). Without threads beside the first, MPI stays at `MPI_THREAD_SINGLE`, which Open
+    /// MPI serves without a lock per call.
     pub(crate) fn launch<R, B>(want: Want, body: B) -> Result<Vec<R>, Error>
     where
         R: Send,
         B: Fn(Endpoint) -> Option<R> + Sync,
     {
-        let ranks = ranks_from_env();
-        match (want.threads, ranks) {
-            (Some(1), _) => crate::engine::mpi::launch(Want { threads: None, ..want }, body),
-            (Some(t), Some(1)) if t > 1 => with_world(mpi::Threading::Single, |world| match want.requested {
+        match (threads(want), ranks_from_env()) {
+            (Ok(t), Some(1)) if t > 1 => with_world(mpi::Threading::Single, |world| match want.requested {
                 Some(q) if q != t => Err(report_once(&world, procs(want, 1).expect_err("a count other than 1 · t"))),
-                _ => match crate::engine::threads::launch(
+                _ => match crate::engine::group::launch(
                     Want { requested: Some(t), default: None, threads: None, groups: None },
                     body,
                 ) {
@@ -917,7 +1046,8 @@ mod on_mpi {
                     r => r,
                 },
             }),
-            _ => with_world(mpi::Threading::Funneled, |world| run_on(world, want, body)),
+            (Ok(t), _) if t > 1 => with_world(mpi::Threading::Funneled, |world| run_on(world, want, body)),
+            _ => with_world(mpi::Threading::Single, |world| run_on(world, want, body)),
         }
     }
 
@@ -926,7 +1056,9 @@ mod on_mpi {
         R: Send,
         B: Fn(Endpoint) -> Option<R> + Sync,
     {
-        let (starter, first, leader, fence) = set_up(&world, want)?;
+        let Some((starter, first, leader, fence)) = set_up(&world, want)? else {
+            return Ok(Vec::new()); // a surplus rank takes no part
+        };
         let (rank, t, fate) = (starter.state.rank, starter.state.t, starter.fate.clone());
         let start = |local: usize, parker: Parker, leader: Option<Box<Leader>>| {
             let (endpoint, placed) = starter.endpoint(local, parker, leader);
@@ -954,13 +1086,13 @@ mod on_mpi {
                 // A failure of this rank only: end every rank now, without joining rank-mates that
                 // may compute for a long time before their next runtime call (the leader is the
                 // thread that may call MPI).
-                crate::engine::mpi::abort_alone(&world, fate.take_failure());
+                abort_alone(&world, fate.take_failure());
             }
             results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
             results
         });
         if fate.is_failed() {
-            return Err(crate::engine::mpi::RunEnd::new(fence, fate, rank).failed(&world));
+            return Err(RunEnd::new(fence, fate, rank).failed(&world));
         }
         results
             .into_iter()
@@ -971,34 +1103,37 @@ mod on_mpi {
             .collect()
     }
 
-    /// Sets up this rank's part of a hybrid run of the processes `want` asks for on the ranks of
-    /// `world`: what starts its processes, the first process's parker and the leader's part (for
-    /// the rank's first process, on this thread), and a communicator for reporting a failure.
-    #[allow(clippy::type_complexity, reason = "the parts of a rank's run, each with its own owner")]
-    pub(crate) fn set_up(
-        world: &SimpleCommunicator,
-        want: Want,
-    ) -> Result<(Starter, Parker, Box<Leader>, SimpleCommunicator), Error> {
+    /// The parts of a rank's run: what starts its processes, the first process's parker and
+    /// the leader's part (for the rank's first process, on this thread), and a communicator
+    /// for reporting a failure.
+    pub(crate) type Parts = (Starter, Parker, Box<Leader>, SimpleCommunicator);
+
+    /// Sets up this rank's part of a run of the processes `want` asks for on the ranks of
+    /// `world`, or `None` on a surplus rank, which takes no part.
+    pub(crate) fn set_up(world: &SimpleCommunicator, want: Want) -> Result<Option<Parts>, Error> {
         let (rank, ranks) = (world.rank() as usize, world.size() as usize);
         let (p, t) = match procs(want, ranks) {
             Ok(pt) => pt,
             Err(e) => return Err(report_once(world, e)),
         };
-        let comm = world.split_by_color(Color::with_value(0)).expect("every rank takes part");
+        let groups = p / t;
+        let color = if rank < groups { Color::with_value(0) } else { Color::undefined() };
+        let Some(comm) = world.split_by_color(color) else {
+            return Ok(None);
+        };
         let fence = comm.duplicate();
         // The ranks on this machine and this rank's place among them: its threads are pinned, one
         // core each, only when the cores this rank may use hold every thread of them all (unbound
         // ranks); a rank bound to a few cores leaves its threads free on them. The barrier spins
         // only when the machine is not oversubscribed.
         let (here, local_rank) = local_ranks();
-        debug_assert_eq!(p, ranks * t);
-        let (state, parkers) = Rank::new(rank, ranks, t, here * t, false);
+        let (state, parkers) = Rank::new(rank, groups, t, here * t, false);
         let fate = {
             let state = state.clone();
             Arc::new(Fate::new(Box::new(move || state.poison())))
         };
         let leader = Leader::new(Box::new(MpiTransport::new(comm)), ExchangeMode::from_env());
         let (starter, first) = Starter::new(state, parkers, fate, (here, local_rank));
-        Ok((starter, first, leader, fence))
+        Ok(Some((starter, first, leader, fence)))
     }
 }

@@ -51,6 +51,16 @@ mod linux {
 /// The affinity to restore when a process leaves its core (`None`: nothing to restore).
 pub(crate) struct Placed(#[cfg(target_os = "linux")] Option<linux::CpuSet>);
 
+impl Placed {
+    /// Nothing pinned, nothing to restore.
+    pub(crate) fn none() -> Placed {
+        Placed(
+            #[cfg(target_os = "linux")]
+            None,
+        )
+    }
+}
+
 /// Pins the calling thread (process `pid` of `nprocs`) to a core of its own, if the cores this
 /// thread may use are at least `nprocs`. Returns what `release` needs to undo it.
 pub(crate) fn pin(pid: usize, nprocs: usize) -> Placed {
