@@ -90,6 +90,15 @@ fn fail(proc: &mut Proc, payload: Box<dyn std::any::Any + Send>) -> ! {
     let error = foreign::failure(unsafe { &*proc.ctx }, payload);
     let error = match proc.session.as_mut() {
         Some(session) => session.failed(error),
+        None if foreign::on_mpi() => {
+            // A process of a hybrid rank other than its first. Its failure is recorded, which
+            // wakes the rank's first process if it waits in the runtime; that process reports
+            // the failure for the whole job (once, by rank 0, when every rank found it alike:
+            // `Session::failed`) and ends the program. This thread waits for that.
+            loop {
+                std::thread::park();
+            }
+        }
         None => error,
     };
     if foreign::is_quiet(&error) { exit_with(None) } else { exit_with(Some(&error.to_string())) }

@@ -54,6 +54,14 @@ pub fn mpi_rank() -> Option<usize> {
     None
 }
 
+/// Whether the library runs on MPI: the program was started by `mpirun` and built with MPI.
+pub fn on_mpi() -> bool {
+    #[cfg(feature = "mpi")]
+    return crate::engine::mpi::started_by_mpirun();
+    #[cfg(not(feature = "mpi"))]
+    false
+}
+
 /// How many processes `bsp_begin(bsp_nprocs())` would start (`bsp_nprocs` before `bsp_begin`):
 /// `BSP_NPROCS`, else the number of cores; under `mpirun`, the number of ranks.
 ///
@@ -223,7 +231,11 @@ impl Session {
             if let Err(payload) = outcome {
                 record(&self.ctx, payload);
             }
-            // The rank's other processes (hybrid engine).
+            // The rank's other processes (hybrid engine); after a failure, one of them may wait
+            // for the program's exit (the C library's failed calls do), so nobody is joined.
+            if self.ctx.fate.is_failed() {
+                self.others.clear();
+            }
             self.join_others();
             let result = if self.ctx.fate.is_failed() {
                 Err(end.failed(&world.comm()))

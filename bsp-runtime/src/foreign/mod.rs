@@ -30,7 +30,7 @@ mod regs;
 
 pub use bsmp::{get_tag, hpmove, move_message, qsize, send, set_tagsize};
 pub use gp::{Elements, GpTable, Packed};
-pub use launch::{Session, Spmd, begin, failure, is_quiet, mpi_rank, procs_available};
+pub use launch::{Session, Spmd, begin, failure, is_quiet, mpi_rank, on_mpi, procs_available};
 pub use regs::Registry;
 
 use crate::Ctx;
