@@ -94,10 +94,13 @@ fn fail(proc: &mut Proc, payload: Box<dyn std::any::Any + Send>) -> ! {
             // A process of a hybrid rank other than its first. Its failure is recorded, which
             // wakes the rank's first process if it waits in the runtime; that process reports
             // the failure for the whole job (once, by rank 0, when every rank found it alike:
-            // `Session::failed`) and ends the program. This thread waits for that.
-            loop {
-                std::thread::park();
+            // `Session::failed`) and ends the program. This thread waits for that, for a
+            // second at most: if the first process computes, this one reports it.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+            while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+                std::thread::park_timeout(left);
             }
+            error
         }
         None => error,
     };
