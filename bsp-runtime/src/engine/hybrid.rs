@@ -58,7 +58,7 @@
 use std::cell::UnsafeCell;
 use std::sync::Arc;
 
-use crossbeam_utils::sync::Parker;
+use crate::primitive::Parker;
 
 use super::threads::{Group, placement, serve_in_place};
 use super::transport::in_process::{Board, InProcess};
@@ -836,7 +836,7 @@ where
 mod on_mpi {
     use std::sync::Arc;
 
-    use crossbeam_utils::sync::Parker;
+    use crate::primitive::Parker;
     use mpi::topology::{Color, SimpleCommunicator};
     use mpi::traits::*;
 

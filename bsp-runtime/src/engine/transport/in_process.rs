@@ -17,7 +17,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crossbeam_utils::sync::Parker;
+use crate::primitive::Parker;
 
 use super::{Block, Landing, Out, Transport};
 use crate::engine::Poisoned;
