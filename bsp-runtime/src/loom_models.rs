@@ -1,4 +1,6 @@
-//! Loom models of the barrier (`engine/threads/barrier.rs`) and of the hand-offs built on it:
+//! Loom models of the barrier (`engine/threads/barrier.rs`) and of the hand-offs built on it (a
+//! group's leader writing between two barriers what the others read after the second; a word
+//! crossing groups through the real in-process transport, `engine/transport/in_process.rs`):
 //! loom runs each model under every interleaving of its threads (up to `LOOM_MAX_PREEMPTIONS`
 //! preemptions, 2 by default here) and every value a load may return under the C++ memory model,
 //! and fails on a data race on a loom `UnsafeCell` (an access not ordered after the previous
@@ -7,14 +9,16 @@
 //! hints then come from loom (`primitive.rs`), and its patience is one poll of each kind and one
 //! yield before it parks, so that the models reach the spinning, yielding and parking paths.
 //!
-//! Every non-`Relaxed` ordering of the barrier is needed by one of these models: weakened, a
-//! model fails (a race on a cell, or a lost wake-up).
+//! Every non-`Relaxed` ordering and fence of the barrier is needed by one of these models:
+//! weakened, a model fails (a race on a cell, or a lost wake-up).
 
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 
 use crate::engine::Poisoned;
 use crate::engine::threads::barrier::{Barrier, Strategy};
+use crate::engine::transport::Transport;
+use crate::engine::transport::in_process::{Board, InProcess};
 use crate::primitive::Parker;
 use crate::primitive::model::paths;
 
@@ -99,6 +103,7 @@ fn flag(n: usize, e: usize, q: usize) -> u64 {
 fn meet(n: usize, strategy: Strategy, epochs: usize) -> (u64, u64) {
     explore(&format!("{n} meet {epochs} times, {strategy:?}"), move || {
         let (barrier, parkers) = Barrier::with_strategy(n, strategy);
+        assert_eq!(barrier.strategy(), strategy);
         let barrier = Arc::new(barrier);
         let words = Arc::new(Cells::new(2 * n));
         run(parkers, move |pid, parker| {
@@ -248,4 +253,77 @@ fn loom_group_hands_the_leaders_buffer_to_every_process_dissemination() {
 fn loom_group_hands_the_leaders_buffer_to_every_process_central() {
     reached("hand-off, central", hand_off(2, Strategy::Central, 2));
     hand_off(3, Strategy::Central, 1);
+}
+
+/// The whole path of a word between groups, with the real in-process transport
+/// (`transport/in_process.rs`): group 0 has two processes, its leader and one other; group 1
+/// only its leader. As in `Hybrid::arrive` and `send_blocks`, group 0's processes write their
+/// outboxes and meet at their group's barrier; its leader reads both outboxes, combines the
+/// flags with group 1's leader (`Transport::all_or`) and exchanges with it
+/// (`Transport::exchange`: mailboxes behind mutexes between two barriers of the leaders'
+/// board), receiving into the group's shared buffer; after the group's second barrier the other
+/// process reads that buffer (`read_blocks`) and must find group 1's word, and the OR of all
+/// three processes' flags. One sync, with the leaders' board barrier as `Board::new` picks it
+/// for two processes on this machine.
+fn across_groups(strategy: Strategy) -> (u64, u64) {
+    explore(&format!("two groups (2 + 1) over the in-process transport, {strategy:?}"), move || {
+        let (barrier, parkers) = Barrier::with_strategy(2, strategy);
+        let barrier = Arc::new(barrier);
+        let mut parkers = parkers.into_iter();
+        let (parker0, parker1) = (parkers.next().expect("two processes"), parkers.next().expect("two processes"));
+        let (board, leaders) = Board::new(2, 2);
+        let mut leaders = leaders.into_iter();
+        let (lead0, lead1) = (leaders.next().expect("two leaders"), leaders.next().expect("two leaders"));
+        // The outboxes of group 0's processes (one word each here), and its shared buffer.
+        let cells = Arc::new(Cells::new(2));
+        let recv = Arc::new(Buffer(UnsafeCell::new(Vec::new())));
+        let outbox = |q: usize| (q as u64 + 1) << 8;
+        let (remote, all_flags) = (7, 0b111);
+        let other_group = {
+            let board = board.clone();
+            loom::thread::spawn(move || {
+                let mut transport = InProcess::new(board, 1, lead1);
+                assert_eq!(transport.all_or(0b100).expect("nobody fails"), all_flags, "group 1");
+                let mut got = Vec::new();
+                transport.exchange(&[remote], &[1, 0], &mut got).expect("nobody fails");
+                assert_eq!(got, [outbox(0) + outbox(1)], "group 1 receives group 0's block");
+            })
+        };
+        let other = {
+            let (barrier, cells, recv) = (barrier.clone(), cells.clone(), recv.clone());
+            loom::thread::spawn(move || {
+                cells.write(1, outbox(1));
+                barrier.wait(1, &parker1, 0b010).expect("nobody fails");
+                assert_eq!(barrier.wait(1, &parker1, 0).expect("nobody fails"), all_flags, "group 0's other process");
+                // SAFETY: read after the group's second barrier (loom checks the leader's write).
+                recv.0.with(|r| assert_eq!(unsafe { &*r }, &[remote], "what the leader received"));
+            })
+        };
+        // Group 0's leader, on the model's thread.
+        cells.write(0, outbox(0));
+        let combined = barrier.wait(0, &parker0, 0b001).expect("nobody fails");
+        let mut transport = InProcess::new(board, 0, lead0);
+        let all = transport.all_or(combined).expect("nobody fails");
+        let block = cells.read(0) + cells.read(1);
+        // SAFETY: written between the group's barriers, where the other process waits (loom
+        // checks it).
+        recv.0.with_mut(|r| transport.exchange(&[block], &[0, 1], unsafe { &mut *r }).expect("nobody fails"));
+        assert_eq!(barrier.wait(0, &parker0, all).expect("nobody fails"), all_flags, "group 0's leader");
+        // SAFETY: the leader's own write.
+        recv.0.with(|r| assert_eq!(unsafe { &*r }, &[remote], "what the leader received"));
+        other_group.join().unwrap();
+        other.join().unwrap();
+    })
+}
+
+/// A group's shared buffer (`Shared::recv` in `hybrid.rs`).
+struct Buffer(UnsafeCell<Vec<u64>>);
+
+// SAFETY: written by the leader between two barriers, read after the second (loom checks it).
+unsafe impl Sync for Buffer {}
+
+#[test]
+fn loom_a_word_crosses_groups_through_the_in_process_transport() {
+    across_groups(Strategy::Dissemination);
+    across_groups(Strategy::Central);
 }

@@ -1,4 +1,5 @@
-//! The synchronisation primitives the barrier is built from: the standard library's (and
+//! The synchronisation primitives the barrier and the in-process transport's mailboxes are
+//! built from: the standard library's (and
 //! crossbeam's parker) in every build, loom's when the crate's unit tests are compiled with
 //! `--cfg loom` (`scripts/loom`), so that the loom models (`loom_models.rs`) check every
 //! interleaving of the real barrier code. Outside the models these are plain re-exports: they
@@ -11,6 +12,8 @@ pub(crate) use std::hint::spin_loop;
 #[cfg(not(all(test, loom)))]
 pub(crate) use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
 #[cfg(not(all(test, loom)))]
+pub(crate) use std::sync::{Mutex, MutexGuard};
+#[cfg(not(all(test, loom)))]
 pub(crate) use std::thread::yield_now;
 #[cfg(not(all(test, loom)))]
 pub(crate) use std::time::Instant;
@@ -19,6 +22,8 @@ pub(crate) use std::time::Instant;
 pub(crate) use self::model::{Instant, Parker, Unparker, spin_loop, yield_now};
 #[cfg(all(test, loom))]
 pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
+#[cfg(all(test, loom))]
+pub(crate) use loom::sync::{Mutex, MutexGuard};
 
 /// Loom's counterparts of what loom does not provide as such: a parker with crossbeam's
 /// contract, a clock, and the spin and yield hints, which also count how often a model took

@@ -417,7 +417,8 @@ impl Barrier {
     }
 }
 
-#[cfg(test)]
+// Not under loom, whose primitives run only inside its models (`loom_models.rs`).
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use std::time::Duration;
