@@ -156,8 +156,12 @@ mod ext;
 #[doc(hidden)]
 pub mod foreign;
 mod launch;
+// Loom models of the barrier and of the hand-offs between barriers (`scripts/loom`).
+#[cfg(all(test, loom))]
+mod loom_models;
 mod observe;
 mod outbox;
+mod primitive;
 mod reg;
 mod same;
 mod superstep;

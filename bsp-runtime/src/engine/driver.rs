@@ -64,7 +64,7 @@
 use std::cell::UnsafeCell;
 use std::sync::Arc;
 
-use crossbeam_utils::sync::Parker;
+use crate::primitive::Parker;
 
 use super::group::{Group, placement, serve_in_place};
 use super::transport::in_process::{Board, InProcess};
@@ -964,7 +964,7 @@ where
 mod on_mpi {
     use std::sync::Arc;
 
-    use crossbeam_utils::sync::Parker;
+    use crate::primitive::Parker;
     use mpi::topology::{Color, SimpleCommunicator};
     use mpi::traits::*;
 

@@ -32,8 +32,10 @@
 //!   or the compare-exchange does (the swap sees `SLEEP` and unparks). A `Parker` keeps an
 //!   unpark that comes before the park.
 //! - Central: a waiter stores `sleeping[pid] = true` and then re-reads the epoch word; the last
-//!   arrival stores the epoch word and then reads `sleeping`. All four are `SeqCst`, so in their
-//!   single total order one of the two sees the other (the store-buffering pattern).
+//!   arrival stores the epoch word and then reads `sleeping`. Each puts a `SeqCst` fence between
+//!   its store and its load, so in the fences' single total order one of the two sees the other
+//!   (the store-buffering pattern). Fences, rather than `SeqCst` accesses, because loom checks
+//!   them (it models `SeqCst` accesses as `AcqRel` only); on x86 either costs one full barrier.
 //! - Poison: [`Barrier::poison`] stores `poisoned` and then unparks *every* process,
 //!   unconditionally. A waiter checks `poisoned` before each park; if the poison comes after the
 //!   check, its unpark comes after it too, and the park returns.
@@ -66,21 +68,21 @@
 //!   every process's arrival.
 //! - Central: each arrival's `arrived.fetch_add(AcqRel)` continues the release sequence on
 //!   `arrived`, so the last arrival acquires every earlier arrival's writes (their flag slots
-//!   and outboxes). Its `SeqCst` store of `word` (a release store) pairs with the waiters'
-//!   `Acquire`/`SeqCst` loads of it, publishing the reset counter and everyone's writes.
+//!   and outboxes). Its `Release` store of `word` pairs with the waiters' `Acquire` loads of
+//!   it, publishing the reset counter and everyone's writes.
 //! - `Relaxed` everywhere else: each process's own epoch counter (only it touches it), the flag
 //!   slots of the central barrier (published by the `arrived` release sequence), `poisoned`
 //!   (ordered by the unpark/park handshake, see above), the `SLEEP` compare-exchange (only its
 //!   place in the slot's modification order matters; the data is acquired by the next load).
 
-use std::hint::spin_loop;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
-use crossbeam_utils::sync::{Parker, Unparker};
 
 use crate::engine::Poisoned;
+use crate::primitive::{
+    AtomicBool, AtomicU64, AtomicUsize, Instant, Ordering, Parker, Unparker, fence, spin_loop, yield_now,
+};
 
 /// How many low bits of a word carry flags; the bits above carry the epoch tag and `SLEEP`.
 pub(crate) const FLAG_BITS: u32 = 56;
@@ -126,9 +128,17 @@ impl Patience {
 
 /// For processes that own a core: a sync of balanced supersteps completes within the spin, so
 /// no process pays for a wake-up (tens of µs). The spin lasts ~3–30 µs (depending on `pause`).
+#[cfg(not(all(test, loom)))]
 const PATIENT: Patience = Patience { busy: 1 << 10, paced: 1 << 8, yields: 8 };
 /// For more processes than cores: the core is better given to a process that still computes.
+#[cfg(not(all(test, loom)))]
 const OVERSUBSCRIBED: Patience = Patience { busy: 16, paced: 16, yields: 2 };
+/// Under loom, which explores every interleaving of every poll: one poll of each kind and one
+/// yield, then the park.
+#[cfg(all(test, loom))]
+const PATIENT: Patience = Patience { busy: 1, paced: 1, yields: 1 };
+#[cfg(all(test, loom))]
+const OVERSUBSCRIBED: Patience = PATIENT;
 /// A `yield_now` that takes longer than this ran another thread on this core (an idle yield is
 /// a system call of well under a µs).
 const YIELD_RAN_ANOTHER: Duration = Duration::from_micros(3);
@@ -340,7 +350,7 @@ impl Barrier {
                 return Err(Poisoned);
             }
             let start = Instant::now();
-            std::thread::yield_now();
+            yield_now();
             if start.elapsed() > YIELD_RAN_ANOTHER {
                 me.shared_core.store(true, Ordering::Relaxed);
             }
@@ -371,12 +381,15 @@ impl Barrier {
             // Relaxed: published by the store of `word` below, which every next arrival
             // acquires before it increments `arrived` again.
             c.arrived.store(0, Ordering::Relaxed);
-            // SeqCst (a release store): publishes the result and the reset, pairs with the
-            // waiters' loads; SeqCst for the sleeping handshake (module docs).
-            c.word.store(tag(epoch.wrapping_add(1)) | all, Ordering::SeqCst);
+            // Release: publishes the result and the reset, pairs with the waiters' Acquire
+            // loads.
+            c.word.store(tag(epoch.wrapping_add(1)) | all, Ordering::Release);
+            // SeqCst: the waker side of the sleeping handshake (module docs), paired with the
+            // fence of every waiter's `sleep`.
+            fence(Ordering::SeqCst);
             for (i, s) in c.sleeping.iter().enumerate() {
-                // SeqCst: the waker side of the sleeping handshake (module docs).
-                if s.load(Ordering::SeqCst) {
+                // Relaxed: ordered by the fence above.
+                if s.load(Ordering::Relaxed) {
                     self.unparkers[i].unpark();
                 }
             }
@@ -389,9 +402,12 @@ impl Barrier {
             (v & TAG_MASK == want).then_some(v & FLAG_MASK)
         };
         let sleep = || {
-            // SeqCst: the sleeper side of the handshake (module docs).
-            c.sleeping[pid].store(true, Ordering::SeqCst);
-            if c.word.load(Ordering::SeqCst) & TAG_MASK != want && !self.is_poisoned() {
+            // Relaxed (both): ordered by the fence between them, the sleeper side of the
+            // handshake (module docs), paired with the last arrival's fence. The load only
+            // decides whether to park; the next poll acquires the word.
+            c.sleeping[pid].store(true, Ordering::Relaxed);
+            fence(Ordering::SeqCst);
+            if c.word.load(Ordering::Relaxed) & TAG_MASK != want && !self.is_poisoned() {
                 parker.park();
             }
             // Relaxed: a stale `true` costs the waker one spare unpark, never a lost one.
@@ -401,7 +417,8 @@ impl Barrier {
     }
 }
 
-#[cfg(test)]
+// Not under loom, whose primitives run only inside its models (`loom_models.rs`).
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use std::time::Duration;

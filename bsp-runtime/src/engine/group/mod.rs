@@ -21,8 +21,8 @@ use std::cell::UnsafeCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::primitive::Parker;
 use crossbeam_utils::CachePadded;
-use crossbeam_utils::sync::Parker;
 
 use super::{AnyEngine, Endpoint, Engine, Fate, Outboxes, Peers, Poisoned, ReadResults, RegRow, Status, Want};
 use crate::Error;

@@ -15,9 +15,9 @@
 //! hand-over needs no `unsafe`. One failure record serves the whole run: a failure poisons every
 //! group's barrier and the leaders', so every waiting process wakes.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use crossbeam_utils::sync::Parker;
+use crate::primitive::{Mutex, MutexGuard, Parker};
 
 use super::{Block, Landing, Out, Transport};
 use crate::engine::Poisoned;
@@ -45,7 +45,7 @@ impl Board {
         self.barrier.poison();
     }
 
-    fn mailbox(&self, src: usize, dst: usize) -> std::sync::MutexGuard<'_, Vec<u64>> {
+    fn mailbox(&self, src: usize, dst: usize) -> MutexGuard<'_, Vec<u64>> {
         // A mailbox holds plain words: a leader that panicked while holding it (the run has
         // failed then) leaves nothing inconsistent.
         self.boxes[src * self.ranks + dst].lock().unwrap_or_else(|e| e.into_inner())
