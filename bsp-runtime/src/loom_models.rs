@@ -285,7 +285,7 @@ fn across_groups(strategy: Strategy) -> (u64, u64) {
                 let mut transport = InProcess::new(board, 1, lead1);
                 assert_eq!(transport.all_or(0b100).expect("nobody fails"), all_flags, "group 1");
                 let mut got = Vec::new();
-                transport.exchange(&[remote], &[1, 0], &mut got).expect("nobody fails");
+                transport.exchange(&[remote], &[1, 0], &mut got, 1).expect("nobody fails");
                 assert_eq!(got, [outbox(0) + outbox(1)], "group 1 receives group 0's block");
             })
         };
@@ -307,7 +307,7 @@ fn across_groups(strategy: Strategy) -> (u64, u64) {
         let block = cells.read(0) + cells.read(1);
         // SAFETY: written between the group's barriers, where the other process waits (loom
         // checks it).
-        recv.0.with_mut(|r| transport.exchange(&[block], &[0, 1], unsafe { &mut *r }).expect("nobody fails"));
+        recv.0.with_mut(|r| transport.exchange(&[block], &[0, 1], unsafe { &mut *r }, 1).expect("nobody fails"));
         assert_eq!(barrier.wait(0, &parker0, all).expect("nobody fails"), all_flags, "group 0's leader");
         // SAFETY: the leader's own write.
         recv.0.with(|r| assert_eq!(unsafe { &*r }, &[remote], "what the leader received"));
