@@ -53,19 +53,86 @@ impl Ctx {
         // copy, so that the caller's variable stays in a register (see `Ctx::put_combine`).
         let dst = dst.as_remote();
         match src.elems() {
-            [one] if is_register_sized::<T>() => put_copy(one, |one| self.queue_put(pid, one, dst, offset)),
+            [one] if is_register_sized::<T>() => put_copy(one, |one| self.queue_put_one(pid, one[0], dst, offset)),
             many => self.queue_put(pid, many, dst, offset),
         }
     }
 
+    /// [`queue_put`](Ctx::queue_put) of one small element, passed by value: the quick path
+    /// then knows the length, and the value needs no memory of the caller's. A put to the
+    /// target of the last one that fits the queue's spare capacity makes no call.
+    #[track_caller]
+    #[inline(never)]
+    fn queue_put_one<T: Value>(&self, pid: usize, value: T, dst: Remote<'_, T>, offset: usize) {
+        self.check_live("put");
+        self.check_handle("put", dst.run_id, dst.pid, dst.serial);
+        let size = std::mem::size_of::<T>();
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let out = unsafe { self.outbox() };
+        if !out.quick_put::<true>(pid, dst.serial, (offset, 1, size), bytemuck::bytes_of(&value)) {
+            self.queue_put_one_more(pid, value, dst, offset);
+        }
+    }
+
+    /// The rest of [`queue_put_one`](Ctx::queue_put_one).
+    #[track_caller]
+    #[inline(never)]
+    fn queue_put_one_more<T: Value>(&self, pid: usize, value: T, dst: Remote<'_, T>, offset: usize) {
+        let bytes = bytemuck::bytes_of(&value);
+        if !self.quick_put_more(pid, dst.serial, (offset, 1, std::mem::size_of::<T>()), bytes) {
+            self.queue_put_checked(pid, std::slice::from_ref(&value), dst, offset);
+        }
+    }
+
+    /// The out-of-line part of `put`: a put to the target of the last checked put of the
+    /// superstep, or into its registration, checks only the handle, the process and the extent
+    /// ([`quick_put_more`](Ctx::quick_put_more)); any other takes the whole path.
     #[track_caller]
     #[inline(never)]
     fn queue_put<T: Value>(&self, pid: usize, src: &[T], dst: Remote<'_, T>, offset: usize) {
+        self.check_live("put");
+        self.check_handle("put", dst.run_id, dst.pid, dst.serial);
+        let bytes = bytemuck::cast_slice(src);
+        if !self.quick_put_more(pid, dst.serial, (offset, src.len(), std::mem::size_of::<T>()), bytes) {
+            self.queue_put_checked(pid, src, dst, offset);
+        }
+    }
+
+    /// Queues a buffered put of `bytes` (`n` elements of `size` bytes) at element `offset` of
+    /// registration `serial` on `pid`, a handle of this process that is live, if the last
+    /// checked put of the superstep went into that registration: to the same process (its
+    /// extent noted), or to another, whose extent there this looks up (and notes). Returns
+    /// whether it did; if not (another registration, a process out of range, a put past the
+    /// extent, of nothing, or bulk), nothing changed, and the caller takes the checked path.
+    /// Shared by `put` and BSPlib's `bsp_put` (`foreign/regs.rs`).
+    #[inline(never)]
+    pub(crate) fn quick_put_more(&self, pid: usize, serial: u64, elems: (usize, usize, usize), bytes: &[u8]) -> bool {
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let out = unsafe { self.outbox() };
+        if out.quick_put::<false>(pid, serial, elems, bytes) {
+            return true;
+        }
+        // Another process: its extent of the same registration, effective (a checked put went
+        // into it in this superstep, and registrations change only at syncs).
+        let Some(slot) = out.hit_slot(serial) else { return false };
+        let extent = self.state.borrow().table.get(slot, serial).and_then(|e| e.remote.get(pid)).map(|r| r.1);
+        let Some(extent) = extent else { return false };
+        out.note_hit(pid, slot, serial, extent);
+        out.quick_put::<false>(pid, serial, elems, bytes)
+    }
+
+    /// `put` with every check: the first put of a superstep into a registration, and any put
+    /// the quick path refuses (to fail with its message, or one of nothing or bulk).
+    #[track_caller]
+    #[inline(never)]
+    fn queue_put_checked<T: Value>(&self, pid: usize, src: &[T], dst: Remote<'_, T>, offset: usize) {
         let r = self.resolve("put", pid, dst, offset, src.len());
         if r.bytes == 0 {
             return;
         }
         self.queue_buffered_put(pid, r.slot, r.byte_offset, bytemuck::cast_slice(src));
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        unsafe { self.outbox() }.note_hit(pid, r.slot, dst.serial, r.extent);
     }
 
     #[inline]

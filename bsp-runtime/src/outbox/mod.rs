@@ -382,6 +382,44 @@ impl DestQueue {
         true
     }
 
+    /// [`push_buffered`](DestQueue::push_buffered) if the put fits the spare capacity of the
+    /// queue's buffers, with no call and no panic on its path (the quick path of `put`, which
+    /// then needs no stack frame); returns whether it did (if not, nothing changed).
+    #[inline(always)]
+    pub(crate) fn push_buffered_in_place(&mut self, slot: u32, byte_offset: usize, bytes: &[u8]) -> bool {
+        let (at, len) = (self.put_data.len(), bytes.len());
+        if self.put_data.capacity() - at < len || len > PutRec::MAX_LEN {
+            return false;
+        }
+        match self.puts.last_mut() {
+            // As in `push_buffered`: `len_kind` is the plain length only for a buffered,
+            // non-combining record, and exceeds `MAX_LEN` otherwise.
+            Some(last)
+                if last.len_kind as usize + len <= PutRec::MAX_LEN
+                    && last.src + last.len_kind as usize == at
+                    && last.byte_offset + last.len_kind as usize == byte_offset
+                    && last.slot == slot =>
+            {
+                last.len_kind += len as u32;
+            }
+            _ => {
+                let n = self.puts.len();
+                let Some(rec) = self.puts.spare_capacity_mut().first_mut() else { return false };
+                rec.write(PutRec::new(slot, byte_offset, len, PutSrc::Buffered(at), false));
+                // SAFETY: the record after the `n` initialised ones was written just above,
+                // within the capacity.
+                unsafe { self.puts.set_len(n + 1) };
+            }
+        }
+        // SAFETY: the buffer has room for `len` more bytes (checked above), and `bytes` is not
+        // part of it (the caller's value), so the two do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.put_data.as_mut_ptr().add(at), len) };
+        // SAFETY: the `len` bytes after `at` were initialised just above, within the capacity.
+        unsafe { self.put_data.set_len(at + len) };
+        self.put_calls += 1;
+        true
+    }
+
     /// The last record and its operator, if it is a combining put whose bytes end `put_data`: a
     /// combining put with the same operator of the bytes after it continues it
     /// ([`extend_tail`](DestQueue::extend_tail)), as
@@ -627,6 +665,26 @@ pub(crate) struct Outbox {
     /// Where to note this process at a destination it first queues something for (an engine
     /// whose receivers visit only their senders): the lists, this process's pid, the parity.
     notes: Option<(Arc<Senders>, u32, usize)>,
+    /// The target of the last buffered put that took the checked path in this superstep
+    /// ([`Outbox::quick_put`]).
+    hit: Option<PutHit>,
+    /// Puts queued through [`Outbox::quick_put`] in this superstep: they are in the queues'
+    /// `put_calls`, not in the process's pending count, which adds them where it is read.
+    pub quick_puts: usize,
+}
+
+/// The target of a buffered put that was checked in this superstep: registration `serial` (in
+/// `slot`) on process `pid`, whose extent there is `extent` bytes. None of it changes before the
+/// sync (a registration changes only at a sync; a pop leaves it usable until then), and the
+/// sync clears the outbox.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PutHit {
+    pid: usize,
+    serial: u64,
+    slot: u32,
+    extent: usize,
+    /// The index of `pid`'s queue, once a put through the hit has found it (`usize::MAX` before).
+    index: usize,
 }
 
 impl Outbox {
@@ -676,6 +734,8 @@ impl Outbox {
         self.gets.clear();
         self.req_parts.clear();
         self.req_data.clear();
+        self.hit = None;
+        self.quick_puts = 0;
     }
 
     fn clear_queues(&mut self) {
@@ -776,6 +836,63 @@ impl Outbox {
         };
         self.last = Some((pid, i));
         i
+    }
+
+    /// Remembers that a buffered put into registration (`slot`, `serial`) on `pid`, whose
+    /// extent there is `extent` bytes, was checked and queued in this superstep, so that the
+    /// process's flags say it has puts: [`quick_put`](Outbox::quick_put) then queues the next
+    /// puts to the same target with only their extent checked.
+    #[inline]
+    pub(crate) fn note_hit(&mut self, pid: usize, slot: u32, serial: u64, extent: usize) {
+        self.hit = Some(PutHit { pid, serial, slot, extent, index: usize::MAX });
+    }
+
+    /// The slot of registration `serial` if the last checked put ([`note_hit`](Outbox::note_hit))
+    /// went into it (to any process).
+    #[inline]
+    pub(crate) fn hit_slot(&self, serial: u64) -> Option<u32> {
+        self.hit.filter(|h| h.serial == serial).map(|h| h.slot)
+    }
+
+    /// Queues a buffered put of `bytes` (`n` elements of `size` bytes, at element `offset`) into
+    /// registration `serial` on `pid`, if that is the target of the last checked put of this
+    /// superstep ([`note_hit`](Outbox::note_hit)), the put lies within the extent there, moves
+    /// something, and is not bulk: the checks that do not depend on the offset, and the flags,
+    /// were made for that put.
+    /// With `IN_PLACE`, only if an earlier put through the same hit found the queue, and the
+    /// put fits its spare capacity: then there is no call on the path. Returns whether it did; if not,
+    /// nothing changed.
+    #[inline(always)]
+    pub(crate) fn quick_put<const IN_PLACE: bool>(
+        &mut self,
+        pid: usize,
+        serial: u64,
+        (offset, n, size): (usize, usize, usize),
+        bytes: &[u8],
+    ) -> bool {
+        let Some(hit) = self.hit else { return false };
+        if hit.serial != serial || hit.pid != pid {
+            return false;
+        }
+        // (A put of zero-sized elements moves nothing: the checked path.)
+        let (Some(extent), slot) = (hit.extent.checked_div(size), hit.slot) else { return false };
+        if bytes.is_empty() || offset > extent || n > extent - offset || bytes.len() >= BULK_BYTES {
+            return false;
+        }
+        if IN_PLACE {
+            let Some(q) = self.queues.get_mut(hit.index) else { return false };
+            if !q.push_buffered_in_place(slot, offset * size, bytes) {
+                return false;
+            }
+        } else {
+            self.dest_for_puts(pid).push_buffered(slot, offset * size, bytes);
+            // `dest_for_puts` left `pid`'s queue as the last one looked up.
+            if let (Some(h), Some((_, i))) = (&mut self.hit, self.last) {
+                h.index = i;
+            }
+        }
+        self.quick_puts += 1;
+        true
     }
 
     /// What was queued for `pid` in this superstep, if anything.

@@ -254,9 +254,10 @@ impl Ctx {
     /// Called when the SPMD function returns: the last, collective, step.
     pub(crate) fn finish(&mut self) {
         self.check_live("the end of the SPMD function");
-        let (step, pending) = (self.step, self.state.get_mut().pending);
+        let (step, mut pending) = (self.step, self.state.get_mut().pending);
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         let out = unsafe { self.outbox() };
+        pending.puts += out.quick_puts;
         out.meta.arrival = Arrival::End;
         out.meta.step = step;
         out.meta.pending = pending;
