@@ -498,6 +498,12 @@ const MISUSE: &[(&str, &str)] = &[
         "error: process 2 failed: bsp_put with process 0: registration #1 (address 0x…): offset 14 + length 4 bytes is past the extent of 16 bytes that process 0 registered",
     ),
     (
+        "put-past-extent-after-puts",
+        "error: process 2 failed: bsp_put with process 0: registration #1 (address 0x…): offset 14 + length 4 bytes is past the extent of 16 bytes that process 0 registered",
+    ),
+    ("put-negative-offset-after-puts", "error: process 2 failed: bsp_put: the offset -4 is negative"),
+    ("put-bad-pid-after-puts", "error: process 2 failed: bsp_put: pid -1 is out of range (nprocs = 3)"),
+    (
         "get-past-extent",
         "error: process 2 failed: bsp_get with process 0: registration #1 (address 0x…): offset 16 + length 1 bytes is past the extent of 16 bytes that process 0 registered",
     ),
@@ -547,7 +553,7 @@ const MISUSE: &[(&str, &str)] = &[
     ("move-negative", "error: process 2 failed: bsp_move: the reception size -1 is negative"),
     (
         "pending-at-end",
-        "error: process * failed: communication queued after the last sync would never happen: process 2 has 1 put queued when the SPMD function returned in superstep 1; end the function with `sync()`",
+        "error: process * failed: communication queued after the last sync would never happen: process 2 has 3 puts queued when the SPMD function returned in superstep 1; end the function with `sync()`",
     ),
     (
         "sync-and-end",

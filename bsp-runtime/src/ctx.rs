@@ -339,6 +339,13 @@ impl Ctx {
         }
     }
 
+    /// Whether [`check_live`](Ctx::check_live) would pass (for a quick path that must not
+    /// panic, and leaves the failure to the checked path).
+    #[inline]
+    pub(crate) fn is_live(&self) -> bool {
+        !self.fate.is_failed() && !self.broken.get()
+    }
+
     /// The failure of [`check_live`](Ctx::check_live), out of the primitives' fast path.
     #[cold]
     #[inline(never)]

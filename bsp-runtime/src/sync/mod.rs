@@ -257,7 +257,7 @@ impl Ctx {
         let (step, mut pending) = (self.step, self.state.get_mut().pending);
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         let out = unsafe { self.outbox() };
-        pending.puts += out.quick_puts;
+        pending.puts += out.put_calls();
         out.meta.arrival = Arrival::End;
         out.meta.step = step;
         out.meta.pending = pending;
