@@ -128,7 +128,12 @@ impl Table {
             Some(s) => s,
             None => {
                 self.entries.push(None);
-                u32::try_from(self.entries.len() - 1).expect("more than 2^32 registrations")
+                // The two highest slots are never used: the wire format marks runs of puts
+                // with them (`engine/transport/wire.rs`).
+                u32::try_from(self.entries.len() - 1)
+                    .ok()
+                    .filter(|&s| s < u32::MAX - 1)
+                    .expect("more than 2^32 - 2 registrations")
             }
         };
         (slot, self.next_serial)
