@@ -193,6 +193,7 @@ pub extern "C" fn bsp_begin(maxprocs: c_int) {
         return;
     }
     quiet_panics();
+    foreign::driven_from_c();
     let spmd = *SPMD.lock().unwrap_or_else(|e| e.into_inner());
     let started: foreign::Spmd = Arc::new(move |ctx: &mut Ctx| run_started(ctx, spmd));
     let session = match foreign::begin(i64::from(maxprocs), started) {

@@ -67,7 +67,7 @@ impl Wait {
 
     pub(crate) fn name(self) -> &'static str {
         match self {
-            Wait::Sync => "`sync`",
+            Wait::Sync => crate::foreign::calls().sync,
             Wait::Registration => "a registration's sync",
             Wait::Collective => "a collective",
             Wait::GpArray => "a GP array's sync",

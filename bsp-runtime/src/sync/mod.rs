@@ -290,12 +290,15 @@ impl Ctx {
                 }
             }
             let plural = |v: &Vec<String>| if v.len() == 1 { "process" } else { "processes" };
+            let calls = crate::foreign::calls();
             self.fail_collective(format!(
-                "{} {} returned from the SPMD function while {} {} called `sync` (superstep {step}): every process must make the same number of syncs",
+                "{} {} {} while {} {} called {} (superstep {step}): every process must make the same number of syncs",
                 plural(&ended),
                 ended.join(", "),
+                calls.ended,
                 plural(&synced),
-                synced.join(", ")
+                synced.join(", "),
+                calls.sync
             ))
         }
         let culprits: Vec<String> = statuses
@@ -304,10 +307,13 @@ impl Ctx {
             .filter(|(_, st)| st.pending.total() > 0)
             .map(|(q, st)| format!("process {q} has {} queued", st.pending))
             .collect();
+        let calls = crate::foreign::calls();
         self.fail_collective(format!(
-            "communication queued after the last sync would never happen: {} when the SPMD function returned in superstep {}; end the function with `sync()`",
+            "communication queued after the last sync would never happen: {} {} in superstep {}; {}",
             culprits.join("; "),
-            self.step
+            calls.at_end,
+            self.step,
+            calls.end_advice
         ))
     }
 }
