@@ -342,7 +342,8 @@ pub unsafe extern "C" fn bsp_put(pid: c_int, src: *const c_void, dst: *mut c_voi
 /// (the last argument: the others stay in their registers).
 ///
 /// # Safety
-/// `proc` is [`current()`]; `src` must point to `nbytes` readable bytes.
+/// `proc` is the calling thread's process (`current()`); `src` must point to `nbytes` readable
+/// bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bspc_put(
     pid: c_int,

@@ -43,7 +43,7 @@ static FROM_C: AtomicBool = AtomicBool::new(false);
 /// Says that BSPlib's C interface drives the runtime in this OS process: `bsp_begin` calls it
 /// before the run starts. From then on, the runtime's messages name the C functions a C or
 /// Fortran program calls (`bsp_sync`, `bsp_push_reg`, `bsp_pop_reg`, `bsp_end`) where they
-/// would name the Rust API's ([`Calls`]).
+/// would name the Rust API's.
 pub fn driven_from_c() {
     // Relaxed: set before the run starts the threads that read it (spawning a thread orders
     // what its parent did before); under mpirun each rank sets its own before its run.
