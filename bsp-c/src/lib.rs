@@ -14,7 +14,6 @@
 //! again, from the start, where their own `bsp_begin` joins the run; their `bsp_end` leaves
 //! that function (`csrc/shim.c`). Under `mpirun` every rank runs `main` itself.
 
-use std::cell::Cell;
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
@@ -35,6 +34,12 @@ unsafe extern "C" {
     fn bspc_leave() -> !;
     /// The arguments `main` is run again with.
     fn bspc_set_arguments(argc: c_int, argv: *mut *mut c_char);
+    /// The calling thread's process, as [`bspc_set_current`] left it (null at first).
+    fn bspc_current() -> *mut c_void;
+    /// Sets the calling thread's process.
+    fn bspc_set_current(proc: *mut c_void);
+    /// `bspc_put` with the calling thread's process.
+    fn bspc_put_here(pid: c_int, src: *const c_void, dst: *mut c_void, offset: c_int, nbytes: c_int);
 }
 
 mod gp;
@@ -52,8 +57,17 @@ struct Proc {
     begun: bool,
 }
 
-thread_local! {
-    static PROC: Cell<*mut Proc> = const { Cell::new(ptr::null_mut()) };
+/// The calling thread's process (null outside `bsp_begin` .. `bsp_end`): a thread-local
+/// variable of the C shim (`csrc/shim.c`, where one load reads it).
+fn current() -> *mut Proc {
+    // SAFETY: reads the calling thread's own variable.
+    unsafe { bspc_current() }.cast()
+}
+
+/// Sets the calling thread's process.
+fn set_current(proc: *mut Proc) {
+    // SAFETY: writes the calling thread's own variable.
+    unsafe { bspc_set_current(proc.cast()) }
 }
 
 /// The SPMD function given to `bsp_init`.
@@ -114,11 +128,11 @@ fn with_proc<R>(op: &str, f: impl FnOnce(&mut Ctx, &mut Registry) -> R) -> R {
 
 /// [`with_proc`] with the process's GP arrays too.
 fn with_all<R>(op: &str, f: impl FnOnce(&mut Ctx, &mut Registry, &mut GpTable) -> R) -> R {
-    let p = PROC.with(Cell::get);
+    let p = current();
     if p.is_null() {
         exit_with(Some(&format!("{op}: called outside the SPMD part (before bsp_begin or after bsp_end)")));
     }
-    // SAFETY: `PROC` points to this thread's live `Proc` (set by `bsp_begin` or by the run for
+    // SAFETY: `current()` points to this thread's live `Proc` (set by `bsp_begin` or by the run for
     // a process it starts, cleared before it is dropped), used by this thread only, and no
     // other reference to it is alive: the library's functions do not call each other.
     let proc = unsafe { &mut *p };
@@ -142,11 +156,11 @@ fn quiet_panics() {
 /// this thread's `Proc` set for its duration.
 fn run_started(ctx: &mut Ctx, spmd: Option<SpmdFn>) {
     let mut proc = Proc { ctx, regs: Registry::default(), gp: GpTable::default(), session: None, begun: false };
-    PROC.with(|c| c.set(&mut proc));
+    set_current(&mut proc);
     // SAFETY: the shim runs the C function on this thread and returns when it returns or calls
     // `bsp_end` (whose longjmp crosses only C frames and `bsp_end`'s, which holds nothing).
     let ran = unsafe { bspc_run_spmd(spmd) };
-    PROC.with(|c| c.set(ptr::null_mut()));
+    set_current(ptr::null_mut());
     if ran == 0 {
         ctx.abort(
             "bsp_begin: the SPMD function is `main`, which this program does not have in C; name it with bsp_init",
@@ -178,7 +192,7 @@ pub unsafe extern "C" fn bsp_init(spmd: Option<SpmdFn>, argc: c_int, argv: *mut 
 /// `void bsp_begin(int maxprocs)`
 #[unsafe(no_mangle)]
 pub extern "C" fn bsp_begin(maxprocs: c_int) {
-    let p = PROC.with(Cell::get);
+    let p = current();
     if !p.is_null() {
         // SAFETY: as in `with_proc`.
         let proc = unsafe { &mut *p };
@@ -191,6 +205,7 @@ pub extern "C" fn bsp_begin(maxprocs: c_int) {
         return;
     }
     quiet_panics();
+    foreign::driven_from_c();
     let spmd = *SPMD.lock().unwrap_or_else(|e| e.into_inner());
     let started: foreign::Spmd = Arc::new(move |ctx: &mut Ctx| run_started(ctx, spmd));
     let session = match foreign::begin(i64::from(maxprocs), started) {
@@ -207,13 +222,13 @@ pub extern "C" fn bsp_begin(maxprocs: c_int) {
     let proc = Box::into_raw(proc);
     // SAFETY: just allocated; the context lives in the boxed session, whose address is stable.
     unsafe { (*proc).ctx = (*proc).session.as_mut().expect("set above").ctx() };
-    PROC.with(|c| c.set(proc));
+    set_current(proc);
 }
 
 /// `void bsp_end(void)`
 #[unsafe(no_mangle)]
 pub extern "C" fn bsp_end() {
-    let p = PROC.with(Cell::get);
+    let p = current();
     if p.is_null() {
         exit_with(Some("bsp_end: called without bsp_begin"));
     }
@@ -224,7 +239,7 @@ pub extern "C" fn bsp_end() {
         // needs dropping.
         unsafe { bspc_leave() }
     }
-    PROC.with(|c| c.set(ptr::null_mut()));
+    set_current(ptr::null_mut());
     // SAFETY: `p` came from `Box::into_raw` in `bsp_begin` and is no longer reachable.
     let mut proc = unsafe { Box::from_raw(p) };
     let session = proc.session.take().expect("checked above");
@@ -242,7 +257,7 @@ pub unsafe extern "C" fn bspc_abort_message(message: *const c_char) -> ! {
     // SAFETY: the caller's contract.
     let text = unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned();
     let text = text.trim_end_matches('\n');
-    if PROC.with(Cell::get).is_null() {
+    if current().is_null() {
         // Outside the SPMD part (BSPlib allows bsp_abort anywhere): this program alone stops.
         exit_with(Some(&format!("aborted: {text}")));
     }
@@ -276,7 +291,7 @@ unsafe extern "C" {
 /// `int bsp_nprocs(void)`: before `bsp_begin`, the number of processes available.
 #[unsafe(no_mangle)]
 pub extern "C" fn bsp_nprocs() -> c_int {
-    if PROC.with(Cell::get).is_null() {
+    if current().is_null() {
         return match foreign::procs_available() {
             Ok(p) => c_int::try_from(p).unwrap_or(c_int::MAX),
             Err(e) => exit_with(Some(&e.to_string())),
@@ -324,10 +339,85 @@ pub extern "C" fn bsp_pop_reg(ident: *const c_void) {
 
 /// `void bsp_put(int pid, const void *src, void *dst, int offset, int nbytes)`
 ///
+/// A jump to the shim's `bspc_put_here`, which reads the calling thread's process and jumps to
+/// [`bspc_put`] with it: neither call moves an argument or needs a frame.
+///
 /// # Safety
 /// `src` must point to `nbytes` readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bsp_put(pid: c_int, src: *const c_void, dst: *mut c_void, offset: c_int, nbytes: c_int) {
+    // SAFETY: the caller's contract.
+    unsafe { bspc_put_here(pid, src, dst, offset, nbytes) }
+}
+
+/// [`bsp_put`] with the calling thread's process `proc`, as the shim's `bspc_put_here` read it
+/// (the last argument: the others stay in their registers).
+///
+/// # Safety
+/// `proc` is the calling thread's process (`current()`); `src` must point to `nbytes` readable
+/// bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bspc_put(
+    pid: c_int,
+    src: *const c_void,
+    dst: *mut c_void,
+    offset: c_int,
+    nbytes: c_int,
+    proc: *mut c_void,
+) {
+    let p: *mut Proc = proc.cast();
+    if !p.is_null() {
+        // SAFETY: as in `with_all`: this thread's live `Proc`, and its context.
+        let proc = unsafe { &mut *p };
+        // SAFETY: as in `with_all`.
+        let ctx = unsafe { &*proc.ctx };
+        // The quick path makes no call and never panics, so it needs no unwinding guard.
+        // SAFETY: the caller's contract.
+        let queued = unsafe {
+            proc.regs.quick_put::<true>(
+                ctx,
+                pid.into(),
+                src.cast(),
+                dst.cast_const().cast(),
+                offset.into(),
+                nbytes.into(),
+            )
+        };
+        if queued {
+            return;
+        }
+    }
+    // SAFETY: the caller's contract.
+    unsafe { put_more(pid, src, dst, offset, nbytes, p) }
+}
+
+/// The rest of [`bspc_put`]: the quick path where the queue must be looked up or grow, or the put
+/// goes to another process, else the checked path.
+///
+/// # Safety
+/// As [`bspc_put`].
+#[inline(never)]
+unsafe fn put_more(pid: c_int, src: *const c_void, dst: *mut c_void, offset: c_int, nbytes: c_int, p: *mut Proc) {
+    if !p.is_null() {
+        // SAFETY: as in `bspc_put`.
+        let proc = unsafe { &mut *p };
+        // SAFETY: as in `with_all`.
+        let ctx = unsafe { &*proc.ctx };
+        // SAFETY: the caller's contract; this path never panics either.
+        let queued = unsafe {
+            proc.regs.quick_put::<false>(
+                ctx,
+                pid.into(),
+                src.cast(),
+                dst.cast_const().cast(),
+                offset.into(),
+                nbytes.into(),
+            )
+        };
+        if queued {
+            return;
+        }
+    }
     with_proc("bsp_put", |ctx, regs| {
         // SAFETY: the caller's contract.
         unsafe { regs.put(ctx, pid.into(), src.cast(), dst.cast_const().cast(), offset.into(), nbytes.into()) }

@@ -498,6 +498,12 @@ const MISUSE: &[(&str, &str)] = &[
         "error: process 2 failed: bsp_put with process 0: registration #1 (address 0x…): offset 14 + length 4 bytes is past the extent of 16 bytes that process 0 registered",
     ),
     (
+        "put-past-extent-after-puts",
+        "error: process 2 failed: bsp_put with process 0: registration #1 (address 0x…): offset 14 + length 4 bytes is past the extent of 16 bytes that process 0 registered",
+    ),
+    ("put-negative-offset-after-puts", "error: process 2 failed: bsp_put: the offset -4 is negative"),
+    ("put-bad-pid-after-puts", "error: process 2 failed: bsp_put: pid -1 is out of range (nprocs = 3)"),
+    (
         "get-past-extent",
         "error: process 2 failed: bsp_get with process 0: registration #1 (address 0x…): offset 16 + length 1 bytes is past the extent of 16 bytes that process 0 registered",
     ),
@@ -516,11 +522,11 @@ const MISUSE: &[(&str, &str)] = &[
     ),
     (
         "pop-different",
-        "error: process * failed: deregistration mismatch at the sync ending superstep 1: every process must pop the same registrations in the same order, but process 0 popped [#1], process 1 popped [#1], process 2 popped [#2]",
+        "error: process * failed: deregistration mismatch at the sync ending superstep 1: every process must pop the same registrations with `bsp_pop_reg` in the same order, but process 0 popped [#1], process 1 popped [#1], process 2 popped [#2]",
     ),
     (
         "push-count",
-        "error: process * failed: registration mismatch at the sync ending superstep 0: the processes made different numbers of registrations (`register`, `with_reg`, gp arrays; per process: [1, 1, 2])",
+        "error: process * failed: registration mismatch at the sync ending superstep 0: the processes made different numbers of registrations (`bsp_push_reg`, GP arrays; per process: [1, 1, 2])",
     ),
     ("push-negative", "error: process 2 failed: bsp_push_reg: the size -4 is negative"),
     (
@@ -547,11 +553,11 @@ const MISUSE: &[(&str, &str)] = &[
     ("move-negative", "error: process 2 failed: bsp_move: the reception size -1 is negative"),
     (
         "pending-at-end",
-        "error: process * failed: communication queued after the last sync would never happen: process 2 has 1 put queued when the SPMD function returned in superstep 1; end the function with `sync()`",
+        "error: process * failed: communication queued after the last sync would never happen: process 2 has 3 puts queued at `bsp_end` in superstep 1; call `bsp_sync` before `bsp_end`",
     ),
     (
         "sync-and-end",
-        "error: process * failed: process 2 returned from the SPMD function while processes 0, 1 called `sync` (superstep 0): every process must make the same number of syncs",
+        "error: process * failed: process 2 reached `bsp_end` while processes 0, 1 called `bsp_sync` (superstep 0): every process must make the same number of syncs",
     ),
     (
         "begin-twice",

@@ -67,7 +67,7 @@ impl Wait {
 
     pub(crate) fn name(self) -> &'static str {
         match self {
-            Wait::Sync => "`sync`",
+            Wait::Sync => crate::foreign::calls().sync,
             Wait::Registration => "a registration's sync",
             Wait::Collective => "a collective",
             Wait::GpArray => "a GP array's sync",
@@ -307,7 +307,8 @@ impl Ctx {
     /// and the batch of `drma/batch.rs`, under the same contract).
     #[inline]
     pub(crate) fn outbox_ptr(&self) -> *mut Outbox {
-        self.outboxes.0[self.parity()].as_ptr()
+        // (The parity is 0 or 1: the mask spares the bounds check on every primitive's path.)
+        self.outboxes.0[self.parity() & 1].as_ptr()
     }
 
     /// Panics (in this process) with a misuse message; the launcher stops the others.
@@ -336,6 +337,13 @@ impl Ctx {
         if self.fate.is_failed() || self.broken.get() {
             self.not_live(op);
         }
+    }
+
+    /// Whether [`check_live`](Ctx::check_live) would pass (for a quick path that must not
+    /// panic, and leaves the failure to the checked path).
+    #[inline]
+    pub(crate) fn is_live(&self) -> bool {
+        !self.fate.is_failed() && !self.broken.get()
     }
 
     /// The failure of [`check_live`](Ctx::check_live), out of the primitives' fast path.

@@ -57,6 +57,29 @@ int main(int argc, char **argv) {
         if (last()) {
             bsp_get(0, x, 16, &v, 1);
         }
+    } else if (strcmp(c, "put-past-extent-after-puts") == 0) {
+        /* The same after puts into the registration: the first checked in full, the next to
+         * the same process and to another one by the quick path. */
+        registered(x);
+        if (last()) {
+            bsp_put(0, &v, x, 0, sizeof v);
+            bsp_put(0, &v, x, 4, sizeof v);
+            bsp_put(1, &v, x, 8, sizeof v);
+            bsp_put(0, &v, x, 14, sizeof v);
+        }
+    } else if (strcmp(c, "put-negative-offset-after-puts") == 0) {
+        registered(x);
+        if (last()) {
+            bsp_put(0, &v, x, 0, sizeof v);
+            bsp_put(0, &v, x, -4, sizeof v);
+        }
+    } else if (strcmp(c, "put-bad-pid-after-puts") == 0) {
+        registered(x);
+        if (last()) {
+            bsp_put(0, &v, x, 0, sizeof v);
+            bsp_put(1, &v, x, 0, sizeof v);
+            bsp_put(-1, &v, x, 0, sizeof v);
+        }
     } else if (strcmp(c, "put-before-effective") == 0) {
         bsp_push_reg(x, sizeof x);
         if (last()) {
@@ -64,7 +87,13 @@ int main(int argc, char **argv) {
         }
     } else if (strcmp(c, "put-after-pop") == 0) {
         registered(x);
+        if (last()) {
+            bsp_put(0, &v, x, 0, sizeof v); /* lands: popped, the registration lasts until the sync */
+        }
         bsp_pop_reg(x);
+        if (last()) {
+            bsp_put(0, &v, x, 4, sizeof v);
+        }
         bsp_sync();
         if (last()) {
             bsp_put(0, &v, x, 0, sizeof v);
@@ -132,6 +161,8 @@ int main(int argc, char **argv) {
         registered(x);
         if (last()) {
             bsp_put(0, &v, x, 0, sizeof v);
+            bsp_put(0, &v, x, 4, sizeof v);
+            bsp_put(1, &v, x, 0, sizeof v);
         }
         bsp_end();
         return 0;

@@ -226,7 +226,6 @@ impl<T: Value> PutBatch<'_, T> {
         }
         let bulk = if bytes.len() >= BULK_BYTES { flags::BULK } else { 0 };
         self.st.flags |= flags::WORK | flags::PUT | bulk;
-        self.st.pending.puts += 1;
     }
 
     /// A combining put into the batch's registration: [`Ctx::put_combine`], with the checks of
@@ -302,7 +301,6 @@ impl<T: Value> PutBatch<'_, T> {
                 .map(|(t, _)| BatchTail { pid, tail: t, op: Some(tag), queue: QueuePtr(NonNull::from(q)), extent });
         }
         self.st.flags |= flags::WORK | flags::PUT;
-        self.st.pending.puts += 1;
     }
 
     /// Appends `bytes` to the last record the batch queued if the put continues it: the same
@@ -349,7 +347,6 @@ impl<T: Value> PutBatch<'_, T> {
                     return false;
                 }
                 (t.end, t.room) = (t.end + size, t.room - size);
-                self.st.pending.puts += 1;
                 true
             }
             _ => false,

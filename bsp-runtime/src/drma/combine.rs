@@ -185,9 +185,7 @@ impl Ctx {
             op.tag(),
             std::mem::size_of::<T>(),
         );
-        let mut st = self.state.borrow_mut();
-        st.flags |= flags::WORK | flags::PUT;
-        st.pending.puts += 1;
+        self.state.borrow_mut().flags |= flags::WORK | flags::PUT;
     }
 
     /// Applies a combining put that process `src` sent (`sync/`, in the put phase).

@@ -18,7 +18,7 @@ pub(crate) mod combine;
 pub(crate) mod dest;
 pub(crate) mod get_batch;
 
-use crate::outbox::{GetRec, PutSrc, flags};
+use crate::outbox::{GetRec, PutKey, PutSrc, flags};
 use crate::reg::Remote;
 use crate::{AsRemote, Ctx, Elems, GetDest, Superstep, Value};
 
@@ -53,19 +53,100 @@ impl Ctx {
         // copy, so that the caller's variable stays in a register (see `Ctx::put_combine`).
         let dst = dst.as_remote();
         match src.elems() {
-            [one] if is_register_sized::<T>() => put_copy(one, |one| self.queue_put(pid, one, dst, offset)),
+            [one] if is_register_sized::<T>() => put_copy(one, |one| self.queue_put_one(pid, one[0], dst, offset)),
             many => self.queue_put(pid, many, dst, offset),
         }
     }
 
+    /// [`queue_put`](Ctx::queue_put) of one small element, passed by value: the quick path
+    /// then knows the length, and the value needs no memory of the caller's. A put to the
+    /// target of the last one that fits the queue's spare capacity makes no call.
+    #[track_caller]
+    #[inline(never)]
+    fn queue_put_one<T: Value>(&self, pid: usize, value: T, dst: Remote<'_, T>, offset: usize) {
+        self.check_live("put");
+        self.check_handle("put", dst.run_id, dst.pid, dst.serial);
+        let size = std::mem::size_of::<T>();
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let out = unsafe { self.outbox() };
+        if !out.quick_put::<true>((pid, PutKey::serial(dst.serial)), (offset, 1, size), size, || {
+            bytemuck::bytes_of(&value)
+        }) {
+            self.queue_put_one_more(pid, value, dst, offset);
+        }
+    }
+
+    /// The rest of [`queue_put_one`](Ctx::queue_put_one).
+    #[track_caller]
+    #[inline(never)]
+    fn queue_put_one_more<T: Value>(&self, pid: usize, value: T, dst: Remote<'_, T>, offset: usize) {
+        let size = std::mem::size_of::<T>();
+        if !self
+            .quick_put_more((pid, PutKey::serial(dst.serial)), (offset, 1, size), size, || bytemuck::bytes_of(&value))
+        {
+            self.queue_put_checked(pid, std::slice::from_ref(&value), dst, offset);
+        }
+    }
+
+    /// The out-of-line part of `put`: a put to the target of the last checked put of the
+    /// superstep, or into its registration, checks only the handle, the process and the extent
+    /// ([`quick_put_more`](Ctx::quick_put_more)); any other takes the whole path.
     #[track_caller]
     #[inline(never)]
     fn queue_put<T: Value>(&self, pid: usize, src: &[T], dst: Remote<'_, T>, offset: usize) {
+        self.check_live("put");
+        self.check_handle("put", dst.run_id, dst.pid, dst.serial);
+        let (size, bytes) = (std::mem::size_of::<T>(), bytemuck::cast_slice(src));
+        if !self.quick_put_more((pid, PutKey::serial(dst.serial)), (offset, src.len(), size), bytes.len(), || bytes) {
+            self.queue_put_checked(pid, src, dst, offset);
+        }
+    }
+
+    /// Queues a buffered put of `len` bytes (`n` elements of `size` bytes) at element `offset`
+    /// of the registration named `key` on `pid` (`target`), by a process that is live and for a
+    /// handle of its own, if the last checked put of the superstep went into that
+    /// registration, named so: to the same process (its extent noted), or to another, whose
+    /// extent there this looks up (and notes). `bytes` gives the bytes, and is called only once the put is
+    /// accepted. Returns whether it did; if not (another registration, a process out of range,
+    /// a put past the extent, of nothing, or bulk), nothing changed, and the caller takes the
+    /// checked path. Shared by `put` and BSPlib's `bsp_put` (`foreign/regs.rs`); it never
+    /// panics.
+    #[inline(never)]
+    pub(crate) fn quick_put_more<'b>(
+        &self,
+        target: (usize, PutKey),
+        elems: (usize, usize, usize),
+        len: usize,
+        bytes: impl FnOnce() -> &'b [u8] + Copy,
+    ) -> bool {
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let out = unsafe { self.outbox() };
+        if out.quick_put::<false>(target, elems, len, bytes) {
+            return true;
+        }
+        // Another process: its extent of the same registration, effective (a checked put went
+        // into it in this superstep, and registrations change only at syncs).
+        let (pid, key) = target;
+        let Some((slot, serial)) = out.hit_registration(key) else { return false };
+        let Ok(st) = self.state.try_borrow() else { return false };
+        let Some(&(_, extent)) = st.table.get(slot, serial).and_then(|e| e.remote.get(pid)) else { return false };
+        drop(st);
+        out.note_hit(key, pid, (slot, serial), extent);
+        out.quick_put::<false>(target, elems, len, bytes)
+    }
+
+    /// `put` with every check: the first put of a superstep into a registration, and any put
+    /// the quick path refuses (to fail with its message, or one of nothing or bulk).
+    #[track_caller]
+    #[inline(never)]
+    fn queue_put_checked<T: Value>(&self, pid: usize, src: &[T], dst: Remote<'_, T>, offset: usize) {
         let r = self.resolve("put", pid, dst, offset, src.len());
         if r.bytes == 0 {
             return;
         }
         self.queue_buffered_put(pid, r.slot, r.byte_offset, bytemuck::cast_slice(src));
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        unsafe { self.outbox() }.note_hit(PutKey::serial(dst.serial), pid, (r.slot, dst.serial), r.extent);
     }
 
     #[inline]
@@ -73,9 +154,7 @@ impl Ctx {
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         unsafe { self.outbox() }.dest_for_puts(pid).push_buffered(slot, byte_offset, bytes);
         let bulk = if bytes.len() >= crate::outbox::BULK_BYTES { flags::BULK } else { 0 };
-        let mut st = self.state.borrow_mut();
-        st.flags |= flags::WORK | flags::PUT | bulk;
-        st.pending.puts += 1;
+        self.state.borrow_mut().flags |= flags::WORK | flags::PUT | bulk;
     }
 
     /// Queues a get of `elems` elements into the `elems` elements at `dst`, which lie in the
@@ -282,8 +361,6 @@ impl<'s> Superstep<'s, '_> {
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         let q = unsafe { ctx.outbox() }.dest_for_puts(pid);
         q.push_put(r.slot, r.byte_offset, r.bytes, PutSrc::Direct(addr));
-        let mut st = ctx.state.borrow_mut();
-        st.flags |= flags::WORK | flags::PUT | flags::HPPUT;
-        st.pending.puts += 1;
+        ctx.state.borrow_mut().flags |= flags::WORK | flags::PUT | flags::HPPUT;
     }
 }

@@ -33,7 +33,63 @@ pub use gp::{Elements, GpTable, Packed};
 pub use launch::{Session, Spmd, begin, failure, is_quiet, mpi_rank, on_mpi, procs_available};
 pub use regs::Registry;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::Ctx;
+
+/// Whether BSPlib's C interface drives the runtime in this OS process ([`driven_from_c`]).
+static FROM_C: AtomicBool = AtomicBool::new(false);
+
+/// Says that BSPlib's C interface drives the runtime in this OS process: `bsp_begin` calls it
+/// before the run starts. From then on, the runtime's messages name the C functions a C or
+/// Fortran program calls (`bsp_sync`, `bsp_push_reg`, `bsp_pop_reg`, `bsp_end`) where they
+/// would name the Rust API's.
+pub fn driven_from_c() {
+    // Relaxed: set before the run starts the threads that read it (spawning a thread orders
+    // what its parent did before); under mpirun each rank sets its own before its run.
+    FROM_C.store(true, Ordering::Relaxed);
+}
+
+/// The names the runtime's messages give the calls a program makes: those of the Rust API, or
+/// of BSPlib's C functions when the C interface drives the runtime ([`driven_from_c`]).
+#[derive(Debug)]
+pub(crate) struct Calls {
+    /// The sync: "`sync`" or "`bsp_sync`".
+    pub sync: &'static str,
+    /// What makes a registration, for a count that differs between processes.
+    pub registrations: &'static str,
+    /// How a process pops a registration, for a pop that differs.
+    pub pop: &'static str,
+    /// How a process ends its SPMD part: "returned from the SPMD function" or "reached `bsp_end`".
+    pub ended: &'static str,
+    /// When communication left queued is found: "when the SPMD function returned" or "at `bsp_end`".
+    pub at_end: &'static str,
+    /// What to do about communication left queued at the end.
+    pub end_advice: &'static str,
+}
+
+const RUST_CALLS: Calls = Calls {
+    sync: "`sync`",
+    registrations: "`register`, `with_reg`, gp arrays",
+    pop: "pop the same registrations in the same order",
+    ended: "returned from the SPMD function",
+    at_end: "when the SPMD function returned",
+    end_advice: "end the function with `sync()`",
+};
+
+const C_CALLS: Calls = Calls {
+    sync: "`bsp_sync`",
+    registrations: "`bsp_push_reg`, GP arrays",
+    pop: "pop the same registrations with `bsp_pop_reg` in the same order",
+    ended: "reached `bsp_end`",
+    at_end: "at `bsp_end`",
+    end_advice: "call `bsp_sync` before `bsp_end`",
+};
+
+/// The names of the calls, as the program that drives the runtime knows them.
+pub(crate) fn calls() -> &'static Calls {
+    if FROM_C.load(Ordering::Relaxed) { &C_CALLS } else { &RUST_CALLS }
+}
 
 /// Fails `ctx`'s process with a misuse message (`process {pid}: {msg}`), as the runtime's
 /// primitives do.

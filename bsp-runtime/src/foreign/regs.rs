@@ -10,18 +10,19 @@
 //! Transfers are then queued in the outbox as `put`, `hpput` and `get` queue theirs.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use super::{misuse, non_negative};
 use crate::Ctx;
-use crate::outbox::{PutSrc, flags};
+use crate::outbox::{PutKey, PutSrc, flags};
 use crate::reg::RegState;
 
 /// One process's registrations by address (the entries themselves live in its table).
 #[derive(Debug, Default)]
 pub struct Registry {
     /// For each registered address, its table entries `(slot, serial)`, oldest first.
-    by_addr: HashMap<usize, Vec<(u32, u64)>>,
+    by_addr: HashMap<usize, Vec<(u32, u64)>, BuildHasherDefault<AddrHasher>>,
     /// The superstep up to whose start entries the table dropped have been forgotten (pops take
     /// effect only at syncs, so once per superstep is enough).
     pruned_at: usize,
@@ -36,14 +37,43 @@ pub struct Registry {
     unborn: Vec<(u32, u64)>,
 }
 
+/// Hashes a registered address for [`Registry`]'s map: one multiplication (Fibonacci hashing),
+/// where SipHash cost a registration and a pop ~100 instructions per lookup. The keys are the
+/// program's own addresses, not input an attacker chooses.
+#[derive(Default)]
+struct AddrHasher(u64);
+
+impl Hasher for AddrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
 /// A transfer's target, checked.
 struct Target {
     slot: u32,
+    serial: u64,
     offset: usize,
     len: usize,
     /// The target process's address of the registration (read only where processes share
     /// memory).
     remote_addr: usize,
+    /// The registration's extent on the target process, in bytes.
+    extent: usize,
 }
 
 impl Registry {
@@ -161,14 +191,11 @@ impl Registry {
             _ => negative(ctx, op, offset, len),
         };
         let addr = addr as usize;
-        let step = ctx.step();
-        let (slot, serial) = match self.last {
-            Some((a, at, slot, serial)) if a == addr && (at == step || self.changed_at.is_none_or(|c| c < at)) => {
-                (slot, serial)
-            }
-            _ => {
+        let (slot, serial) = match self.in_force(addr, ctx.step()) {
+            Some(entry) => entry,
+            None => {
                 let (slot, serial) = self.effective(ctx, op, pid, addr);
-                self.last = Some((addr, step, slot, serial));
+                self.last = Some((addr, ctx.step(), slot, serial));
                 (slot, serial)
             }
         };
@@ -177,7 +204,62 @@ impl Registry {
         if len > 0 && offset.checked_add(len).is_none_or(|end| end > extent) {
             past_extent(ctx, op, (pid, serial, addr), offset, len, extent);
         }
-        (pid, Target { slot, offset: if len == 0 { 0 } else { offset }, len, remote_addr })
+        (pid, Target { slot, serial, offset: if len == 0 { 0 } else { offset }, len, remote_addr, extent })
+    }
+
+    /// The entry of `addr` that the last transfer resolved, if that was `addr` and the entry is
+    /// still the one in force in superstep `step` (no push or pop since, or it was resolved in
+    /// this superstep).
+    #[inline(always)]
+    fn in_force(&self, addr: usize, step: usize) -> Option<(u32, u64)> {
+        match self.last {
+            Some((a, at, slot, serial)) if a == addr && (at == step || self.changed_at.is_none_or(|c| c < at)) => {
+                Some((slot, serial))
+            }
+            _ => None,
+        }
+    }
+
+    /// `bsp_put` without its checks where the runtime made them for an earlier put of this
+    /// superstep: to the process and the registration (named by the same address `dst`) of the
+    /// last checked put, and within the extent there.
+    /// With `IN_PLACE`, only a put of 4, 8 or 16 bytes that fits the queue's spare capacity,
+    /// with no call on the path; without, also a put to another process of that registration,
+    /// and any that needs the queue looked up or grown (`Ctx::quick_put_more`). Returns whether
+    /// it queued the put; if not, nothing changed, and the caller calls
+    /// [`put`](Registry::put), which checks everything (and fails with the message of a
+    /// misuse). It never panics, so it needs no unwinding guard around it.
+    ///
+    /// # Safety
+    /// As [`put`](Registry::put).
+    #[inline(always)]
+    pub unsafe fn quick_put<const IN_PLACE: bool>(
+        &mut self,
+        ctx: &Ctx,
+        pid: i64,
+        src: *const u8,
+        dst: *const u8,
+        offset: i64,
+        len: i64,
+    ) -> bool {
+        if !ctx.is_live() {
+            return false;
+        }
+        // Within a superstep, an address names the same registration for transfers: a push
+        // takes effect at the sync, and a popped registration stays usable until then. So the
+        // runtime's note of the last checked put holds the address as its key.
+        let key = PutKey::address(dst as usize);
+        // A negative value becomes a huge one, which no extent admits.
+        let (pid, offset, len) = (pid as usize, offset as usize, len as usize);
+        // SAFETY: called only for a put the runtime accepted, whose `len` bytes at `src` are
+        // readable (the caller's contract).
+        let bytes = || unsafe { std::slice::from_raw_parts(src, len) };
+        if IN_PLACE {
+            // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+            unsafe { ctx.outbox() }.quick_put::<true>((pid, key), (offset, len, 1), len, bytes)
+        } else {
+            ctx.quick_put_more((pid, key), (offset, len, 1), len, bytes)
+        }
     }
 
     /// The newest effective registration of `addr` (`(slot, serial)`), or a misuse naming the
@@ -234,6 +316,8 @@ impl Registry {
         // SAFETY: the caller's contract.
         let bytes = unsafe { std::slice::from_raw_parts(src, t.len) };
         buffered_put(ctx, pid, t.slot, t.offset, bytes);
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        unsafe { ctx.outbox() }.note_hit(PutKey::address(dst as usize), pid, (t.slot, t.serial), t.extent);
     }
 
     /// `bsp_hpput`: like [`put`](Registry::put), but the bytes at `src` are read during the
@@ -259,9 +343,7 @@ impl Registry {
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         let q = unsafe { ctx.outbox() }.dest(pid);
         q.push_put(t.slot, t.offset, t.len, PutSrc::Direct(addr));
-        let mut st = ctx.state.borrow_mut();
-        st.flags |= flags::WORK | flags::PUT | flags::HPPUT;
-        st.pending.puts += 1;
+        ctx.state.borrow_mut().flags |= flags::WORK | flags::PUT | flags::HPPUT;
     }
 
     /// `bsp_get` and `bsp_hpget` (`op`): `len` bytes at `offset` of `src`'s registration on
@@ -291,11 +373,9 @@ impl Registry {
 #[inline]
 fn buffered_put(ctx: &Ctx, pid: usize, slot: u32, offset: usize, bytes: &[u8]) {
     // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
-    unsafe { ctx.outbox() }.dest(pid).push_buffered(slot, offset, bytes);
+    unsafe { ctx.outbox() }.dest_for_puts(pid).push_buffered(slot, offset, bytes);
     let bulk = if bytes.len() >= crate::outbox::BULK_BYTES { flags::BULK } else { 0 };
-    let mut st = ctx.state.borrow_mut();
-    st.flags |= flags::WORK | flags::PUT | bulk;
-    st.pending.puts += 1;
+    ctx.state.borrow_mut().flags |= flags::WORK | flags::PUT | bulk;
 }
 
 /// The misuse of a transfer with a pid out of range.

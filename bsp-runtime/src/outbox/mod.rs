@@ -92,7 +92,9 @@ pub(crate) struct Meta {
 
 /// Counts of queued communication, by kind. Registration changes are not counted: the public
 /// calls that make them include their sync, so none is left pending when the SPMD function
-/// returns (D23).
+/// returns (D23). While a superstep runs, `puts` counts only records for extension objects:
+/// the puts are counted by their queues (`DestQueue::put_calls`), and added where the count is
+/// read (the end of the SPMD function).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Pending {
     pub puts: usize,
@@ -382,6 +384,49 @@ impl DestQueue {
         true
     }
 
+    /// [`push_buffered`](DestQueue::push_buffered) of `N` bytes if the put fits the spare
+    /// capacity of the queue's buffers, with no call and no panic on its path (the quick path of
+    /// `put`, which then needs no stack frame); returns whether it did (if not, nothing changed).
+    #[inline(always)]
+    pub(crate) fn push_buffered_in_place<const N: usize>(
+        &mut self,
+        slot: u32,
+        byte_offset: usize,
+        bytes: [u8; N],
+    ) -> bool {
+        let at = self.put_data.len();
+        if self.put_data.capacity() - at < N || N > PutRec::MAX_LEN {
+            return false;
+        }
+        match self.puts.last_mut() {
+            // As in `push_buffered`: `len_kind` is the plain length only for a buffered,
+            // non-combining record, and exceeds `MAX_LEN` otherwise.
+            Some(last)
+                if last.len_kind as usize + N <= PutRec::MAX_LEN
+                    && last.src + last.len_kind as usize == at
+                    && last.byte_offset + last.len_kind as usize == byte_offset
+                    && last.slot == slot =>
+            {
+                last.len_kind += N as u32;
+            }
+            _ => {
+                let n = self.puts.len();
+                let Some(rec) = self.puts.spare_capacity_mut().first_mut() else { return false };
+                rec.write(PutRec::new(slot, byte_offset, N, PutSrc::Buffered(at), false));
+                // SAFETY: the record after the `n` initialised ones was written just above,
+                // within the capacity.
+                unsafe { self.puts.set_len(n + 1) };
+            }
+        }
+        // SAFETY: the buffer has room for `N` more bytes after its `at` (checked above); an
+        // unaligned write of `[u8; N]` needs no alignment.
+        unsafe { self.put_data.as_mut_ptr().add(at).cast::<[u8; N]>().write_unaligned(bytes) };
+        // SAFETY: the `N` bytes after `at` were initialised just above, within the capacity.
+        unsafe { self.put_data.set_len(at + N) };
+        self.put_calls += 1;
+        true
+    }
+
     /// The last record and its operator, if it is a combining put whose bytes end `put_data`: a
     /// combining put with the same operator of the bytes after it continues it
     /// ([`extend_tail`](DestQueue::extend_tail)), as
@@ -627,6 +672,45 @@ pub(crate) struct Outbox {
     /// Where to note this process at a destination it first queues something for (an engine
     /// whose receivers visit only their senders): the lists, this process's pid, the parity.
     notes: Option<(Arc<Senders>, u32, usize)>,
+    /// The target of the last buffered put that took the checked path in this superstep
+    /// ([`Outbox::quick_put`]).
+    hit: Option<PutHit>,
+}
+
+/// The target of a buffered put that was checked in this superstep: registration `serial` (in
+/// `slot`) on process `pid`, whose extent there is `extent` bytes, as the caller named it
+/// (`key`: [`PutKey`]). None of it changes before the sync (a registration changes only at a
+/// sync; a pop leaves it usable until then, and a push of the same address takes effect only
+/// then), and the sync clears the outbox.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PutHit {
+    key: u64,
+    pid: usize,
+    serial: u64,
+    slot: u32,
+    extent: usize,
+    /// The index of `pid`'s queue, once a put through the hit has found it (`usize::MAX` before).
+    index: usize,
+}
+
+/// How a put names its registration, for [`Outbox::quick_put`]: a handle's serial number (the
+/// Rust API), or the address a C program registered (BSPlib's `bsp_put`), which the high bit
+/// tells apart (serials count from 1; addresses are below 2^63).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PutKey(u64);
+
+impl PutKey {
+    /// The key of a put through a handle of registration `serial`.
+    #[inline(always)]
+    pub(crate) fn serial(serial: u64) -> Self {
+        PutKey(serial)
+    }
+
+    /// The key of a put to the registration that a C program registered at `addr`.
+    #[inline(always)]
+    pub(crate) fn address(addr: usize) -> Self {
+        PutKey(addr as u64 | 1 << 63)
+    }
 }
 
 impl Outbox {
@@ -676,6 +760,7 @@ impl Outbox {
         self.gets.clear();
         self.req_parts.clear();
         self.req_data.clear();
+        self.hit = None;
     }
 
     fn clear_queues(&mut self) {
@@ -776,6 +861,81 @@ impl Outbox {
         };
         self.last = Some((pid, i));
         i
+    }
+
+    /// Remembers that a buffered put into registration (`slot`, `serial`) on `pid`, whose
+    /// extent there is `extent` bytes, named by `key`, was checked and queued in this superstep,
+    /// so that the process's flags say it has puts: [`quick_put`](Outbox::quick_put) then
+    /// queues the next puts to the same target with only their extent checked.
+    #[inline]
+    pub(crate) fn note_hit(&mut self, key: PutKey, pid: usize, (slot, serial): (u32, u64), extent: usize) {
+        self.hit = Some(PutHit { key: key.0, pid, serial, slot, extent, index: usize::MAX });
+    }
+
+    /// The registration (slot, serial) that `key` names if the last checked put
+    /// ([`note_hit`](Outbox::note_hit)) named it so (to any process).
+    #[inline]
+    pub(crate) fn hit_registration(&self, key: PutKey) -> Option<(u32, u64)> {
+        self.hit.filter(|h| h.key == key.0).map(|h| (h.slot, h.serial))
+    }
+
+    /// Queues a buffered put of `len` bytes (`n` elements of `size` bytes, at element `offset`)
+    /// into the registration named `key` on `pid`, if that is the target of the last checked put
+    /// of this superstep ([`note_hit`](Outbox::note_hit)), the put lies within the extent there,
+    /// moves something, and is not bulk: the checks that do not depend on the offset, and the
+    /// flags, were made for that put. `bytes` gives the put's bytes (`len` of them), and is
+    /// called only once the put is accepted.
+    ///
+    /// With `IN_PLACE`, only a put of 4, 8 or 16 bytes, if an earlier put through the same hit
+    /// found the queue, and the put fits its spare capacity: then there is no call on the path.
+    /// Returns whether it did; if not, nothing changed.
+    #[inline(always)]
+    pub(crate) fn quick_put<'b, const IN_PLACE: bool>(
+        &mut self,
+        (pid, key): (usize, PutKey),
+        (offset, n, size): (usize, usize, usize),
+        len: usize,
+        bytes: impl FnOnce() -> &'b [u8],
+    ) -> bool {
+        if IN_PLACE && !matches!(len, 4 | 8 | 16) {
+            return false;
+        }
+        let Some(hit) = self.hit else { return false };
+        if hit.key != key.0 || hit.pid != pid {
+            return false;
+        }
+        // (A put of zero-sized elements moves nothing: the checked path.)
+        let (Some(extent), slot) = (hit.extent.checked_div(size), hit.slot) else { return false };
+        if len == 0 || offset > extent || n > extent - offset || len >= BULK_BYTES {
+            return false;
+        }
+        if IN_PLACE {
+            let Some(q) = self.queues.get_mut(hit.index) else { return false };
+            let at = offset * size;
+            // (`len` is 4, 8 or 16: checked above; `bytes` gives `len` bytes.)
+            let pushed = match (len, bytes()) {
+                (8, b) => matches!(<[u8; 8]>::try_from(b), Ok(b) if q.push_buffered_in_place(slot, at, b)),
+                (4, b) => matches!(<[u8; 4]>::try_from(b), Ok(b) if q.push_buffered_in_place(slot, at, b)),
+                (_, b) => matches!(<[u8; 16]>::try_from(b), Ok(b) if q.push_buffered_in_place(slot, at, b)),
+            };
+            if !pushed {
+                return false;
+            }
+        } else {
+            self.dest_for_puts(pid).push_buffered(slot, offset * size, bytes());
+            // `dest_for_puts` left `pid`'s queue as the last one looked up.
+            if let (Some(h), Some((_, i))) = (&mut self.hit, self.last) {
+                h.index = i;
+            }
+        }
+        true
+    }
+
+    /// The put calls queued in this superstep (each queue counts its own, `put_calls`).
+    pub(crate) fn put_calls(&self) -> usize {
+        let mut calls = 0;
+        self.for_each_queue(|_, q| calls += q.put_calls);
+        calls
     }
 
     /// What was queued for `pid` in this superstep, if anything.

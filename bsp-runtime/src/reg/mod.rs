@@ -128,7 +128,12 @@ impl Table {
             Some(s) => s,
             None => {
                 self.entries.push(None);
-                u32::try_from(self.entries.len() - 1).expect("more than 2^32 registrations")
+                // The two highest slots are never used: the wire format marks runs of puts
+                // with them (`engine/transport/wire.rs`).
+                u32::try_from(self.entries.len() - 1)
+                    .ok()
+                    .filter(|&s| s < u32::MAX - 1)
+                    .expect("more than 2^32 - 2 registrations")
             }
         };
         (slot, self.next_serial)
@@ -601,11 +606,13 @@ impl Ctx {
     }
 
     /// Looks up `reg` for a communication with `pid` of `len` elements at `offset`; returns
-    /// the byte offset and length, and the target's address (threads engine) for gets.
+    /// the byte offset and length, the target's address (threads engine) for gets, and the
+    /// extent there.
     ///
-    /// Always inlined: it is the fast path of every put and get, and as a call it passes its
-    /// arguments and its result through memory: inlined, a one-word `Ctx::put` runs ~160
-    /// instructions instead of ~225 (callgrind, `PERFORMANCE.md`).
+    /// Always inlined: it is the path of every get and hpput, and of the first put of a
+    /// superstep into a registration (`drma/mod.rs`), and as a call it passes its arguments and
+    /// its result through memory (a one-word `Ctx::put` through it ran ~225 instructions
+    /// instead of ~160, callgrind, `PERFORMANCE.md`).
     #[track_caller]
     #[inline(always)]
     pub(crate) fn resolve<T: Value>(
@@ -629,7 +636,7 @@ impl Ctx {
         }
         // A zero-length transfer moves nothing (D7): its offset is not used, and may be anything.
         let byte_offset = if len == 0 { 0 } else { offset * size };
-        Resolved { slot: reg.slot, byte_offset, bytes: len * size, remote_addr: addr }
+        Resolved { slot: reg.slot, byte_offset, bytes: len * size, remote_addr: addr, extent: extent_bytes }
     }
 
     #[cold]
@@ -740,4 +747,6 @@ pub(crate) struct Resolved {
     pub byte_offset: usize,
     pub bytes: usize,
     pub remote_addr: usize,
+    /// The registration's extent on the process, in bytes.
+    pub extent: usize,
 }

@@ -254,9 +254,10 @@ impl Ctx {
     /// Called when the SPMD function returns: the last, collective, step.
     pub(crate) fn finish(&mut self) {
         self.check_live("the end of the SPMD function");
-        let (step, pending) = (self.step, self.state.get_mut().pending);
+        let (step, mut pending) = (self.step, self.state.get_mut().pending);
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         let out = unsafe { self.outbox() };
+        pending.puts += out.put_calls();
         out.meta.arrival = Arrival::End;
         out.meta.step = step;
         out.meta.pending = pending;
@@ -289,12 +290,15 @@ impl Ctx {
                 }
             }
             let plural = |v: &Vec<String>| if v.len() == 1 { "process" } else { "processes" };
+            let calls = crate::foreign::calls();
             self.fail_collective(format!(
-                "{} {} returned from the SPMD function while {} {} called `sync` (superstep {step}): every process must make the same number of syncs",
+                "{} {} {} while {} {} called {} (superstep {step}): every process must make the same number of syncs",
                 plural(&ended),
                 ended.join(", "),
+                calls.ended,
                 plural(&synced),
-                synced.join(", ")
+                synced.join(", "),
+                calls.sync
             ))
         }
         let culprits: Vec<String> = statuses
@@ -303,10 +307,13 @@ impl Ctx {
             .filter(|(_, st)| st.pending.total() > 0)
             .map(|(q, st)| format!("process {q} has {} queued", st.pending))
             .collect();
+        let calls = crate::foreign::calls();
         self.fail_collective(format!(
-            "communication queued after the last sync would never happen: {} when the SPMD function returned in superstep {}; end the function with `sync()`",
+            "communication queued after the last sync would never happen: {} {} in superstep {}; {}",
             culprits.join("; "),
-            self.step
+            calls.at_end,
+            self.step,
+            calls.end_advice
         ))
     }
 }

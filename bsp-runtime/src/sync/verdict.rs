@@ -15,8 +15,9 @@ impl Ctx {
         let pushes_differ = (1..p).any(|q| peers.meta(q).pushes.len() != first.pushes.len());
         if pushes_differ {
             let counts: Vec<usize> = (0..p).map(|q| peers.meta(q).pushes.len()).collect();
+            let made = crate::foreign::calls().registrations;
             self.fail_collective(format!(
-                "registration mismatch at the sync ending superstep {step}: the processes made different numbers of registrations (`register`, `with_reg`, gp arrays; per process: {counts:?})"
+                "registration mismatch at the sync ending superstep {step}: the processes made different numbers of registrations ({made}; per process: {counts:?})"
             ));
         }
         for (i, mine) in first.pushes.iter().enumerate() {
@@ -38,7 +39,8 @@ impl Ctx {
                 })
                 .collect();
             self.fail_collective(format!(
-                "deregistration mismatch at the sync ending superstep {step}: every process must pop the same registrations in the same order, but {}",
+                "deregistration mismatch at the sync ending superstep {step}: every process must {}, but {}",
+                crate::foreign::calls().pop,
                 pops.join(", ")
             ));
         }

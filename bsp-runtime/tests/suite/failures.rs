@@ -298,11 +298,14 @@ fn different_tag_size_requests_fail_at_the_sync(ctx: &mut Ctx, probe: &Probe) {
 // D15: communication pending when the SPMD function returns
 // ---------------------------------------------------------------------------------------------
 
-/// D15: a put queued after the last sync.
+/// D15: puts queued after the last sync (the first checked in full, the next two by the quick
+/// path, all counted).
 fn a_put_pending_at_the_end_is_an_error_naming_the_process_and_count(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.register([0u32]);
+    let x = ctx.register([0u32; 2]);
     if ctx.pid() == 1 {
         ctx.put(0, &1u32, &x, 0);
+        ctx.put(0, &2u32, &x, 1);
+        ctx.put(0, &[3u32][..], &x, 0);
     }
 }
 
@@ -330,6 +333,16 @@ fn with_pid_7(ctx: &mut Ctx, op: fn(&mut Ctx, &Reg<u32>)) {
 
 fn a_pid_out_of_range_in_put(ctx: &mut Ctx, _: &Probe) {
     with_pid_7(ctx, |ctx, x| ctx.put(7, &1u32, x, 0));
+}
+
+/// The same after puts into the registration (so that the put's registration is the one the
+/// last checked put went into, which is then checked only for its process and extent).
+fn a_pid_out_of_range_in_put_after_others(ctx: &mut Ctx, _: &Probe) {
+    with_pid_7(ctx, |ctx, x| {
+        ctx.put(0, &1u32, x, 0);
+        ctx.put(1, &1u32, x, 0);
+        ctx.put(7, &1u32, x, 0);
+    });
 }
 
 fn a_pid_out_of_range_in_a_put_batch(ctx: &mut Ctx, _: &Probe) {
@@ -403,6 +416,19 @@ fn past_the_extent_of_process_1(ctx: &mut Ctx, op: fn(&mut Ctx, &Reg<u32>)) {
 
 fn a_put_past_the_targets_extent(ctx: &mut Ctx, _: &Probe) {
     past_the_extent_of_process_1(ctx, |ctx, x| ctx.put(1, &[5u32, 5], x, 1));
+}
+
+/// The same with one-word puts after others into the registration, within the extents of
+/// processes 3, 2 and 1 (the put's registration is then the one the last checked put went into,
+/// which is checked only for its process and extent).
+fn a_one_word_put_past_the_targets_extent_after_others(ctx: &mut Ctx, _: &Probe) {
+    past_the_extent_of_process_1(ctx, |ctx, x| {
+        ctx.put(3, &5u32, x, 3);
+        ctx.put(3, &5u32, x, 2);
+        ctx.put(2, &5u32, x, 2);
+        ctx.put(1, &5u32, x, 1);
+        ctx.put(1, &5u32, x, 2);
+    });
 }
 
 fn a_get_past_the_targets_extent(ctx: &mut Ctx, _: &Probe) {
@@ -700,13 +726,14 @@ cases! {
         ])
     },
     a_put_pending_at_the_end_is_an_error_naming_the_process_and_count: [3] => |f| {
-        f.mentions(&["queued after the last sync", "process 1 has 1 put queued when the SPMD function returned in superstep 1"])?;
+        f.mentions(&["queued after the last sync", "process 1 has 3 puts queued when the SPMD function returned in superstep 1"])?;
         ensure(!f.text.contains("process 0 has"), || f.text.clone())
     },
     sends_pending_at_the_end_are_an_error_naming_every_process_and_count: [3] => |f| {
         f.mentions(&["process 0 has 1 send", "process 2 has 3 send", "superstep 0"])
     },
     a_pid_out_of_range_in_put: [2] => |f| pid_out_of_range(f, "put"),
+    a_pid_out_of_range_in_put_after_others: [2] => |f| pid_out_of_range(f, "put"),
     a_pid_out_of_range_in_a_put_batch: [2] => |f| {
         f.mentions(&["process 1 failed: put with process 7 (registration #1, offset 0, length 1): pid 7 is out of range (nprocs = 2)"])
     },
@@ -722,6 +749,12 @@ cases! {
     a_pid_out_of_range_in_send: [2] => |f| pid_out_of_range(f, "send"),
     a_pid_out_of_range_in_send_bytes: [2] => |f| pid_out_of_range(f, "send_bytes"),
     a_put_past_the_targets_extent: [4] => |f| past_the_extent(f, "put with process 1"),
+    a_one_word_put_past_the_targets_extent_after_others: [4] => |f| {
+        f.failed_on(3)?;
+        f.mentions(&[
+            "put with process 1: registration #1: offset 2 + length 1 is past the extent 2 that process 1 registered (elements of `u32`)",
+        ])
+    },
     a_get_past_the_targets_extent: [4] => |f| past_the_extent(f, "get with process 1"),
     an_hpput_past_the_targets_extent: [4] => |f| past_the_extent(f, "hpput with process 1"),
     an_hpget_past_the_targets_extent: [4] => |f| past_the_extent(f, "hpget with process 1"),
