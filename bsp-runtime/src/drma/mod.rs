@@ -53,9 +53,21 @@ impl Ctx {
         // copy, so that the caller's variable stays in a register (see `Ctx::put_combine`).
         let dst = dst.as_remote();
         match src.elems() {
-            [one] if is_register_sized::<T>() => put_copy(one, |one| self.queue_put(pid, one, dst, offset)),
+            [one] if is_register_sized::<T>() => put_copy(one, |one| self.queue_put_one(pid, one[0], dst, offset)),
             many => self.queue_put(pid, many, dst, offset),
         }
+    }
+
+    /// `queue_put` of one small element, by value: the length is known, so its checks and the
+    /// copy fold to constants.
+    #[track_caller]
+    #[inline(never)]
+    fn queue_put_one<T: Value>(&self, pid: usize, value: T, dst: Remote<'_, T>, offset: usize) {
+        let r = self.resolve("put", pid, dst, offset, 1);
+        if r.bytes == 0 {
+            return;
+        }
+        self.queue_buffered_put(pid, r.slot, r.byte_offset, bytemuck::bytes_of(&value));
     }
 
     #[track_caller]
@@ -68,7 +80,9 @@ impl Ctx {
         self.queue_buffered_put(pid, r.slot, r.byte_offset, bytemuck::cast_slice(src));
     }
 
-    #[inline]
+    /// Queues a checked buffered put: inlined into `queue_put`, so that a put is one call (a
+    /// second call's frame and argument moves cost about a tenth of a one-word put).
+    #[inline(always)]
     fn queue_buffered_put(&self, pid: usize, slot: u32, byte_offset: usize, bytes: &[u8]) {
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
         unsafe { self.outbox() }.dest_for_puts(pid).push_buffered(slot, byte_offset, bytes);
