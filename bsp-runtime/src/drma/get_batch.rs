@@ -14,6 +14,7 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use crate::outbox::GetRec;
 use crate::{AsRemote, Ctx, GetDest, Superstep, Value};
 
 /// One-element gets from one registration into one buffer, from [`Superstep::get_batch`].
@@ -156,13 +157,15 @@ impl<T: Value> GetBatch<'_, T> {
             batch: &'b GetBatch<'s, T>,
             staged: bool,
             run: Open,
+            queued: Queued,
         }
         impl<T: Value> Drop for Gathering<'_, '_, T> {
             fn drop(&mut self) {
-                self.batch.queue_open(&mut self.run, self.staged);
+                self.batch.queue_open(&mut self.run, self.staged, &mut self.queued);
+                self.batch.queued(&mut self.queued);
             }
         }
-        let mut g = Gathering { batch: self, staged, run: Open::NONE };
+        let mut g = Gathering { batch: self, staged, run: Open::NONE, queued: Queued::default() };
         for (pid, offset, at) in gets {
             let r = &mut g.run;
             // The next element of the same process into the next place, within the extent of
@@ -171,7 +174,7 @@ impl<T: Value> GetBatch<'_, T> {
                 (r.next_offset, r.next_at) = (offset + 1, at + 1);
                 continue;
             }
-            g.batch.queue_open(r, staged);
+            g.batch.queue_open(r, staged, &mut g.queued);
             let extent = match g.batch.row.get(pid) {
                 Some(&(_, extent_bytes)) => extent_bytes / size,
                 None => g.batch.bad_pid(pid, offset),
@@ -193,19 +196,52 @@ impl<T: Value> GetBatch<'_, T> {
         }
     }
 
-    /// Queues the gets of `run` (if any) as one record, and leaves it empty.
+    /// Queues the gets of `run` (if any) as one record, and leaves it empty. The first record
+    /// of a `get_each` is queued as `get` queues one (it may continue the superstep's last get);
+    /// the later ones cannot continue the run before them (it would have gathered them), so
+    /// they are appended as they are, with their counts kept in `queued` until the end.
     #[inline]
-    fn queue_open(&self, run: &mut Open, staged: bool) {
+    fn queue_open(&self, run: &mut Open, staged: bool, queued: &mut Queued) {
         if run.next_at > run.start_at {
             let size = std::mem::size_of::<T>();
             let addr = self.row[run.pid].0;
             let calls = run.next_at - run.start_at;
             let (byte_offset, dst_addr) = (run.start_offset * size, self.dst as usize + run.start_at * size);
             let dst_buf = self.dst as usize; // one buffer: its runs may join
-            let (slot, bytes) = (self.slot, calls * size);
-            self.ctx.push_get(run.pid, slot, byte_offset, addr + byte_offset, bytes, dst_addr, dst_buf, staged, calls);
+            let (pid, slot, bytes) = (run.pid, self.slot, calls * size);
+            if !queued.first {
+                self.ctx.push_get(pid, slot, byte_offset, addr + byte_offset, bytes, dst_addr, dst_buf, staged, calls);
+                queued.first = true;
+            } else {
+                if pid != queued.pid {
+                    self.queued(queued);
+                    queued.pid = pid;
+                }
+                (queued.calls, queued.bytes) = (queued.calls + calls, queued.bytes + bytes);
+                let rec =
+                    GetRec { pid, slot, byte_offset, src_addr: addr + byte_offset, bytes, dst_addr, dst_buf, staged };
+                // SAFETY: the only outbox reference of this call, dropped before it returns
+                // (`Ctx::outbox`); the caller's iterator runs between two such calls, never
+                // during one.
+                unsafe { self.ctx.outbox() }.gets.push(rec);
+            }
         }
         *run = Open::NONE;
+    }
+
+    /// Counts the gets of `queued` (appended to the outbox by `queue_open` after the first
+    /// record) as `push_get` counts its own: in the superstep's pending gets, and in what this
+    /// process asks of their process. Leaves the counts at zero.
+    #[cold]
+    fn queued(&self, queued: &mut Queued) {
+        if queued.calls == 0 {
+            return;
+        }
+        self.ctx.state.borrow_mut().pending.gets += queued.calls;
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let q = unsafe { self.ctx.outbox() }.dest(queued.pid);
+        (q.gets, q.get_bytes) = (q.gets + queued.calls, q.get_bytes + queued.bytes);
+        (queued.calls, queued.bytes) = (0, 0);
     }
 
     /// The checks of a get of element `offset` on `pid` into element `at` (the batch made the
@@ -297,6 +333,16 @@ struct Open {
     next_offset: usize,
     next_at: usize,
     at_limit: usize,
+}
+
+/// What `get_each` appended to the outbox after its first record and has not counted yet: the
+/// `calls` gets, of `bytes` in all, from process `pid`.
+#[derive(Debug, Default)]
+struct Queued {
+    first: bool,
+    pid: usize,
+    calls: usize,
+    bytes: usize,
 }
 
 impl Open {
