@@ -449,32 +449,6 @@ fn a_put_batch_past_the_extent_is_reported_with_every_value(ctx: &mut Ctx, _: &P
     ctx.sync();
 }
 
-/// One-element puts through a batch that run past the extent: each continues the last one's
-/// record until the one past the extent, which gets the message of `put`.
-fn a_run_of_batch_puts_past_the_extent_is_reported_with_every_value(ctx: &mut Ctx, _: &Probe) {
-    let x = ctx.register([0u32; 2]);
-    if ctx.pid() == 1 {
-        let mut batch = ctx.put_batch(&x);
-        for i in 0..3 {
-            batch.put(0, &(10 * i as u32), i);
-        }
-    }
-    ctx.sync();
-}
-
-/// The same with combining puts: the message of `put_combine`.
-fn a_run_of_batch_combining_puts_past_the_extent_is_reported_with_every_value(ctx: &mut Ctx, _: &Probe) {
-    let add = ctx.combiner(|a: u32, b: u32| a + b);
-    let x = ctx.register([0u32; 3]);
-    if ctx.pid() == 1 {
-        let mut batch = ctx.put_batch(&x);
-        for i in 1..5 {
-            batch.put_combine(0, &(10 * i as u32), i, add);
-        }
-    }
-    ctx.sync();
-}
-
 /// A run of `get_each` gets that continues past the end of the buffer (not of the extent).
 fn a_run_of_get_each_past_its_buffer_is_reported_with_the_index_and_length(ctx: &mut Ctx, _: &Probe) {
     let x = ctx.register([0u32; 8]);
@@ -766,12 +740,6 @@ cases! {
     },
     a_put_batch_past_the_extent_is_reported_with_every_value: [2] => |f| {
         f.mentions(&["process 1 failed: put with process 0: registration #1: offset 1 + length 2 is past the extent 2 that process 0 registered (elements of `u32`)"])
-    },
-    a_run_of_batch_puts_past_the_extent_is_reported_with_every_value: [2] => |f| {
-        f.mentions(&["process 1 failed: put with process 0: registration #1: offset 2 + length 1 is past the extent 2 that process 0 registered (elements of `u32`)"])
-    },
-    a_run_of_batch_combining_puts_past_the_extent_is_reported_with_every_value: [2] => |f| {
-        f.mentions(&["process 1 failed: put_combine with process 0: registration #1: offset 3 + length 1 is past the extent 3 that process 0 registered (elements of `u32`)"])
     },
     a_run_of_get_each_past_its_buffer_is_reported_with_the_index_and_length: [2] => |f| {
         f.mentions(&["process 1 failed: get_batch: destination index 2 is out of range for a buffer of length 2"])
