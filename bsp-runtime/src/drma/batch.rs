@@ -44,13 +44,17 @@ pub struct PutBatch<'c, T: Value> {
 }
 
 /// The last record of one destination's queue, as the batch left it, in elements: a put of
-/// element `next` on `pid`, of the record's kind, continues it while `next < limit`.
+/// element `next` on `pid`, of the record's kind, continues it while `next < end`, and needs no
+/// more buffer while `next < limit`.
 struct BatchTail {
     pid: usize,
     /// The element a put continuing the record writes.
     next: usize,
     /// The first element it may not write: the extent of the registration on `pid`, or the end
     /// of the longest record, whichever comes first.
+    end: usize,
+    /// The first element it may not write without the queue's buffer growing: `end`, or where
+    /// the spare capacity of the buffer ends, whichever comes first.
     limit: usize,
     /// [`PLAIN`] for a plain put, the operator's tag for a combining one.
     op: u64,
@@ -70,8 +74,23 @@ impl BatchTail {
         let size = std::mem::size_of::<T>();
         let t = tail.filter(|t| t.slot == slot && size > 0 && t.end % size == 0)?;
         let next = t.end / size;
-        let limit = extent.min(next + t.room / size);
-        Some(BatchTail { pid, next, limit, op, queue: QueuePtr(NonNull::from(q)) })
+        let end = extent.min(next + t.room / size);
+        let limit = Self::limit_in::<T>(end, next, q);
+        Some(BatchTail { pid, next, end, limit, op, queue: QueuePtr(NonNull::from(q)) })
+    }
+
+    /// Sets `limit` from the spare capacity of `q`'s buffer (this tail's queue), after the
+    /// tail was made or the buffer grew.
+    #[inline]
+    fn set_limit<T>(&mut self, q: &DestQueue) {
+        self.limit = Self::limit_in::<T>(self.end, self.next, q);
+    }
+
+    /// `end`, or the element after `next` where the spare capacity of `q`'s buffer ends.
+    #[inline]
+    fn limit_in<T>(end: usize, next: usize, q: &DestQueue) -> usize {
+        let spare = q.put_data.capacity() - q.put_data.len();
+        end.min(next + spare / std::mem::size_of::<T>())
     }
 }
 
@@ -312,16 +331,18 @@ impl<T: Value> PutBatch<'_, T> {
     #[inline(always)]
     fn extend_tail(&mut self, pid: usize, op: u64, offset: usize, len: usize, bytes: &[u8]) -> bool {
         match &mut self.tail {
-            // The put was checked, so `offset + len` is within the extent: `len <= limit - next`
+            // The put was checked, so `offset + len` is within the extent: `len <= end - next`
             // is the record's room.
-            Some(t) if t.pid == pid && t.op == op && t.next == offset && len <= t.limit - t.next => {
+            Some(t) if t.pid == pid && t.op == op && t.next == offset && len <= t.end - t.next => {
                 // SAFETY: `queue` is `pid`'s queue, from the `dest` call that took the tail; no
                 // `dest` call since (each takes a new tail or none), so the queues have not moved,
                 // and nothing else reaches the outbox while the batch holds it (`&mut`). Nothing
                 // was queued for `pid` since, so the tail still describes its last record, whose
                 // kind (and operator) is `op`.
-                unsafe { t.queue.0.as_mut() }.extend_tail(bytes);
+                let q = unsafe { t.queue.0.as_mut() };
+                q.extend_tail(bytes);
                 t.next += len;
+                t.set_limit::<T>(q); // the buffer may have grown
                 true
             }
             _ => false,
@@ -330,21 +351,20 @@ impl<T: Value> PutBatch<'_, T> {
 
     /// [`extend_tail`](PutBatch::extend_tail) for one element at `offset` that has not been
     /// checked: it continues the record only if `offset` is below the tail's limit, which is
-    /// within `pid`'s extent, so a put that passes here needs no other check. The flags of the
-    /// superstep were set by the put that made the tail. Inlined into the caller's loop: a few
-    /// compares, the store of the value and the counts.
+    /// within `pid`'s extent, the record's room and the buffer's capacity, so a put that passes
+    /// here needs no other check. The flags of the superstep were set by the put that made the
+    /// tail. Inlined into the caller's loop: four compares, the store of the value and the
+    /// counts.
     #[inline(always)]
     fn extend_tail_one(&mut self, pid: usize, op: u64, offset: usize, value: T) -> bool {
         match &mut self.tail {
             Some(t) if t.pid == pid && t.next == offset && offset < t.limit && t.op == op => {
-                // SAFETY: as in `extend_tail`.
-                let q = unsafe { t.queue.0.as_mut() };
-                // Only within the buffer's capacity: a put that needs it to grow takes the
-                // general path, which extends the same record (the loop's fast path then has
-                // no call to make).
-                if !q.extend_tail_in_place(bytemuck::bytes_of(&value)) {
-                    return false;
-                }
+                // SAFETY: as in `extend_tail`, `queue` is `pid`'s queue and the tail describes
+                // its last record, a buffered one that ends its buffer (`new`); `next < limit`
+                // leaves room in the record and at least one element of `T` of spare capacity in
+                // the buffer (`set_limit`: the capacity only grows while the batch lives, and
+                // every append since went through `extend_tail`, which set the limit again).
+                unsafe { t.queue.0.as_mut().extend_tail_unchecked(bytemuck::bytes_of(&value)) };
                 t.next += 1;
                 self.st.pending.puts += 1;
                 true
