@@ -332,8 +332,8 @@ impl<T: Value> PutBatch<'_, T> {
     fn extend_tail(&mut self, pid: usize, op: u64, offset: usize, len: usize, bytes: &[u8]) -> bool {
         match &mut self.tail {
             // The put was checked, so `offset + len` is within the extent: `len <= end - next`
-            // is the record's room.
-            Some(t) if t.pid == pid && t.op == op && t.next == offset && len <= t.end - t.next => {
+            // is the record's room (`next <= end` as made, saturating to be sure).
+            Some(t) if t.pid == pid && t.op == op && t.next == offset && len <= t.end.saturating_sub(t.next) => {
                 // SAFETY: `queue` is `pid`'s queue, from the `dest` call that took the tail; no
                 // `dest` call since (each takes a new tail or none), so the queues have not moved,
                 // and nothing else reaches the outbox while the batch holds it (`&mut`). Nothing
