@@ -166,15 +166,44 @@ impl Ctx {
         let dst = dst.as_remote();
         match src.elems() {
             [one] if super::is_register_sized::<T>() => {
-                super::put_copy(one, |one| self.queue_combining_put(pid, one, dst, offset, op))
+                super::put_copy(one, |one| self.queue_combining_put_one(pid, one[0], dst, offset, op))
             }
             many => self.queue_combining_put(pid, many, dst, offset, op),
         }
     }
 
+    /// `queue_combining_put` of one small element, by value: the length is known, so its checks
+    /// and the copy fold to constants (as `Ctx::put`'s).
+    #[track_caller]
+    #[inline(never)]
+    fn queue_combining_put_one<T: Value>(
+        &self,
+        pid: usize,
+        value: T,
+        dst: Remote<'_, T>,
+        offset: usize,
+        op: Combiner<T>,
+    ) {
+        self.queue_combining_bytes(pid, std::slice::from_ref(&value), dst, offset, op);
+    }
+
     #[track_caller]
     #[inline(never)]
     fn queue_combining_put<T: Value>(&self, pid: usize, src: &[T], dst: Remote<'_, T>, offset: usize, op: Combiner<T>) {
+        self.queue_combining_bytes(pid, src, dst, offset, op);
+    }
+
+    /// The work of a combining put: checks it and queues its bytes.
+    #[track_caller]
+    #[inline(always)]
+    fn queue_combining_bytes<T: Value>(
+        &self,
+        pid: usize,
+        src: &[T],
+        dst: Remote<'_, T>,
+        offset: usize,
+        op: Combiner<T>,
+    ) {
         let r = self.resolve("put_combine", pid, dst, offset, src.len());
         if r.bytes == 0 {
             return;
