@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo bench --bench port                          # every loop, 9 runs
-//! cargo bench --bench port -- --runs 21 fanin       # some loops: fanin, fanin-all, fanout, rank1
+//! cargo bench --bench port -- --runs 21 fanin       # some loops: fanin, fanin-all, fanin-ctx, fanout, rank1, scatter
 //! cargo bench --bench port -- --count --n 20000     # one call of each, for callgrind (scripts/port-count)
 //! ```
 //!
@@ -17,6 +17,8 @@
 //! - `fanin-all`: the same row loop with every sum through `put_combine` (to this process at
 //!   p = 1), then the sync, against the plain loop adding each sum into place: what a combining
 //!   put costs a loop that sends every row.
+//! - `fanin-ctx`: `fanin-all` without a batch: every row's sum through
+//!   `ctx.put_combine(q, &sum, &y, l, add)`, as a port of `bsp_put` calls writes it.
 //! - `fanout`: the components a product needs, gathered from their owner through one
 //!   `get_batch(..).get_each(..)` in a superstep (about 5 of every 8 components of `--n`, in
 //!   order, so runs of consecutive ones), against the gather loop `buf[t] = x[j]` over the same
@@ -57,7 +59,7 @@ struct Opts {
     only: Vec<String>,
 }
 
-const LOOPS: [&str; 5] = ["fanin", "fanin-all", "fanout", "rank1", "scatter"];
+const LOOPS: [&str; 6] = ["fanin", "fanin-all", "fanin-ctx", "fanout", "rank1", "scatter"];
 
 fn parse() -> Opts {
     let mut o = Opts { runs: 9, reps: None, n: 100_000, count: false, only: Vec::new() };
@@ -172,6 +174,26 @@ fn fanin_all_bsp(ctx: &mut Ctx, m: &Csr, x: &[f64], y: &mut Reg<f64>, add: Combi
 
 #[inline(never)]
 fn fanin_all_plain(m: &Csr, x: &[f64], y: &mut [f64]) {
+    y.fill(0.0);
+    for (i, &(_, l)) in m.owners.iter().enumerate() {
+        let sum = row_sum(m, x, i);
+        y[l as usize] += sum;
+    }
+}
+
+#[inline(never)]
+fn fanin_ctx_bsp(ctx: &mut Ctx, m: &Csr, x: &[f64], y: &mut Reg<f64>, add: Combiner<f64>) {
+    y.local_mut(ctx).fill(0.0);
+    for (i, &(q, l)) in m.owners.iter().enumerate() {
+        let sum = row_sum(m, x, i);
+        ctx.put_combine(q as usize, &sum, &*y, l as usize, add);
+    }
+    ctx.sync();
+}
+
+/// `fanin_all_plain` under its own name, so that the two loops' counts stay apart.
+#[inline(never)]
+fn fanin_ctx_plain(m: &Csr, x: &[f64], y: &mut [f64]) {
     y.fill(0.0);
     for (i, &(_, l)) in m.owners.iter().enumerate() {
         let sum = row_sum(m, x, i);
@@ -307,14 +329,17 @@ fn main() {
             let mut s = Series::default();
             let mut units = n;
             let unit = match name.as_str() {
-                "fanin" | "fanin-all" => {
+                "fanin" | "fanin-all" | "fanin-ctx" => {
                     let mut y = ctx.register(vec![0.0f64; n]);
                     let mut plain = vec![0.0f64; n];
                     let mut outgoing = Vec::new();
                     let all = name == "fanin-all";
                     let r = reps(20);
                     for _ in 0..runs {
-                        if all {
+                        if name == "fanin-ctx" {
+                            s.bsp.push(time(r, n, || fanin_ctx_bsp(ctx, &m, &x, &mut y, add)));
+                            s.plain.push(time(r, n, || fanin_ctx_plain(&m, black_box(&x), &mut plain)));
+                        } else if all {
                             s.bsp.push(time(r, n, || fanin_all_bsp(ctx, &m, &x, &mut y, add)));
                             s.plain.push(time(r, n, || fanin_all_plain(&m, black_box(&x), &mut plain)));
                         } else {

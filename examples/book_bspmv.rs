@@ -205,9 +205,10 @@ fn init(ctx: &mut Ctx, n: usize, mine: Distribution) -> (Local, Vec<usize>, Vec<
 
 /// The partial sums `Σ a_ij x_j` of the local rows `rows` into `out`, in order: one pass over
 /// their nonzeros, as slices (the matrix's slices taken once, so that the loop keeps them in
-/// registers).
+/// registers; `columns` cut to the length of `values`, so that one check per row covers both).
 fn row_sums(a: &Local, x: &[f64], rows: std::ops::Range<usize>, out: &mut [f64]) {
-    let (starts, values, columns) = (&a.starts[rows.start..=rows.end], &a.values[..], &a.columns[..]);
+    let (starts, values) = (&a.starts[rows.start..=rows.end], &a.values[..]);
+    let columns = &a.columns[..values.len()];
     for (sum, r) in out.iter_mut().zip(starts.windows(2)) {
         *sum = values[r[0]..r[1]].iter().zip(&columns[r[0]..r[1]]).map(|(&a, &c)| a * x[c as usize]).sum();
     }

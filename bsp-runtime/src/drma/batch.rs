@@ -43,15 +43,55 @@ pub struct PutBatch<'c, T: Value> {
     _t: PhantomData<fn(&T)>,
 }
 
-/// The last record of one destination's queue, as the batch left it.
+/// The last record of one destination's queue, as the batch left it, in elements: a put of
+/// element `next` on `pid`, of the record's kind, continues it while `next < end`, and needs no
+/// more buffer while `next < limit`.
 struct BatchTail {
     pid: usize,
-    tail: Tail,
-    /// `None` for a plain put, the operator's tag for a combining one.
-    op: Option<u64>,
+    /// The element a put continuing the record writes.
+    next: usize,
+    /// The first element it may not write: the extent of the registration on `pid`, or the end
+    /// of the longest record, whichever comes first.
+    end: usize,
+    /// The first element it may not write without the queue's buffer growing: `end`, or where
+    /// the spare capacity of the buffer ends, whichever comes first.
+    limit: usize,
+    /// [`PLAIN`] for a plain put, the operator's tag for a combining one.
+    op: u64,
     queue: QueuePtr,
-    /// The extent of the registration on `pid`, in elements.
-    extent: usize,
+}
+
+/// The kind of a [`BatchTail`] of plain puts: no operator's tag (an element size of at most
+/// 64 KiB in its high half) is this.
+const PLAIN: u64 = u64::MAX;
+
+impl BatchTail {
+    /// The tail of `q`, `pid`'s queue, whose last record is `tail` (if a put may continue it)
+    /// of kind `op`, for puts of `T` into registration `slot` of `extent` elements on `pid`:
+    /// `None` unless that record is into `slot` and ends at a whole element.
+    #[inline]
+    fn new<T>(pid: usize, op: u64, tail: Option<Tail>, slot: u32, extent: usize, q: &mut DestQueue) -> Option<Self> {
+        let size = std::mem::size_of::<T>();
+        let t = tail.filter(|t| t.slot == slot && size > 0 && t.end % size == 0)?;
+        let next = t.end / size;
+        let end = extent.min(next + t.room / size);
+        let limit = Self::limit_in::<T>(end, next, q);
+        Some(BatchTail { pid, next, end, limit, op, queue: QueuePtr(NonNull::from(q)) })
+    }
+
+    /// Sets `limit` from the spare capacity of `q`'s buffer (this tail's queue), after the
+    /// tail was made or the buffer grew.
+    #[inline]
+    fn set_limit<T>(&mut self, q: &DestQueue) {
+        self.limit = Self::limit_in::<T>(self.end, self.next, q);
+    }
+
+    /// `end`, or the element after `next` where the spare capacity of `q`'s buffer ends.
+    #[inline]
+    fn limit_in<T>(end: usize, next: usize, q: &DestQueue) -> usize {
+        let spare = q.put_data.capacity() - q.put_data.len();
+        end.min(next + spare / std::mem::size_of::<T>())
+    }
 }
 
 /// A destination's queue in the batch's outbox, from the `Outbox::dest` call that found it; valid
@@ -176,28 +216,24 @@ impl<T: Value> PutBatch<'_, T> {
     #[track_caller]
     #[inline]
     pub fn put<S: ?Sized + Elems<T>>(&mut self, pid: usize, src: &S, offset: usize) {
-        // A one-element source of a small type is read here and the out-of-line part gets a
-        // copy, so that the caller's variable stays in a register (see `Ctx::put_combine`).
+        // A one-element source of a small type is read here and the rest gets a copy, so that
+        // the caller's variable stays in a register (see `Ctx::put_combine`). A put that
+        // continues the batch's last record (the next element on the same process: a scatter
+        // to consecutive places) extends it here, in the caller's loop, with nothing else to
+        // check; any other put takes the out-of-line path.
         match src.elems() {
-            [one] if super::is_register_sized::<T>() => super::put_copy(one, |one| self.put_one(pid, one[0], offset)),
+            [one] if super::is_register_sized::<T>() => super::put_copy(one, |one| {
+                if !self.extend_tail_one(pid, PLAIN, offset, one[0]) {
+                    self.put_one_slow(pid, one[0], offset);
+                }
+            }),
             many => self.queue_put(pid, many, offset),
         }
     }
 
-    /// A put of one small element: extends the batch's last record where the put continues
-    /// it, with nothing else to check (the record's process, registration and extent are
-    /// known), and takes the general path otherwise.
+    /// A put of one small element that does not continue the last record (or needs the
+    /// record's buffer to grow): by value, so that the caller's fast path needs no stack.
     #[track_caller]
-    #[inline(never)]
-    fn put_one(&mut self, pid: usize, value: T, offset: usize) {
-        if !self.extend_tail_one(pid, None, offset, &value) {
-            // By value: the fast path above then needs no stack.
-            self.put_one_slow(pid, value, offset);
-        }
-    }
-
-    #[track_caller]
-    #[cold]
     #[inline(never)]
     fn put_one_slow(&mut self, pid: usize, value: T, offset: usize) {
         self.queue_put(pid, std::slice::from_ref(&value), offset);
@@ -211,18 +247,11 @@ impl<T: Value> PutBatch<'_, T> {
         }
         let bytes: &[u8] = bytemuck::cast_slice(src);
         let byte_offset = offset * std::mem::size_of::<T>();
-        if !self.extend_tail(pid, None, byte_offset, bytes) {
-            let extent = self.extent(pid);
+        if !self.extend_tail(pid, PLAIN, offset, src.len(), bytes) {
+            let (slot, extent) = (self.slot, self.extent(pid));
             let q = self.out.dest_for_puts(pid);
-            q.push_buffered(self.slot, byte_offset, bytes);
-            let slot = self.slot;
-            self.tail = q.buffered_tail().filter(|t| t.slot == slot).map(|t| BatchTail {
-                pid,
-                tail: t,
-                op: None,
-                queue: QueuePtr(NonNull::from(q)),
-                extent,
-            });
+            q.push_buffered(slot, byte_offset, bytes);
+            self.tail = BatchTail::new::<T>(pid, PLAIN, q.buffered_tail(), slot, extent, q);
         }
         let bulk = if bytes.len() >= BULK_BYTES { flags::BULK } else { 0 };
         self.st.flags |= flags::WORK | flags::PUT | bulk;
@@ -257,25 +286,18 @@ impl<T: Value> PutBatch<'_, T> {
         // As in `put`: the caller's one small value is copied here, so a partial sum passed as
         // `&sum` inside a row loop is never address-taken by a call.
         match src.elems() {
-            [one] if super::is_register_sized::<T>() => {
-                super::put_copy(one, |one| self.combine_one(pid, one[0], offset, op))
-            }
+            [one] if super::is_register_sized::<T>() => super::put_copy(one, |one| {
+                if !self.extend_tail_one(pid, op.tag(), offset, one[0]) {
+                    self.combine_one_slow(pid, one[0], offset, op);
+                }
+            }),
             many => self.queue_combining_put(pid, many, offset, op),
         }
     }
 
-    /// A combining put of one small element: as [`put_one`](PutBatch::put_one), for a record
-    /// of the same operator.
+    /// A combining put of one small element that does not continue the last record: as
+    /// [`put_one_slow`](PutBatch::put_one_slow).
     #[track_caller]
-    #[inline(never)]
-    fn combine_one(&mut self, pid: usize, value: T, offset: usize, op: Combiner<T>) {
-        if !self.extend_tail_one(pid, Some(op.tag()), offset, &value) {
-            self.combine_one_slow(pid, value, offset, op);
-        }
-    }
-
-    #[track_caller]
-    #[cold]
     #[inline(never)]
     fn combine_one_slow(&mut self, pid: usize, value: T, offset: usize, op: Combiner<T>) {
         self.queue_combining_put(pid, std::slice::from_ref(&value), offset, op);
@@ -290,36 +312,35 @@ impl<T: Value> PutBatch<'_, T> {
         let bytes: &[u8] = bytemuck::cast_slice(src);
         let size = std::mem::size_of::<T>();
         let (byte_offset, tag) = (offset * size, op.tag());
-        if !self.extend_tail(pid, Some(tag), byte_offset, bytes) {
-            let extent = self.extent(pid);
+        if !self.extend_tail(pid, tag, offset, src.len(), bytes) {
+            let (slot, extent) = (self.slot, self.extent(pid));
             let q = self.out.dest(pid);
-            q.push_combining_bytes(self.slot, byte_offset, bytes, tag, size);
-            let slot = self.slot;
-            self.tail = q
-                .combining_tail(size)
-                .filter(|&(t, last_op)| t.slot == slot && last_op == tag)
-                .map(|(t, _)| BatchTail { pid, tail: t, op: Some(tag), queue: QueuePtr(NonNull::from(q)), extent });
+            q.push_combining_bytes(slot, byte_offset, bytes, tag, size);
+            let tail = q.combining_tail(size).filter(|&(_, last_op)| last_op == tag).map(|(t, _)| t);
+            self.tail = BatchTail::new::<T>(pid, tag, tail, slot, extent, q);
         }
         self.st.flags |= flags::WORK | flags::PUT;
     }
 
-    /// Appends `bytes` to the last record the batch queued if the put continues it: the same
-    /// process, the same kind (plain, or combining with operator `op`), the next bytes of the
-    /// registration, and room left in the record. Returns whether it did. The caller checked the
-    /// put (`check`).
+    /// Appends `bytes`, the `len` elements of a checked put at `offset` on `pid`, to the last
+    /// record the batch queued if the put continues it: the same process, the same kind (plain,
+    /// or combining with operator `op`), the next elements of the registration, and room left in
+    /// the record. Returns whether it did.
     #[inline(always)]
-    fn extend_tail(&mut self, pid: usize, op: Option<u64>, byte_offset: usize, bytes: &[u8]) -> bool {
+    fn extend_tail(&mut self, pid: usize, op: u64, offset: usize, len: usize, bytes: &[u8]) -> bool {
         match &mut self.tail {
-            Some(BatchTail { pid: p, tail: t, op: o, queue, .. })
-                if *p == pid && *o == op && t.end == byte_offset && bytes.len() <= t.room =>
-            {
+            // The put was checked, so `offset + len` is within the extent: `len <= end - next`
+            // is the record's room (`next <= end` as made, saturating to be sure).
+            Some(t) if t.pid == pid && t.op == op && t.next == offset && len <= t.end.saturating_sub(t.next) => {
                 // SAFETY: `queue` is `pid`'s queue, from the `dest` call that took the tail; no
                 // `dest` call since (each takes a new tail or none), so the queues have not moved,
                 // and nothing else reaches the outbox while the batch holds it (`&mut`). Nothing
-                // was queued for `pid` since, so `t` still describes its last record, whose kind
-                // (and operator) is `op`.
-                unsafe { queue.0.as_mut() }.extend_tail(bytes);
-                (t.end, t.room) = (t.end + bytes.len(), t.room - bytes.len());
+                // was queued for `pid` since, so the tail still describes its last record, whose
+                // kind (and operator) is `op`.
+                let q = unsafe { t.queue.0.as_mut() };
+                q.extend_tail(bytes);
+                t.next += len;
+                t.set_limit::<T>(q); // the buffer may have grown
                 true
             }
             _ => false,
@@ -327,41 +348,37 @@ impl<T: Value> PutBatch<'_, T> {
     }
 
     /// [`extend_tail`](PutBatch::extend_tail) for one element at `offset` that has not been
-    /// checked: it continues the record only if `offset` is within `pid`'s extent (the tail
-    /// keeps it), so a put that passes here needs no other check. The flags of the superstep
-    /// were set by the put that made the tail.
+    /// checked: it continues the record only if `offset` is below the tail's limit, which is
+    /// within `pid`'s extent, the record's room and the buffer's capacity, so a put that passes
+    /// here needs no other check. The flags of the superstep were set by the put that made the
+    /// tail. Inlined into the caller's loop: four compares, the store of the value and the
+    /// counts.
     #[inline(always)]
-    fn extend_tail_one(&mut self, pid: usize, op: Option<u64>, offset: usize, value: &T) -> bool {
-        let size = std::mem::size_of::<T>();
+    fn extend_tail_one(&mut self, pid: usize, op: u64, offset: usize, value: T) -> bool {
         match &mut self.tail {
-            // `offset < extent` first: then `offset * size` does not overflow.
-            Some(BatchTail { pid: p, tail: t, op: o, queue, extent })
-                if *p == pid && offset < *extent && *o == op && t.end == offset * size && size <= t.room =>
-            {
-                // SAFETY: as in `extend_tail`.
-                let q = unsafe { queue.0.as_mut() };
-                // Only within the buffer's capacity: a put that needs it to grow takes the
-                // general path, which extends the same record (the loop's fast path then has
-                // no call to make, and needs no stack frame).
-                if !q.extend_tail_in_place(bytemuck::bytes_of(value)) {
-                    return false;
-                }
-                (t.end, t.room) = (t.end + size, t.room - size);
+            Some(t) if t.pid == pid && t.next == offset && offset < t.limit && t.op == op => {
+                // SAFETY: as in `extend_tail`, `queue` is `pid`'s queue and the tail describes
+                // its last record, a buffered one that ends its buffer (`new`); `next < limit`
+                // leaves room in the record and at least one element of `T` of spare capacity in
+                // the buffer (`set_limit`: the capacity only grows while the batch lives, and
+                // every append since went through `extend_tail`, which set the limit again).
+                unsafe { t.queue.0.as_mut().extend_tail_unchecked(bytemuck::bytes_of(&value)) };
+                t.next += 1;
                 true
             }
             _ => false,
         }
     }
 
-    /// The checks of a put of `len` elements at `offset` on `pid` that depend on the put (the
-    /// pid and the extent; the batch made the others once): panics as [`Ctx::put`] does, and
-    /// returns whether there is anything to move.
     /// The extent of the registration on `pid` (checked), in elements.
     #[inline]
     fn extent(&self, pid: usize) -> usize {
         self.row[pid].1 / std::mem::size_of::<T>()
     }
 
+    /// The checks of a put of `len` elements at `offset` on `pid` that depend on the put (the
+    /// pid and the extent; the batch made the others once): panics as [`Ctx::put`] does, and
+    /// returns whether there is anything to move.
     #[track_caller]
     #[inline]
     fn check(&self, op: &str, pid: usize, offset: usize, len: usize) -> bool {

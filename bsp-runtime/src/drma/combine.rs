@@ -8,10 +8,10 @@
 //! interleave in that order: a plain put overwrites, a later combining put combines with what it
 //! wrote. Get results land first (D1), so a combining put also combines with a get's result.
 //!
-//! An operator is made by [`Ctx::combiner`] from a function `fn(T, T) -> T`. It is named by its
-//! number, so every process must make the same combiners in the same order (like registrations);
-//! the receiving process applies its own copy of the operator, which is how user functions work
-//! on every engine. Since the order is fixed, floating-point results are the same in every run.
+//! An operator is made by [`Ctx::combiner`] from a function or closure `Fn(T, T) -> T`. It is
+//! named by its number, so every process must make the same combiners in the same order (like
+//! registrations); the receiving process applies its own copy of the operator, which is how user
+//! functions work on every engine. Since the order is fixed, floating-point results are the same in every run.
 
 use std::marker::PhantomData;
 
@@ -54,7 +54,9 @@ pub(crate) struct Op {
 }
 
 impl Op {
-    fn new<T: Value>(f: fn(T, T) -> T) -> Self {
+    /// The operator `f`, whose loop over a record's elements is compiled for `f` (a closure's
+    /// body is inlined into it; a function pointer is called per element).
+    fn new<T: Value, F: Fn(T, T) -> T + Copy + 'static>(f: F) -> Self {
         let size = std::mem::size_of::<T>();
         Op {
             elem_size: size,
@@ -80,8 +82,9 @@ impl<T: Value> Combiner<T> {
 }
 
 impl Ctx {
-    /// Makes an operator for [`put_combine`](Ctx::put_combine) from `f` (a function or a closure
-    /// that captures nothing).
+    /// Makes an operator for [`put_combine`](Ctx::put_combine) from `f`: a function, or a closure
+    /// (`Copy` and `'static`: what it captures, it holds by value). The receiving process
+    /// applies it to a run of combining puts in one loop, with a closure's body inlined there.
     ///
     /// Every process must make the same combiners in the same order: a combiner is named by its
     /// number, and the process that receives a combining put applies its own combiner of that
@@ -103,7 +106,7 @@ impl Ctx {
     /// If an element of `T` is larger than 64 KiB: `f` takes and returns elements by value, on the stack of the process that
     /// applies it, so a larger one could overflow that stack instead of failing with a message.
     #[track_caller]
-    pub fn combiner<T: Value>(&self, f: fn(T, T) -> T) -> Combiner<T> {
+    pub fn combiner<T: Value, F: Fn(T, T) -> T + Copy + 'static>(&self, f: F) -> Combiner<T> {
         let size = std::mem::size_of::<T>();
         if size > MAX_COMBINED_BYTES {
             self.fail_misuse(format!(
@@ -163,15 +166,44 @@ impl Ctx {
         let dst = dst.as_remote();
         match src.elems() {
             [one] if super::is_register_sized::<T>() => {
-                super::put_copy(one, |one| self.queue_combining_put(pid, one, dst, offset, op))
+                super::put_copy(one, |one| self.queue_combining_put_one(pid, one[0], dst, offset, op))
             }
             many => self.queue_combining_put(pid, many, dst, offset, op),
         }
     }
 
+    /// `queue_combining_put` of one small element, by value: the length is known, so its checks
+    /// and the copy fold to constants (as `Ctx::put`'s).
+    #[track_caller]
+    #[inline(never)]
+    fn queue_combining_put_one<T: Value>(
+        &self,
+        pid: usize,
+        value: T,
+        dst: Remote<'_, T>,
+        offset: usize,
+        op: Combiner<T>,
+    ) {
+        self.queue_combining_bytes(pid, std::slice::from_ref(&value), dst, offset, op);
+    }
+
     #[track_caller]
     #[inline(never)]
     fn queue_combining_put<T: Value>(&self, pid: usize, src: &[T], dst: Remote<'_, T>, offset: usize, op: Combiner<T>) {
+        self.queue_combining_bytes(pid, src, dst, offset, op);
+    }
+
+    /// The work of a combining put: checks it and queues its bytes.
+    #[track_caller]
+    #[inline(always)]
+    fn queue_combining_bytes<T: Value>(
+        &self,
+        pid: usize,
+        src: &[T],
+        dst: Remote<'_, T>,
+        offset: usize,
+        op: Combiner<T>,
+    ) {
         let r = self.resolve("put_combine", pid, dst, offset, src.len());
         if r.bytes == 0 {
             return;

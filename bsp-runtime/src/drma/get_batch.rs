@@ -14,6 +14,7 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use crate::outbox::GetRec;
 use crate::{AsRemote, Ctx, GetDest, Superstep, Value};
 
 /// One-element gets from one registration into one buffer, from [`Superstep::get_batch`].
@@ -141,49 +142,106 @@ impl<T: Value> GetBatch<'_, T> {
     /// are queued.
     #[track_caller]
     pub fn get_each(&mut self, gets: impl IntoIterator<Item = (usize, usize, usize)>) {
+        let size = std::mem::size_of::<T>();
+        let Some(staged) = self.staged.filter(|_| size > 0) else {
+            // Staged or not depending on the element, or elements of size 0: each get by
+            // itself, as `get` (whose record still continues the previous one where it can).
+            for (pid, offset, at) in gets {
+                self.get_one(pid, offset, at);
+            }
+            return;
+        };
         // The run being gathered is queued when the next get does not continue it, at the end,
-        // and if a check (or the iterator) panics: the guard's drop.
+        // before a check panics, and if the iterator panics: the guard's drop.
         struct Gathering<'b, 's, T: Value> {
             batch: &'b GetBatch<'s, T>,
-            run: Option<Run>,
+            staged: bool,
+            run: Open,
+            queued: Queued,
         }
         impl<T: Value> Drop for Gathering<'_, '_, T> {
             fn drop(&mut self) {
-                if let Some(run) = self.run.take() {
-                    self.batch.queue(run);
-                }
+                self.batch.queue_open(&mut self.run, self.staged, &mut self.queued);
+                self.batch.queued(&mut self.queued);
             }
         }
-        let mut g = Gathering { batch: self, run: None };
-        // Where the buffer is staged as a whole, a get that continues the run needs only the
-        // checks of its offset (against the extent of the run's process) and its place.
-        let (uniform, len, size) = (self.staged.is_some(), self.len, std::mem::size_of::<T>());
+        let mut g = Gathering { batch: self, staged, run: Open::NONE, queued: Queued::default() };
         for (pid, offset, at) in gets {
-            if uniform
-                && let Some(run) = &mut g.run
-                && pid == run.pid
-                && offset == run.next_offset
-                && at == run.next_at
-                && offset < run.extent
-                && at < len
-            {
-                (run.bytes, run.calls, run.next_offset, run.next_at) =
-                    (run.bytes + size, run.calls + 1, offset + 1, at + 1);
+            let r = &mut g.run;
+            // The next element of the same process into the next place, within the extent of
+            // `pid` and the buffer (`at_limit`: the run's places never pass either).
+            if pid == r.pid && offset == r.next_offset && at == r.next_at && at < r.at_limit {
+                (r.next_offset, r.next_at) = (offset + 1, at + 1);
                 continue;
             }
-            let Some(next) = g.batch.check(pid, offset, at) else { continue };
-            match &mut g.run {
-                Some(run) if run.continued_by(&next) => {
-                    (run.bytes, run.calls, run.next_offset, run.next_at) =
-                        (run.bytes + next.bytes, run.calls + 1, next.next_offset, next.next_at);
+            g.batch.queue_open(r, staged, &mut g.queued);
+            let extent = match g.batch.row.get(pid) {
+                Some(&(_, extent_bytes)) => extent_bytes / size,
+                None => g.batch.bad_pid(pid, offset),
+            };
+            if offset >= extent {
+                g.batch.bad_extent(pid, offset, extent);
+            }
+            if at >= g.batch.len {
+                g.batch.bad_index(at);
+            }
+            *r = Open {
+                pid,
+                start_offset: offset,
+                start_at: at,
+                next_offset: offset + 1,
+                next_at: at + 1,
+                at_limit: at + (extent - offset).min(g.batch.len - at),
+            };
+        }
+    }
+
+    /// Queues the gets of `run` (if any) as one record, and leaves it empty. The first record
+    /// of a `get_each` is queued as `get` queues one (it may continue the superstep's last get);
+    /// the later ones cannot continue the run before them (it would have gathered them), so
+    /// they are appended as they are, with their counts kept in `queued` until the end.
+    #[inline]
+    fn queue_open(&self, run: &mut Open, staged: bool, queued: &mut Queued) {
+        if run.next_at > run.start_at {
+            let size = std::mem::size_of::<T>();
+            let addr = self.row[run.pid].0;
+            let calls = run.next_at - run.start_at;
+            let (byte_offset, dst_addr) = (run.start_offset * size, self.dst as usize + run.start_at * size);
+            let dst_buf = self.dst as usize; // one buffer: its runs may join
+            let (pid, slot, bytes) = (run.pid, self.slot, calls * size);
+            if !queued.first {
+                self.ctx.push_get(pid, slot, byte_offset, addr + byte_offset, bytes, dst_addr, dst_buf, staged, calls);
+                queued.first = true;
+            } else {
+                if pid != queued.pid {
+                    self.queued(queued);
+                    queued.pid = pid;
                 }
-                run => {
-                    if let Some(done) = run.replace(next) {
-                        g.batch.queue(done);
-                    }
-                }
+                (queued.calls, queued.bytes) = (queued.calls + calls, queued.bytes + bytes);
+                let rec =
+                    GetRec { pid, slot, byte_offset, src_addr: addr + byte_offset, bytes, dst_addr, dst_buf, staged };
+                // SAFETY: the only outbox reference of this call, dropped before it returns
+                // (`Ctx::outbox`); the caller's iterator runs between two such calls, never
+                // during one.
+                unsafe { self.ctx.outbox() }.gets.push(rec);
             }
         }
+        *run = Open::NONE;
+    }
+
+    /// Counts the gets of `queued` (appended to the outbox by `queue_open` after the first
+    /// record) as `push_get` counts its own: in the superstep's pending gets, and in what this
+    /// process asks of their process. Leaves the counts at zero.
+    #[cold]
+    fn queued(&self, queued: &mut Queued) {
+        if queued.calls == 0 {
+            return;
+        }
+        self.ctx.state.borrow_mut().pending.gets += queued.calls;
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let q = unsafe { self.ctx.outbox() }.dest(queued.pid);
+        (q.gets, q.get_bytes) = (q.gets + queued.calls, q.get_bytes + queued.bytes);
+        (queued.calls, queued.bytes) = (0, 0);
     }
 
     /// The checks of a get of element `offset` on `pid` into element `at` (the batch made the
@@ -210,18 +268,7 @@ impl<T: Value> GetBatch<'_, T> {
             None => self.ctx.state.borrow().table.overlaps_local(dst_addr, size),
         };
         let byte_offset = offset * size;
-        Some(Run {
-            pid,
-            byte_offset,
-            src_addr: addr + byte_offset,
-            dst_addr,
-            bytes: size,
-            staged,
-            calls: 1,
-            next_offset: offset + 1,
-            next_at: at + 1,
-            extent,
-        })
+        Some(Run { pid, byte_offset, src_addr: addr + byte_offset, dst_addr, bytes: size, staged, calls: 1 })
     }
 
     /// Queues `run` in the outbox, as `get` queues a get.
@@ -273,22 +320,34 @@ struct Run {
     bytes: usize,
     staged: bool,
     calls: usize,
-    /// The source element and the place that a get continuing the run reads and writes (in
-    /// elements), and the extent of `pid`'s registration (in elements).
-    next_offset: usize,
-    next_at: usize,
-    extent: usize,
 }
 
-impl Run {
-    /// Whether `next` reads the bytes after this run's into the bytes after this run's.
-    #[inline]
-    fn continued_by(&self, next: &Run) -> bool {
-        next.pid == self.pid
-            && next.staged == self.staged
-            && next.byte_offset == self.byte_offset + self.bytes
-            && next.dst_addr == self.dst_addr + self.bytes
-    }
+/// The run of gets `get_each` is gathering: elements `start_offset..next_offset` of `pid`'s
+/// registration into places `start_at..next_at` of the buffer (none if they are equal); a get
+/// of element `next_offset` into place `next_at < at_limit` continues it.
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    pid: usize,
+    start_offset: usize,
+    start_at: usize,
+    next_offset: usize,
+    next_at: usize,
+    at_limit: usize,
+}
+
+/// What `get_each` appended to the outbox after its first record and has not counted yet: the
+/// `calls` gets, of `bytes` in all, from process `pid`.
+#[derive(Debug, Default)]
+struct Queued {
+    first: bool,
+    pid: usize,
+    calls: usize,
+    bytes: usize,
+}
+
+impl Open {
+    /// No run: no get continues it.
+    const NONE: Open = Open { pid: usize::MAX, start_offset: 0, start_at: 0, next_offset: 0, next_at: 0, at_limit: 0 };
 }
 
 impl<T: Value> std::fmt::Debug for GetBatch<'_, T> {

@@ -359,29 +359,30 @@ impl DestQueue {
         })
     }
 
-    /// [`extend_tail`](DestQueue::extend_tail) if `bytes` fit the spare capacity of `put_data`,
-    /// with no call and no panic on its path (the fast path of a loop of one-word puts, which
-    /// then needs no stack frame); returns whether it did (if not, nothing changed).
+    /// [`extend_tail`](DestQueue::extend_tail) for a caller that knows the record and the room
+    /// are there (a put batch's tail, `drma/batch.rs`): no call, no check and no panic on its
+    /// path, so a loop of one-word puts that continue a record keeps it in the loop.
+    ///
+    /// # Safety
+    /// The queue has a last record, a buffered one whose bytes end `put_data` (its tail), with
+    /// room for `bytes`; and `put_data` has at least `bytes.len()` bytes of spare capacity.
     #[inline(always)]
-    pub(crate) fn extend_tail_in_place(&mut self, bytes: &[u8]) -> bool {
+    pub(crate) unsafe fn extend_tail_unchecked(&mut self, bytes: &[u8]) {
         let len = self.put_data.len();
-        let spare = self.put_data.spare_capacity_mut();
-        if spare.len() < bytes.len() {
-            return false;
-        }
-        let Some(last) = self.puts.last_mut() else { return false };
+        debug_assert!(self.put_data.capacity() - len >= bytes.len());
+        // SAFETY: the caller guarantees a last record.
+        let last = unsafe { self.puts.last_mut().unwrap_unchecked() };
         debug_assert!(last.len() + bytes.len() <= PutRec::MAX_LEN);
         debug_assert!(matches!(last.src(), PutSrc::Buffered(a) if a + last.len() == len));
-        // SAFETY: `spare` has room for `bytes.len()` bytes (checked above), and `bytes` is
-        // not part of this queue's buffer (the caller's value), so the two do not overlap.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), spare.as_mut_ptr().cast::<u8>(), bytes.len()) };
+        // SAFETY: the caller guarantees `bytes.len()` bytes of spare capacity after `len`, and
+        // `bytes` is not part of this queue's buffer (the caller's value): no overlap.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.put_data.as_mut_ptr().add(len), bytes.len()) };
         // SAFETY: the `bytes.len()` bytes after `len` were initialised just above, within the
         // capacity.
         unsafe { self.put_data.set_len(len + bytes.len()) };
         // The length is the low bits of `len_kind`, below the kind bits, and stays below them.
         last.len_kind += bytes.len() as u32;
         self.put_calls += 1;
-        true
     }
 
     /// [`push_buffered`](DestQueue::push_buffered) of `N` bytes if the put fits the spare

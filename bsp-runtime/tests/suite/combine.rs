@@ -22,6 +22,33 @@ pub fn fan_in_sums_into_one_element_of_every_process(ctx: &mut Ctx) -> Outcome {
     expect("total", got, 1000 + (p * (p + 1) / 2) as u64)
 }
 
+/// A closure that captures a value (by copy) is an operator, and so is a function pointer: a
+/// sum modulo the run's `p + 2` through a batch run (one record), and the same sum through a
+/// `fn` value, into two elements of process 0.
+pub fn closures_that_capture_and_function_pointers_are_operators(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let m = p as u64 + 2;
+    let add_mod = ctx.combiner(move |a: u64, b: u64| (a + b) % m);
+    fn add(a: u64, b: u64) -> u64 {
+        a + b
+    }
+    let pointer: fn(u64, u64) -> u64 = add;
+    let plain = ctx.combiner(pointer);
+    let x = ctx.register([1u64, 1]);
+    let mut batch = ctx.put_batch(&x);
+    batch.put_combine(0, &(pid as u64 + 1), 0, add_mod);
+    batch.put_combine(0, &(pid as u64 + 1), 1, plain);
+    ctx.sync();
+    let got = x.local(ctx).to_vec();
+    ctx.unregister(x);
+    let want = if pid == 0 {
+        vec![(1..=p as u64).fold(1, |acc, v| (acc + v) % m), 1 + (p * (p + 1) / 2) as u64]
+    } else {
+        vec![1, 1]
+    };
+    expect("x", got, want)
+}
+
 /// A non-commutative operator (x := 10 x + digit, wrapping: at any p it records the order of
 /// the last 19 digits exactly) records the order: ascending source pid, then issue order.
 pub fn combining_order_is_ascending_source_pid_then_issue_order(ctx: &mut Ctx) -> Outcome {
@@ -269,6 +296,7 @@ pub fn large_transfers_keep_the_order_rules(ctx: &mut Ctx) -> Outcome {
 
 checks! {
     fan_in_sums_into_one_element_of_every_process,
+    closures_that_capture_and_function_pointers_are_operators,
     combining_order_is_ascending_source_pid_then_issue_order,
     plain_and_combining_puts_interleave_in_that_order,
     combining_puts_combine_with_a_get_result_of_the_same_superstep,

@@ -475,6 +475,16 @@ fn a_put_batch_past_the_extent_is_reported_with_every_value(ctx: &mut Ctx, _: &P
     ctx.sync();
 }
 
+/// A run of `get_each` gets that continues past the end of the buffer (not of the extent).
+fn a_run_of_get_each_past_its_buffer_is_reported_with_the_index_and_length(ctx: &mut Ctx, _: &Probe) {
+    let x = ctx.register([0u32; 8]);
+    if ctx.pid() == 1 {
+        let mut v = [0u32; 3];
+        ctx.superstep(|s| s.get_batch(&x, &mut v[1..]).get_each((0..3).map(|i| (0, 4 + i, i))));
+    }
+    ctx.sync();
+}
+
 /// A get batch past the extent: the message of `get`.
 fn a_get_batch_past_the_extent_is_reported_with_every_value(ctx: &mut Ctx, _: &Probe) {
     let x = ctx.register([0u32; 2]);
@@ -763,6 +773,9 @@ cases! {
     },
     a_put_batch_past_the_extent_is_reported_with_every_value: [2] => |f| {
         f.mentions(&["process 1 failed: put with process 0: registration #1: offset 1 + length 2 is past the extent 2 that process 0 registered (elements of `u32`)"])
+    },
+    a_run_of_get_each_past_its_buffer_is_reported_with_the_index_and_length: [2] => |f| {
+        f.mentions(&["process 1 failed: get_batch: destination index 2 is out of range for a buffer of length 2"])
     },
     a_get_batch_past_the_extent_is_reported_with_every_value: [2] => |f| {
         f.mentions(&["process 1 failed: get with process 0: registration #1: offset 2 + length 1 is past the extent 2 that process 0 registered (elements of `u32`)"])

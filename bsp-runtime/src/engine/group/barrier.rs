@@ -56,7 +56,8 @@
 //! skip the paced polls and yield right after the short busy phase, so a pair sharing a core
 //! hands it back and forth (~2.5 µs per sync) until the scheduler separates them. A wait that
 //! succeeds while polling (not at its first poll: that only says the other had arrived before),
-//! or a wake-up from parking, clears the hint. The policy only decides how long to spin:
+//! a yield that returns at once (no other thread wanted the core), or a wake-up from parking,
+//! clears the hint. The policy only decides how long to spin:
 //! correctness never depends on it.
 //!
 //! # Memory ordering
@@ -351,9 +352,10 @@ impl Barrier {
             }
             let start = Instant::now();
             yield_now();
-            if start.elapsed() > YIELD_RAN_ANOTHER {
-                me.shared_core.store(true, Ordering::Relaxed);
-            }
+            // A yield that ran another thread shows the core shared; one that returned at once
+            // shows it is not (any more), so the next wait spins in full again.
+            // Relaxed: a hint only this process reads and writes.
+            me.shared_core.store(start.elapsed() > YIELD_RAN_ANOTHER, Ordering::Relaxed);
             if let Some(v) = poll() {
                 return Ok(v);
             }
