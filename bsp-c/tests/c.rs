@@ -740,3 +740,21 @@ fn a_mismatch_every_process_finds_is_printed_once() {
     let expected = "error: process * failed: tag size mismatch at the sync ending superstep 0: the processes requested different tag sizes (per process: [4, 4, 4, 8])";
     assert_eq!((out.status.code(), errors), (Some(1), vec![expected.to_string()]), "{stderr}");
 }
+
+#[test]
+fn a_hang_report_names_the_c_call_and_no_line_of_the_library() {
+    // On threads, where one report covers every process (under mpirun each rank reports its own).
+    if std::env::var_os("BSPC_TEST_MPIRUN").is_some() {
+        return;
+    }
+    let Some(mut cmd) = command(program("misuse"), 3) else { return };
+    let out = cmd.arg("never-syncs").env("BSP_WATCHDOG", "1").output().expect("run");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    for pid in 0..2 {
+        let waiting = format!("process {pid}: waiting in `bsp_sync` (superstep 0");
+        assert!(stderr.contains(&waiting), "{waiting:?} in:\n{stderr}");
+    }
+    assert!(stderr.contains("process 2: computing in superstep 0"), "{stderr}");
+    assert!(!stderr.contains(".rs:"), "a line of the library in:\n{stderr}");
+}

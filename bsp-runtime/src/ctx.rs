@@ -71,7 +71,7 @@ impl Wait {
             Wait::Registration => "a registration's sync",
             Wait::Collective => "a collective",
             Wait::GpArray => "a GP array's sync",
-            Wait::End => "the end of the SPMD function",
+            Wait::End => crate::foreign::calls().end,
             Wait::Checkpoint => "a checkpoint",
         }
     }

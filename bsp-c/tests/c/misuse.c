@@ -157,6 +157,13 @@ int main(int argc, char **argv) {
         if (last()) {
             bsp_move(&v, -1);
         }
+    } else if (strcmp(c, "never-syncs") == 0) {
+        /* Not a misuse the library can see: the watchdog reports where each process waits. */
+        if (last()) {
+            for (;;) {
+                bsp_time();
+            }
+        }
     } else if (strcmp(c, "pending-at-end") == 0) {
         registered(x);
         if (last()) {

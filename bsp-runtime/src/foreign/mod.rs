@@ -66,6 +66,11 @@ pub(crate) struct Calls {
     pub at_end: &'static str,
     /// What to do about communication left queued at the end.
     pub end_advice: &'static str,
+    /// Where a process waits at the end of its SPMD part, in a hang report.
+    pub end: &'static str,
+    /// Whether a hang report gives the line of the call a process waits in: a Rust program's
+    /// line, but not the C library's own (a C or Fortran program sees the call's name alone).
+    pub lines: bool,
 }
 
 const RUST_CALLS: Calls = Calls {
@@ -75,6 +80,8 @@ const RUST_CALLS: Calls = Calls {
     ended: "returned from the SPMD function",
     at_end: "when the SPMD function returned",
     end_advice: "end the function with `sync()`",
+    end: "the end of the SPMD function",
+    lines: true,
 };
 
 const C_CALLS: Calls = Calls {
@@ -84,6 +91,8 @@ const C_CALLS: Calls = Calls {
     ended: "reached `bsp_end`",
     at_end: "at `bsp_end`",
     end_advice: "call `bsp_sync` before `bsp_end`",
+    end: "`bsp_end`",
+    lines: false,
 };
 
 /// The names of the calls, as the program that drives the runtime knows them.

@@ -198,7 +198,10 @@ impl RunWatch {
                     writeln!(out, "  process {pid}: computing in superstep {step}{secs}")
                 }
                 (_, Some(w)) => {
-                    let at = at.map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column())).unwrap_or_default();
+                    let at = at
+                        .filter(|_| crate::foreign::calls().lines)
+                        .map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()))
+                        .unwrap_or_default();
                     let secs = secs.map(|s| format!(", for {s:.1} s")).unwrap_or_default();
                     let mut who = String::new();
                     if !busy.is_empty() {
