@@ -569,9 +569,17 @@ const MISUSE: &[(&str, &str)] = &[
     ),
     (
         "gp-not-local",
-        "error: process 2 failed: GP_Access_element: element [0] of GP array -1000 is not held by process 2, which holds [2]..=[2]",
+        "error: process 2 failed: GP_Access_element: element [0] of GP array -1000 is not held by process 2, which holds [2] to [2]",
     ),
     ("abort", "error: process 2 aborted: stopping: 42 is not enough"),
+    (
+        "gp-put-unassigned",
+        "error: process 0 failed: GP array -1000: put from process 2 into element [0] (owned by process 0): the element is unassigned; assign it on its owner with `GP_Assign_local_element` before putting into it (a put writes into an existing element)",
+    ),
+    (
+        "gp-put-too-long",
+        "error: process 0 failed: GP array -1000: put from process 2 into element [0] (owned by process 0): the data has 8 bytes but the array element holds only 4; a put writes into the existing element and cannot grow it (reassign it with `GP_Assign_local_element`, or send at most 4)",
+    ),
 ];
 
 /// `error: process N failed: …` as `error: process * failed: …`.

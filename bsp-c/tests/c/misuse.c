@@ -193,6 +193,24 @@ int main(int argc, char **argv) {
             void *at;
             GP_Access_element(g, sub, &at, &n);
         }
+    } else if (strcmp(c, "gp-put-unassigned") == 0 || strcmp(c, "gp-put-too-long") == 0) {
+        /* Element 0 is process 0's; it assigns it (4 bytes) only in the second case. */
+        int g = GP_Create_handle();
+        int dims[1] = {bsp_nprocs()};
+        GP_Set_dimensions(g, 1, dims);
+        GP_Allocate(g);
+        int zero[1] = {0};
+        if (strcmp(c, "gp-put-too-long") == 0 && bsp_pid() == 0) {
+            int *held = GP_Malloc(sizeof *held);
+            GP_Assign_local_element(g, zero, held, sizeof *held);
+        }
+        bsp_sync();
+        if (last()) {
+            long long big = 7;
+            void *src[1] = {&big};
+            int len[1] = {sizeof big}, ld[1] = {1}, size;
+            GP_Put(g, zero, zero, src, ld, len, ld, &size, 0);
+        }
     } else if (strcmp(c, "abort") == 0 && last()) {
         bsp_abort("stopping: %d is not %s\n", 42, "enough");
     }

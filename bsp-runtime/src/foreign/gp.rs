@@ -339,7 +339,7 @@ impl GpTable {
             Some((lo, hi)) => misuse(
                 ctx,
                 format!(
-                    "{op}: element {sub:?} of GP array {g} is not held by process {me}, which holds {lo:?}..={hi:?}"
+                    "{op}: element {sub:?} of GP array {g} is not held by process {me}, which holds {lo:?} to {hi:?}"
                 ),
             ),
             None => misuse(

@@ -100,6 +100,34 @@ pub(crate) fn calls() -> &'static Calls {
     if FROM_C.load(Ordering::Relaxed) { &C_CALLS } else { &RUST_CALLS }
 }
 
+/// Whether BSPlib's C interface drives the runtime ([`driven_from_c`]).
+pub(crate) fn from_c() -> bool {
+    FROM_C.load(Ordering::Relaxed)
+}
+
+/// The name a message gives the GP operation the runtime calls `op`: the Rust method's, or
+/// the C function's of `bsp_gp.h` that calls it when the C interface drives the runtime.
+pub(crate) fn gp_call(op: &str) -> &str {
+    if !from_c() {
+        return op;
+    }
+    match op {
+        "put" => "GP_Put",
+        "get" | "get_into" => "GP_Get",
+        "gather" => "GP_Gather",
+        "scatter" => "GP_Scatter",
+        "assign_local" => "GP_Assign_local_element",
+        "access_local" => "GP_Access_element",
+        _ => op,
+    }
+}
+
+/// How a message writes the patch from `lo` to `hi`, both included: Rust's `lo..=hi`, or
+/// `lo to hi` for a C program.
+pub(crate) fn patch_text(lo: &[usize], hi: &[usize]) -> String {
+    if from_c() { format!("{lo:?} to {hi:?}") } else { format!("{lo:?}..={hi:?}") }
+}
+
 /// Fails `ctx`'s process with a misuse message (`process {pid}: {msg}`), as the runtime's
 /// primitives do.
 #[track_caller]

@@ -107,8 +107,10 @@ impl<T: Value> GpArray<T> {
     #[track_caller]
     fn check_patch(&self, ctx: &Ctx, op: &str, lo: &[usize], hi: &[usize]) -> Vec<usize> {
         let dims = self.dims();
-        let fail =
-            |why: String| -> ! { ctx.fail_misuse(format!("{}: {op} of patch {lo:?}..={hi:?}: {why}", self.name())) };
+        let fail = |why: String| -> ! {
+            let (op, patch) = (crate::foreign::gp_call(op), crate::foreign::patch_text(lo, hi));
+            ctx.fail_misuse(format!("{}: {op} of patch {patch}: {why}", self.name()))
+        };
         if lo.len() != dims.len() || hi.len() != dims.len() {
             fail(format!(
                 "`lo` and `hi` need one index per axis, but the array has {} dimensions {dims:?}",
@@ -136,8 +138,10 @@ impl<T: Value> GpArray<T> {
         let mut locs = Vec::new();
         if let Err(e) = locs.try_reserve_exact(n) {
             ctx.fail_misuse(format!(
-                "{}: {op} of patch {lo:?}..={hi:?}: the patch has {n} elements, too many to list ({e})",
-                self.name()
+                "{}: {} of patch {}: the patch has {n} elements, too many to list ({e})",
+                self.name(),
+                crate::foreign::gp_call(op),
+                crate::foreign::patch_text(lo, hi)
             ));
         }
         patch::for_each(lo, hi, |sub| locs.push(self.locate(ctx, op, sub)));
@@ -277,8 +281,10 @@ impl<T: Value> GpArray<T> {
         let (_, locs) = self.locate_patch(s, "get_into", lo, hi);
         if dst.len() != locs.len() {
             s.fail_misuse(format!(
-                "{}: get_into of patch {lo:?}..={hi:?}: `dst` has {} elements but the patch has {}",
+                "{}: {} of patch {}: `dst` has {} elements but the patch has {}",
                 self.name(),
+                crate::foreign::gp_call("get_into"),
+                crate::foreign::patch_text(lo, hi),
                 dst.len(),
                 locs.len()
             ));
@@ -427,8 +433,10 @@ impl<T: Value> GpArray<T> {
         let n = patch::subscripts(lo, hi).len();
         if elements.len() != n {
             ctx.fail_misuse(format!(
-                "{}: put of patch {lo:?}..={hi:?}: {} elements were given but the patch has {n}",
+                "{}: {} of patch {}: {} elements were given but the patch has {n}",
                 self.name(),
+                crate::foreign::gp_call("put"),
+                crate::foreign::patch_text(lo, hi),
                 elements.len()
             ));
         }

@@ -230,21 +230,26 @@ impl<T: Value> ExtTarget for GpShared<T> {
 /// if it is. GA's rules: a put writes into the existing element, so it must be assigned and
 /// at least as long as the data; `checksize` asks for equal sizes. Empty data writes nothing.
 fn check_write<T>(held: Option<usize>, len: usize, checksize: bool) -> Option<String> {
-    let ty = std::any::type_name::<T>();
+    // A C program's elements are bytes.
+    let data = if crate::foreign::from_c() {
+        format!("{len} bytes")
+    } else {
+        format!("{len} elements of `{}`", std::any::type_name::<T>())
+    };
+    let assign = crate::foreign::gp_call("assign_local");
     match held {
-        None if len > 0 => Some(
-            "the element is unassigned; assign it on its owner with `assign_local` before putting into it \
+        None if len > 0 => Some(format!(
+            "the element is unassigned; assign it on its owner with `{assign}` before putting into it \
              (a put writes into an existing element)"
-                .to_string(),
-        ),
+        )),
         held => {
             let held = held.unwrap_or(0);
             if checksize && held != len {
-                Some(format!("checksize: the data has {len} elements of `{ty}` but the array element holds {held}"))
+                Some(format!("checksize: the data has {data} but the array element holds {held}"))
             } else if len > held {
                 Some(format!(
-                    "the data has {len} elements of `{ty}` but the array element holds only {held}; a put writes \
-                     into the existing element and cannot grow it (reassign it with `assign_local`, or send at \
+                    "the data has {data} but the array element holds only {held}; a put writes \
+                     into the existing element and cannot grow it (reassign it with `{assign}`, or send at \
                      most {held})"
                 ))
             } else {
