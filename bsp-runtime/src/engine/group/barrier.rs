@@ -282,6 +282,7 @@ impl Barrier {
     }
 
     #[allow(clippy::too_many_arguments, reason = "the state of one wait, kept in registers")]
+    #[inline(always)]
     fn disseminate(
         &self,
         pid: usize,
@@ -292,24 +293,63 @@ impl Barrier {
         rounds: usize,
         slots: &[CachePadded<AtomicU64>],
     ) -> Result<u64, Poisoned> {
-        let parity = (epoch & 1) as usize;
-        let want = tag(epoch);
-        let mut acc = flags;
-        for round in 0..rounds {
-            // `pid + 2^round` is below `2n`: one subtraction takes it modulo `n` (no division on
-            // the way to the swap that the partner waits for).
-            let to = pid + (1 << round);
-            let to = if to >= self.n { to - self.n } else { to };
-            // Release: publishes everything this process wrote and acquired so far (module
-            // docs); the value replaced tells whether the reader sleeps.
-            let old = slots[(to * rounds + round) * 2 + parity].swap(want | acc, Ordering::Release);
-            if old & SLEEP != 0 {
-                self.wake(to);
-            }
-            let mine = &slots[(pid * rounds + round) * 2 + parity];
-            acc |= self.await_slot(me, parker, mine, want)? & FLAG_MASK;
+        if rounds == 0 {
+            return Ok(flags);
+        }
+        // Round 0 here, where a pair of processes (one round) does all its work; the rounds of
+        // more processes go on in `disseminate_on`.
+        let acc = self.round(pid, me, parker, flags, epoch, rounds, slots, 0)?;
+        if rounds == 1 { Ok(acc) } else { self.disseminate_on(pid, me, parker, acc, epoch, rounds, slots) }
+    }
+
+    /// Rounds `1..rounds` of [`disseminate`](Barrier::disseminate), with `acc` the OR so far.
+    #[allow(clippy::too_many_arguments, reason = "the state of one wait, kept in registers")]
+    #[inline(never)]
+    fn disseminate_on(
+        &self,
+        pid: usize,
+        me: &Local,
+        parker: &Parker,
+        mut acc: u64,
+        epoch: u64,
+        rounds: usize,
+        slots: &[CachePadded<AtomicU64>],
+    ) -> Result<u64, Poisoned> {
+        for round in 1..rounds {
+            acc = self.round(pid, me, parker, acc, epoch, rounds, slots, round)?;
         }
         Ok(acc)
+    }
+
+    /// Round `round` of a dissemination barrier's epoch `epoch`: process `pid` passes on the
+    /// OR `acc` of the flags it has heard of and returns it with those it hears of now.
+    #[allow(clippy::too_many_arguments, reason = "the state of one wait, kept in registers")]
+    #[inline(always)]
+    fn round(
+        &self,
+        pid: usize,
+        me: &Local,
+        parker: &Parker,
+        acc: u64,
+        epoch: u64,
+        rounds: usize,
+        slots: &[CachePadded<AtomicU64>],
+        round: usize,
+    ) -> Result<u64, Poisoned> {
+        let parity = (epoch & 1) as usize;
+        let want = tag(epoch);
+        // `pid + 2^round` is below `2n`: one subtraction takes it modulo `n` (no division on the
+        // way to the swap that the partner waits for).
+        let to = pid + (1 << round);
+        let to = if to >= self.n { to - self.n } else { to };
+        // Release: publishes everything this process wrote and acquired so far (module docs);
+        // the value replaced tells whether the reader sleeps.
+        let old = slots[(to * rounds + round) * 2 + parity].swap(want | acc, Ordering::Release);
+        if old & SLEEP != 0 {
+            self.wake(to);
+        }
+        let mine = &slots[(pid * rounds + round) * 2 + parity];
+        Ok(acc | self.await_slot(me, parker, mine, want)? & FLAG_MASK)
     }
 
     /// Wakes process `to`, which announced that it sleeps.
