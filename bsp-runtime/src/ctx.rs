@@ -144,8 +144,6 @@ pub struct Ctx {
     pub(crate) watch: Arc<crate::observe::watch::Slot>,
     /// Whether the first checkpoint call restores (`checkpoint.rs`).
     pub(crate) checkpoints: crate::checkpoint::Checkpoints,
-    /// What the next `sync` is part of (a registration, a collective), for the watchdog.
-    pub(crate) sync_kind: Cell<Wait>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -189,7 +187,6 @@ impl Ctx {
             stats,
             watch,
             checkpoints: Default::default(),
-            sync_kind: Cell::new(crate::ctx::Wait::Sync),
             _not_send: PhantomData,
         }
     }

@@ -237,12 +237,13 @@ impl AnyEngine {
         }
     }
 
-    /// [`Engine::messages`], without the indirect call.
+    /// [`Engine::messages`], without the indirect call; `None` for an engine that never sends
+    /// any (its processes share memory), so that a sync need not keep the count.
     #[inline]
-    pub(crate) fn messages(&self) -> u64 {
+    pub(crate) fn messages(&self) -> Option<u64> {
         match self {
-            AnyEngine::Threads(t) => t.messages(),
-            AnyEngine::Driver(d) => d.messages(),
+            AnyEngine::Threads(_) => None,
+            AnyEngine::Driver(d) => Some(d.messages()),
         }
     }
 

@@ -6,6 +6,7 @@ use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use crate::Ctx;
+use crate::engine::AnyEngine;
 use crate::observe::stats::{Stats, StatsMode, StepStats, Totals, Traffic};
 use crate::observe::trace::Phase;
 use crate::outbox::flags;
@@ -210,9 +211,8 @@ impl Ctx {
         r.timed = timed;
     }
 
-    /// At the start of `sync` (before its first barrier): ends the computation and counts what
-    /// this process queued.
-    #[inline]
+    /// At the start of `sync` (before its first barrier): ends the computation.
+    #[inline(always)]
     pub(crate) fn stats_begin(&mut self) {
         if !self.stats.on {
             return;
@@ -226,21 +226,17 @@ impl Ctx {
         if r.timed {
             r.begin_timed();
         } else if r.stale_times {
-            // Timing was turned off: no times for this superstep.
-            r.compute = Duration::ZERO;
-            r.wait.set(Duration::ZERO);
-            r.data.set(Duration::ZERO);
-            r.stale_times = false;
+            r.drop_times();
         }
     }
 
     /// After the barrier that starts `sync`: counts what this process queued (off the path to
     /// the barrier, which the other processes wait on).
+    /// `mine`: the flags this process arrived with.
     #[inline]
-    pub(crate) fn stats_outgoing(&mut self) {
-        let flags = self.state.get_mut().flags;
-        if self.stats.on && flags & flags::WORK != 0 {
-            self.count_outgoing(flags);
+    pub(crate) fn stats_outgoing(&mut self, mine: u64) {
+        if self.stats.on && mine & flags::WORK != 0 {
+            self.count_outgoing(mine);
         }
     }
 
@@ -300,11 +296,14 @@ impl Ctx {
     }
 
     /// At the end of `sync`, with what the others queued for this process counted: closes the
-    /// superstep's figures.
+    /// superstep's figures (with the messages the engine sent, where it sends any).
     #[inline]
     pub(crate) fn stats_end(&mut self, all: u64) {
         if !self.stats.on {
             return;
+        }
+        if let Some(sent) = self.engine.as_ref().and_then(AnyEngine::messages) {
+            self.stats.note_engine_messages(sent);
         }
         let moved = all & (flags::WORK | flags::GET) != 0;
         if all & flags::MSG != 0 {
@@ -353,6 +352,16 @@ fn collective_traffic<'a>(msgs: impl Iterator<Item = &'a [u8]>) -> (usize, usize
 }
 
 impl Recorder {
+    /// Timing was turned off: no times for this superstep.
+    #[cold]
+    #[inline(never)]
+    fn drop_times(&mut self) {
+        self.compute = Duration::ZERO;
+        self.wait.set(Duration::ZERO);
+        self.data.set(Duration::ZERO);
+        self.stale_times = false;
+    }
+
     /// The times at the start of a sync (`BSP_STATS=timed`, or a trace): the computation ends.
     #[inline(never)]
     fn begin_timed(&mut self) {
@@ -429,7 +438,7 @@ impl Recorder {
     }
 
     /// Takes `base` again for what grew in the superstep before (see the type's docs).
-    #[inline]
+    #[inline(never)]
     fn rebase(&mut self) {
         let (t, b, kinds) = (&self.total, &mut self.base, self.grew);
         for (bt, tt) in [(&mut b.sent, &t.sent), (&mut b.received, &t.received), (&mut b.local, &t.local)] {

@@ -55,10 +55,10 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
-    /// Marks the start of a wait of kind `wait` at `at`, in superstep `step`.
+    /// Marks the start of a wait of kind `wait` at `at`, in the superstep the slot holds (the
+    /// process's own: `computing` stored it when the superstep began).
     #[inline]
-    pub(crate) fn waiting(&self, wait: Wait, at: Option<&'static Location<'static>>, step: usize) {
-        self.step.store(step, Relaxed);
+    pub(crate) fn waiting(&self, wait: Wait, at: Option<&'static Location<'static>>) {
         self.at.store(at.map_or(std::ptr::null_mut(), |at| std::ptr::from_ref(at).cast_mut()), Relaxed);
         self.wait.store(wait as u8, Relaxed);
     }
@@ -445,9 +445,12 @@ mod tests {
         let here = Location::caller();
         let t0 = Instant::now();
         run.observe(t0);
-        a.waiting(Wait::Sync, Some(here), 3);
-        b.computing(3);
-        c.waiting(Wait::Collective, Some(here), 3);
+        // Each enters superstep 3 (a sync's end), then two of them wait in it.
+        for s in [&a, &b, &c] {
+            s.computing(3);
+        }
+        a.waiting(Wait::Sync, Some(here));
+        c.waiting(Wait::Collective, Some(here));
         let t1 = t0 + Duration::from_millis(500);
         run.observe(t1);
         let t2 = t1 + Duration::from_secs(2);

@@ -90,6 +90,15 @@ pub(crate) struct Meta {
     pub pending: Pending,
 }
 
+impl Meta {
+    /// Empties the registration changes (out of the empty sync's way).
+    #[inline(never)]
+    fn clear_registrations(&mut self) {
+        self.pushes.clear();
+        self.pops.clear();
+    }
+}
+
 /// Counts of queued communication, by kind. Registration changes are not counted: the public
 /// calls that make them include their sync, so none is left pending when the SPMD function
 /// returns (D23). While a superstep runs, `puts` counts only records for extension objects:
@@ -753,8 +762,7 @@ impl Outbox {
             self.clear_queues();
         }
         if !self.meta.pushes.is_empty() || !self.meta.pops.is_empty() {
-            self.meta.pushes.clear();
-            self.meta.pops.clear();
+            self.meta.clear_registrations();
         }
         self.meta.pending = Pending::default();
         self.meta.arrival = Arrival::Sync;

@@ -59,9 +59,24 @@ impl Ctx {
     /// launcher reports the first failure) if another process failed.
     #[track_caller]
     pub fn sync(&mut self) {
+        self.sync_as(Wait::Sync);
+    }
+
+    /// A sync that is part of a registration, a collective or a GP array operation (`kind`), so
+    /// that the watchdog says so.
+    #[track_caller]
+    pub(crate) fn sync_for(&mut self, kind: Wait) {
+        self.sync_as(kind);
+    }
+
+    /// The sync, which the watchdog reports as `kind`. An empty superstep (nobody queued
+    /// anything, nobody ended) takes the short way: its barrier, the statistics' count of it,
+    /// and the bookkeeping of the next superstep; the rest is in `sync_data`.
+    #[track_caller]
+    #[inline(always)]
+    fn sync_as(&mut self, kind: Wait) {
         self.check_live("sync");
-        let kind = self.sync_kind.replace(Wait::Sync);
-        self.watch.waiting(kind, Some(std::panic::Location::caller()), self.step);
+        self.watch.waiting(kind, Some(std::panic::Location::caller()));
         self.stats_begin(); // the computation ends
         let mine = {
             let (step, st) = (self.step, self.state.get_mut());
@@ -74,7 +89,26 @@ impl Ctx {
             flags
         };
         let all = self.combine(flags::SYNC | mine);
-        self.stats_outgoing(); // what this process queued
+        // (`mine` is part of `all`, so here this process queued nothing either.)
+        if all == flags::SYNC {
+            // The receive queues of the next superstep are empty.
+            self.recv.clear();
+            self.sys_recv.clear();
+            self.stats_end(flags::SYNC);
+        } else {
+            self.sync_data(all, mine);
+        }
+        self.next_superstep();
+        if cfg!(debug_assertions) {
+            self.check_promises(); // `same.rs`: the promises of the superstep that just ended
+        }
+    }
+
+    /// The part of a sync after its first barrier when some process queued something or ended
+    /// (`all`, this process's flags `mine`).
+    #[inline(never)]
+    fn sync_data(&mut self, all: u64, mine: u64) {
+        self.stats_outgoing(mine); // what this process queued
         if all & flags::END != 0 {
             let status = Status { arrival: Arrival::Sync, step: self.step, pending: Pending::default() };
             let statuses = self.with_engine(|_, e| e.statuses(status));
@@ -87,23 +121,7 @@ impl Ctx {
             self.recv.clear();
             self.sys_recv.clear();
         }
-        if self.stats.counting() {
-            let sent = self.engine.as_ref().map_or(0, AnyEngine::messages);
-            self.stats.note_engine_messages(sent);
-        }
         self.stats_end(all);
-        self.next_superstep();
-        if cfg!(debug_assertions) {
-            self.check_promises(); // `same.rs`: the promises of the superstep that just ended
-        }
-    }
-
-    /// A sync that is part of a registration, a collective or a GP array operation (`kind`), so
-    /// that the watchdog says so.
-    #[track_caller]
-    pub(crate) fn sync_for(&mut self, kind: Wait) {
-        self.sync_kind.set(kind);
-        self.sync();
     }
 
     /// The engine's `combine`: the OR of every process's flags (stops this process silently if
@@ -237,9 +255,12 @@ impl Ctx {
 
     /// Bookkeeping shared by every sync: the next superstep starts with a clean outbox and the
     /// rotated tag size.
+    #[inline(always)]
     pub(crate) fn next_superstep(&mut self) {
         let st = self.state.get_mut();
-        st.requests.clear();
+        if !st.requests.is_empty() {
+            clear_requests(&mut st.requests);
+        }
         st.flags = 0;
         st.pending = Pending::default();
         st.tag.in_queue = st.tag.in_force;
@@ -262,7 +283,7 @@ impl Ctx {
         out.meta.step = step;
         out.meta.pending = pending;
         let mine = flags::END | if pending.total() > 0 { flags::PENDING } else { 0 };
-        self.watch.waiting(Wait::End, None, step);
+        self.watch.waiting(Wait::End, None);
         let all = self.combine(mine);
         if all & (flags::SYNC | flags::PENDING) != 0 {
             let status = Status { arrival: Arrival::End, step, pending };
@@ -316,6 +337,13 @@ impl Ctx {
             calls.end_advice
         ))
     }
+}
+
+/// Drops the callbacks of a superstep's requests to extension objects (out of the empty sync's
+/// way).
+#[inline(never)]
+fn clear_requests(requests: &mut Vec<crate::ext::ExtRequest>) {
+    requests.clear();
 }
 
 /// Runs one data phase of a sync unless an earlier one panicked; a panic is held in `failure`

@@ -270,44 +270,96 @@ impl Barrier {
         if self.is_poisoned() {
             return Err(Poisoned);
         }
+        let me = &self.procs[pid];
         // Relaxed: only this process reads or writes its epoch counter.
-        let epoch = self.procs[pid].epoch.load(Ordering::Relaxed);
+        let epoch = me.epoch.load(Ordering::Relaxed);
         let all = match &self.algo {
-            Algo::Dissemination { rounds, slots } => self.disseminate(pid, parker, flags, epoch, *rounds, slots)?,
-            Algo::Central(c) => self.central(c, pid, parker, flags, epoch)?,
+            Algo::Dissemination { rounds, slots } => self.disseminate(pid, me, parker, flags, epoch, *rounds, slots)?,
+            Algo::Central(c) => self.central(c, pid, me, parker, flags, epoch)?,
         };
-        self.procs[pid].epoch.store(epoch.wrapping_add(1), Ordering::Relaxed);
+        me.epoch.store(epoch.wrapping_add(1), Ordering::Relaxed);
         Ok(all)
     }
 
+    #[allow(clippy::too_many_arguments, reason = "the state of one wait, kept in registers")]
+    #[inline(always)]
     fn disseminate(
         &self,
         pid: usize,
+        me: &Local,
         parker: &Parker,
         flags: u64,
         epoch: u64,
         rounds: usize,
         slots: &[CachePadded<AtomicU64>],
     ) -> Result<u64, Poisoned> {
-        let parity = (epoch & 1) as usize;
-        let want = tag(epoch);
-        let mut acc = flags;
-        for round in 0..rounds {
-            let to = (pid + (1 << round)) % self.n;
-            // Release: publishes everything this process wrote and acquired so far (module
-            // docs); the value replaced tells whether the reader sleeps.
-            let old = slots[(to * rounds + round) * 2 + parity].swap(want | acc, Ordering::Release);
-            if old & SLEEP != 0 {
-                self.unparkers[to].unpark();
-            }
-            let mine = &slots[(pid * rounds + round) * 2 + parity];
-            acc |= self.await_slot(pid, parker, mine, want)? & FLAG_MASK;
+        if rounds == 0 {
+            return Ok(flags);
+        }
+        // Round 0 here, where a pair of processes (one round) does all its work; the rounds of
+        // more processes go on in `disseminate_on`.
+        let acc = self.round(pid, me, parker, flags, epoch, rounds, slots, 0)?;
+        if rounds == 1 { Ok(acc) } else { self.disseminate_on(pid, me, parker, acc, epoch, rounds, slots) }
+    }
+
+    /// Rounds `1..rounds` of [`disseminate`](Barrier::disseminate), with `acc` the OR so far.
+    #[allow(clippy::too_many_arguments, reason = "the state of one wait, kept in registers")]
+    #[inline(never)]
+    fn disseminate_on(
+        &self,
+        pid: usize,
+        me: &Local,
+        parker: &Parker,
+        mut acc: u64,
+        epoch: u64,
+        rounds: usize,
+        slots: &[CachePadded<AtomicU64>],
+    ) -> Result<u64, Poisoned> {
+        for round in 1..rounds {
+            acc = self.round(pid, me, parker, acc, epoch, rounds, slots, round)?;
         }
         Ok(acc)
     }
 
+    /// Round `round` of a dissemination barrier's epoch `epoch`: process `pid` passes on the
+    /// OR `acc` of the flags it has heard of and returns it with those it hears of now.
+    #[allow(clippy::too_many_arguments, reason = "the state of one wait, kept in registers")]
+    #[inline(always)]
+    fn round(
+        &self,
+        pid: usize,
+        me: &Local,
+        parker: &Parker,
+        acc: u64,
+        epoch: u64,
+        rounds: usize,
+        slots: &[CachePadded<AtomicU64>],
+        round: usize,
+    ) -> Result<u64, Poisoned> {
+        let parity = (epoch & 1) as usize;
+        let want = tag(epoch);
+        // `pid + 2^round` is below `2n`: one subtraction takes it modulo `n` (no division on the
+        // way to the swap that the partner waits for).
+        let to = pid + (1 << round);
+        let to = if to >= self.n { to - self.n } else { to };
+        // Release: publishes everything this process wrote and acquired so far (module docs);
+        // the value replaced tells whether the reader sleeps.
+        let old = slots[(to * rounds + round) * 2 + parity].swap(want | acc, Ordering::Release);
+        if old & SLEEP != 0 {
+            self.wake(to);
+        }
+        let mine = &slots[(pid * rounds + round) * 2 + parity];
+        Ok(acc | self.await_slot(me, parker, mine, want)? & FLAG_MASK)
+    }
+
+    /// Wakes process `to`, which announced that it sleeps.
+    #[inline(never)]
+    fn wake(&self, to: usize) {
+        self.unparkers[to].unpark();
+    }
+
     /// Waits until `slot` holds tag `want`; returns its value.
-    fn await_slot(&self, pid: usize, parker: &Parker, slot: &AtomicU64, want: u64) -> Result<u64, Poisoned> {
+    fn await_slot(&self, me: &Local, parker: &Parker, slot: &AtomicU64, want: u64) -> Result<u64, Poisoned> {
         let poll = || {
             // Acquire: pairs with the writer's Release swap.
             let v = slot.load(Ordering::Acquire);
@@ -325,13 +377,13 @@ impl Barrier {
                 parker.park();
             }
         };
-        self.wait_for(pid, poll, sleep)
+        self.wait_for(me, poll, sleep)
     }
 
     /// Waits until `poll` returns a value: spins, yields, then sleeps with `sleep` (which
     /// announces the sleeper, re-checks, and parks), as the module docs describe.
-    fn wait_for<T>(&self, pid: usize, poll: impl Fn() -> Option<T>, sleep: impl Fn()) -> Result<T, Poisoned> {
-        let me = &self.procs[pid];
+    #[inline(always)]
+    fn wait_for<T>(&self, me: &Local, poll: impl Fn() -> Option<T>, sleep: impl Fn()) -> Result<T, Poisoned> {
         // Relaxed (both): a hint only this process reads and writes.
         let shared = me.shared_core.load(Ordering::Relaxed);
         let spins = if shared { self.patience.busy } else { self.patience.spins() };
@@ -346,6 +398,14 @@ impl Barrier {
             }
             self.patience.spin(polls);
         }
+        self.wait_long(me, poll, sleep)
+    }
+
+    /// The rest of [`wait_for`](Barrier::wait_for) once the spin is over: yields, then sleeps
+    /// (out of the spinning code's way, which then keeps its state in registers).
+    #[cold]
+    #[inline(never)]
+    fn wait_long<T>(&self, me: &Local, poll: impl Fn() -> Option<T>, sleep: impl Fn()) -> Result<T, Poisoned> {
         for _ in 0..self.patience.yields {
             if self.is_poisoned() {
                 return Err(Poisoned);
@@ -373,7 +433,15 @@ impl Barrier {
         }
     }
 
-    fn central(&self, c: &Central, pid: usize, parker: &Parker, flags: u64, epoch: u64) -> Result<u64, Poisoned> {
+    fn central(
+        &self,
+        c: &Central,
+        pid: usize,
+        me: &Local,
+        parker: &Parker,
+        flags: u64,
+        epoch: u64,
+    ) -> Result<u64, Poisoned> {
         // Relaxed: published to the last arrival by the `arrived` release sequence.
         c.flags[pid].store(flags, Ordering::Relaxed);
         // AcqRel: releases this process's writes; the last arrival acquires everyone's.
@@ -415,7 +483,7 @@ impl Barrier {
             // Relaxed: a stale `true` costs the waker one spare unpark, never a lost one.
             c.sleeping[pid].store(false, Ordering::Relaxed);
         };
-        self.wait_for(pid, poll, sleep)
+        self.wait_for(me, poll, sleep)
     }
 }
 
