@@ -111,10 +111,9 @@ pub(crate) struct Rank {
     ranks: usize,
     /// Threads (processes) per rank.
     t: usize,
-    /// Every rank is in this OS process (the in-process transport).
+    /// Every rank is in this OS process (the in-process transport); otherwise large puts and
+    /// gets move point to point (`Transport::transfer`).
     one_address_space: bool,
-    /// The transport moves large transfers point to point (`Transport::point_to_point`).
-    point_to_point: bool,
 }
 
 /// The leader's part: the transport and its buffers.
@@ -287,7 +286,7 @@ impl Driver {
         leader.send.clear();
         leader.send_counts.clear();
         leader.large_out.clear();
-        let point_to_point = leader.transport.point_to_point();
+        let point_to_point = !rank.one_address_space;
         for r in 0..ranks {
             let start = leader.send.len();
             if r != me {
@@ -361,7 +360,9 @@ impl Driver {
         // The view's senders: remote ones heard from and every local process, ascending (after
         // a dense exchange the entries come rank by rank, senders ascending within each; after
         // a sparse one the ranks come in any order).
-        self.remote.senders.sort_unstable();
+        if !self.remote.senders.is_sorted() {
+            self.remote.senders.sort_unstable();
+        }
         let base = self.base() as u32;
         let local = base..base + self.rank.t as u32;
         self.senders.clear();
@@ -386,7 +387,7 @@ impl Driver {
         receives.clear();
         // Large gets move point to point where the transport can: their bytes leave from this
         // process's registered memory, and land where `sync/` lands them.
-        let point_to_point = self.rank.point_to_point;
+        let point_to_point = !self.rank.one_address_space;
         for &src in &self.remote.senders {
             let src = src as usize;
             if self.remote.reqs[src].is_empty() && self.remote.xreqs[src].is_empty() {
@@ -668,7 +669,7 @@ impl Engine for Driver {
         // thread of this rank, inside this sync, which writes its registered memory only after
         // its `end_reads`, the rank's barrier that this process's is too), remote ones from
         // their replies.
-        let point_to_point = self.rank.point_to_point;
+        let point_to_point = !self.rank.one_address_space;
         let in_place = |g: &crate::outbox::GetRec, b: &mut super::GetBytes| {
             if local(g.pid) {
                 b.from = g.src_addr;
@@ -826,10 +827,7 @@ impl Rank {
             sends: (0..t).map(|_| UnsafeCell::default()).collect(),
             statuses: UnsafeCell::default(),
         };
-        (
-            Arc::new(Rank { group, shared, rank, ranks, t, one_address_space, point_to_point: !one_address_space }),
-            parkers,
-        )
+        (Arc::new(Rank { group, shared, rank, ranks, t, one_address_space }), parkers)
     }
 
     /// Wakes every process of the rank that waits (a failure).
