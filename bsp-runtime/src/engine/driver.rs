@@ -147,7 +147,12 @@ impl Leader {
     /// The leader's part over `transport`, with the exchange `mode`.
     pub(crate) fn new(transport: Box<dyn Transport>, mode: ExchangeMode) -> Box<Leader> {
         let ranks = transport.ranks();
-        let sparse_capable = Leader::sparse_capable(&*transport, mode);
+        // Whether syncs of this run may use the sparse exchange.
+        let sparse_capable = match mode {
+            ExchangeMode::Dense => false,
+            ExchangeMode::Sparse => ranks > 1,
+            ExchangeMode::Auto => transport.sparse_by_default(),
+        };
         Box::new(Leader {
             transport,
             send: Vec::new(),
@@ -166,15 +171,6 @@ impl Leader {
         })
     }
 
-    /// Whether syncs of this run may use the sparse exchange.
-    fn sparse_capable(transport: &dyn Transport, mode: ExchangeMode) -> bool {
-        match mode {
-            ExchangeMode::Dense => false,
-            ExchangeMode::Sparse => transport.ranks() > 1,
-            ExchangeMode::Auto => transport.sparse_by_default(),
-        }
-    }
-
     /// The blocks of `send` by `send_counts`, but the empty ones, as those of a sparse exchange.
     fn note_blocks(&mut self) {
         self.blocks.clear();
@@ -188,22 +184,31 @@ impl Leader {
     }
 }
 
-/// The ranks other than `me` (of `t` processes each) that the outboxes `outs` address, for
-/// `what`: their queues (puts, messages, records, gets), or the owners of their gets and
-/// requests. Ascending, into `ranks`.
-fn ranks_of<'a>(outs: impl Iterator<Item = &'a Outbox>, t: usize, me: usize, owners: bool, ranks: &mut Vec<usize>) {
-    ranks.clear();
-    for out in outs {
-        if owners {
-            ranks.extend(out.gets.iter().map(|g| g.pid / t).chain(out.req_parts.iter().map(|r| r.pid / t)));
-        } else {
-            out.for_each_queue(|d, _| ranks.push(d / t));
-            ranks.extend(out.req_parts.iter().map(|r| r.pid / t));
+impl Rank {
+    /// The other ranks that this rank's outboxes of `parity` address: their queues (puts,
+    /// messages, records, gets), or with `owners` the owners of their gets and requests.
+    /// Ascending, into `ranks`.
+    ///
+    /// # Safety
+    /// Inside the sync, after the arrival's first barrier: every local outbox is complete and
+    /// nobody writes it until the next superstep.
+    unsafe fn ranks_of(&self, parity: usize, owners: bool, ranks: &mut Vec<usize>) {
+        let t = self.t;
+        ranks.clear();
+        for s in 0..t {
+            // SAFETY: the caller's contract.
+            let out = unsafe { self.group.outbox(s, parity) };
+            if owners {
+                ranks.extend(out.gets.iter().map(|g| g.pid / t).chain(out.req_parts.iter().map(|r| r.pid / t)));
+            } else {
+                out.for_each_queue(|d, _| ranks.push(d / t));
+                ranks.extend(out.req_parts.iter().map(|r| r.pid / t));
+            }
         }
+        ranks.retain(|&r| r != self.rank);
+        ranks.sort_unstable();
+        ranks.dedup();
     }
-    ranks.retain(|&r| r != me);
-    ranks.sort_unstable();
-    ranks.dedup();
 }
 
 /// One process's side of the driver.
@@ -235,14 +240,24 @@ pub(crate) struct Driver {
 /// In an entry's word count: the block carries large puts, whose bytes move point to point.
 const ENTRY_LARGE: u64 = 1 << 63;
 
+/// The entries `[src, dst, words, block…]` of `buf`, as (src, dst, words with [`ENTRY_LARGE`],
+/// the block's range).
+fn entries(buf: &[u64]) -> impl Iterator<Item = (usize, usize, u64, std::ops::Range<usize>)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let head = buf.get(at..at + 3)?;
+        let block = at + 3..at + 3 + (head[2] & !ENTRY_LARGE) as usize;
+        at = block.end;
+        Some((head[0] as usize, head[1] as usize, head[2], block))
+    })
+}
+
 impl Driver {
     /// Whether every process of the run is in this OS process.
     pub(crate) fn one_address_space(&self) -> bool {
         self.rank.one_address_space
     }
-}
 
-impl Driver {
     fn group(&self) -> &Group {
         &self.rank.group
     }
@@ -328,12 +343,7 @@ impl Driver {
             leader.transport.exchange(&leader.send, &leader.send_counts, recv, late)?;
         }
         // Whether this rank moves large puts point to point in this sync, either way.
-        let mut at = 0;
-        leader.large = !leader.large_out.is_empty();
-        while at < recv.len() && !leader.large {
-            leader.large = recv[at + 2] & ENTRY_LARGE != 0;
-            at += 3 + (recv[at + 2] & !ENTRY_LARGE) as usize;
-        }
+        leader.large = !leader.large_out.is_empty() || entries(recv).any(|(_, _, words, _)| words & ENTRY_LARGE != 0);
         Ok(())
     }
 
@@ -345,17 +355,11 @@ impl Driver {
         // SAFETY: read after the arrival's second barrier; the leader writes it again only after
         // the next sync's first barrier, which this process has not reached.
         let recv = unsafe { &*self.rank.shared.recv.get() };
-        let mut at = 0;
-        while at < recv.len() {
-            let (src, dst, words) = (recv[at] as usize, recv[at + 1] as usize, (recv[at + 2] & !ENTRY_LARGE) as usize);
-            if dst == self.pid {
-                // Puts are applied from where they arrived (`in_place`): the buffer stays as it
-                // is until this process's next sync. Large ones are placeholders until
-                // `land_puts`.
-                wire::read_block(recv, at + 3, src, &mut self.remote, &mut self.large, true);
-                self.remote.senders.push(src as u32);
-            }
-            at += 3 + words;
+        for (src, _, _, block) in entries(recv).filter(|&(_, dst, _, _)| dst == self.pid) {
+            // Puts are applied from where they arrived (`in_place`): the buffer stays as it is
+            // until this process's next sync. Large ones are placeholders until `land_puts`.
+            wire::read_block(recv, block.start, src, &mut self.remote, &mut self.large, true);
+            self.remote.senders.push(src as u32);
         }
         // The view's senders: remote ones heard from and every local process, ascending (after
         // a dense exchange the entries come rank by rank, senders ascending within each; after
@@ -434,13 +438,8 @@ impl Driver {
                 // SAFETY: after the barrier that follows every local process's `serve_remote`;
                 // they write their slots again only in the next sync's read phase.
                 let replies = unsafe { &*slot.get() };
-                let mut at = 0;
-                while at < replies.len() {
-                    let words = replies[at + 2] as usize;
-                    if (replies[at] as usize) / t == r {
-                        leader.send.extend_from_slice(&replies[at..at + 3 + words]);
-                    }
-                    at += 3 + words;
+                for (_, _, _, block) in entries(replies).filter(|&(requester, _, _, _)| requester / t == r) {
+                    leader.send.extend_from_slice(&replies[block.start - 3..block.end]);
                 }
             }
             leader.send_counts.push(leader.send.len() - start);
@@ -451,19 +450,15 @@ impl Driver {
             // Replies go back between the ranks that asked: this rank hears from the owners of
             // its processes' gets and requests.
             leader.note_blocks();
-            // SAFETY: inside the sync, after the arrival: every local outbox is complete and
-            // nobody writes it until the next superstep.
-            let outs = (0..t).map(|s| unsafe { rank.group.outbox(s, self.parity) });
-            ranks_of(outs, t, rank.rank, true, &mut leader.ranks);
+            // SAFETY: inside the sync, after the arrival.
+            unsafe { rank.ranks_of(self.parity, true, &mut leader.ranks) };
             let (out, into) =
                 (Out { words: &leader.send, blocks: &leader.blocks }, Landing { recv: into, got: &mut leader.got });
             return leader.transport.replies(out, &leader.ranks, into);
         }
         leader.transport.exchange(&leader.send, &leader.send_counts, into, 0)
     }
-}
 
-impl Driver {
     /// The leader's part of `land_puts` (`puts`) and of `read`: the rank's large transfers,
     /// all point to point, in the order both sides agree on (by source pid, then destination
     /// pid, then issue order). Sends: the rank's large puts to other ranks, from where their
@@ -508,16 +503,14 @@ impl Driver {
         // sync, or their stages), untouched until the barrier after this.
         unsafe { leader.transport.transfer(&leader.sends, &leader.receives) }
     }
-}
 
-impl Driver {
     /// The leader's part of an arrival, with the OR of the rank's flags (`local`): the OR of
     /// every rank's, after the exchange of blocks if anybody queued something (with
     /// [`LARGE_PUTS`] if the rank moves large puts in this sync).
     fn lead_arrival(&mut self, local: u64) -> Result<u64, Poisoned> {
         const MOVES: u64 = flags::WORK | flags::GET;
         const ALL_PAIRS: u64 = flags::COLLECTIVE | flags::END | flags::PENDING;
-        let (t, me, ranks) = (self.rank.t, self.rank.rank, self.rank.ranks);
+        let (t, ranks) = (self.rank.t, self.rank.ranks);
         let leader = self.leader.as_mut().expect("the leader arrives for the rank");
         let all;
         let mut late = 0;
@@ -526,11 +519,8 @@ impl Driver {
             if local & MOVES != 0 && leader.mode == ExchangeMode::Auto {
                 // A rank that talks to more than a quarter of the ranks asks for the dense
                 // exchange.
-                let group = &self.rank.group;
-                // SAFETY: inside the sync, after the arrival's first barrier: every local outbox
-                // is complete and nobody writes it until the next superstep.
-                let outs = (0..t).map(|s| unsafe { group.outbox(s, self.parity) });
-                ranks_of(outs, t, me, false, &mut leader.ranks);
+                // SAFETY: inside the sync, after the arrival's first barrier.
+                unsafe { self.rank.ranks_of(self.parity, false, &mut leader.ranks) };
                 if 4 * leader.ranks.len() > ranks {
                     mine |= DENSE;
                 }
@@ -652,13 +642,8 @@ impl Engine for Driver {
         // SAFETY: read after the reply exchange's second barrier; the leader writes it again
         // only in the next sync's read phase.
         let replies = unsafe { &*self.rank.shared.replies_in.get() };
-        let mut at = 0;
-        while at < replies.len() {
-            let (requester, owner, words) = (replies[at] as usize, replies[at + 1] as usize, replies[at + 2] as usize);
-            if requester == self.pid {
-                self.reply_at[owner] = (at + 3) * 8;
-            }
-            at += 3 + words;
+        for (_, owner, _, block) in entries(replies).filter(|&(requester, _, _, _)| requester == self.pid) {
+            self.reply_at[owner] = block.start * 8;
         }
         let rank = self.rank.clone();
         // SAFETY: this process's own outbox, read in its sync (after the arrival).
@@ -797,12 +782,8 @@ impl Peers for Driver {
 pub(crate) struct Starter {
     state: Arc<Rank>,
     pub(crate) fate: Arc<Fate>,
-    p: usize,
     /// The ranks on this machine, and this rank's place among them (for pinning).
-    here: usize,
-    local_rank: usize,
-    /// The parkers of the rank's processes but the first, until [`parkers`](Starter::parkers).
-    parkers: Arc<std::sync::Mutex<Vec<Parker>>>,
+    here: (usize, usize),
 }
 
 impl Rank {
@@ -829,35 +810,9 @@ impl Rank {
         };
         (Arc::new(Rank { group, shared, rank, ranks, t, one_address_space }), parkers)
     }
-
-    /// Wakes every process of the rank that waits (a failure).
-    pub(crate) fn poison(&self) {
-        self.group.poison();
-    }
 }
 
 impl Starter {
-    /// What starts the processes of rank `state`, which fail through `fate`, with their
-    /// `parkers` (from [`Rank::new`]); the ranks on this machine are `here`, this one the
-    /// `local_rank`-th of them (for pinning). Returns the first process's parker too.
-    pub(crate) fn new(
-        state: Arc<Rank>,
-        parkers: Vec<Parker>,
-        fate: Arc<Fate>,
-        (here, local_rank): (usize, usize),
-    ) -> (Starter, Parker) {
-        let p = state.ranks * state.t;
-        let mut parkers = parkers.into_iter();
-        let first = parkers.next().expect("t >= 1");
-        let parkers = Arc::new(std::sync::Mutex::new(parkers.collect()));
-        (Starter { state, fate, p, here, local_rank, parkers }, first)
-    }
-
-    /// This rank's processes' parkers but the first's, in order (taken once).
-    pub(crate) fn parkers(&self) -> Vec<Parker> {
-        std::mem::take(&mut *self.parkers.lock().unwrap_or_else(|e| e.into_inner()))
-    }
-
     /// The pid of the rank's process `local`.
     pub(crate) fn pid(&self, local: usize) -> usize {
         self.state.rank * self.state.t + local
@@ -877,10 +832,9 @@ impl Starter {
         parker: Parker,
         leader: Option<Box<Leader>>,
     ) -> (Endpoint, placement::Placed) {
-        let (t, p) = (self.state.t, self.p);
+        let (t, p, (here, local_rank)) = (self.state.t, self.state.ranks * self.state.t, self.here);
         // A rank of one process keeps the cores `mpirun` gave it.
-        let placed =
-            if t > 1 { placement::pin(self.local_rank * t + local, self.here * t) } else { placement::Placed::none() };
+        let placed = if t > 1 { placement::pin(local_rank * t + local, here * t) } else { placement::Placed::none() };
         let pid = self.pid(local);
         let engine = Driver {
             rank: self.state.clone(),
@@ -923,7 +877,7 @@ where
     let fate = {
         let (states, board) = (states.clone(), board.clone());
         Arc::new(Fate::new(Box::new(move || {
-            states.iter().for_each(|s| s.poison());
+            states.iter().for_each(|s| s.group.poison());
             board.poison();
         })))
     };
@@ -932,10 +886,9 @@ where
     let mut board_parkers = board_parkers.into_iter();
     let (mut starters, mut args) = (Vec::with_capacity(groups), Vec::with_capacity(p));
     for (r, (state, parkers)) in states.into_iter().zip(parkers).enumerate() {
-        let (starter, first) = Starter::new(state, parkers, fate.clone(), (groups, r));
-        args.push((first, board_parkers.next()));
-        args.extend(starter.parkers().into_iter().map(|parker| (parker, None)));
-        starters.push(starter);
+        let mut board_parker = board_parkers.next();
+        args.extend(parkers.into_iter().map(|parker| (parker, board_parker.take())));
+        starters.push(Starter { state, fate: fate.clone(), here: (groups, r) });
     }
     // From three groups on, the sparse exchange whenever the superstep allows it (as
     // `BSP_MPI_EXCHANGE=sparse` asks), so that the suite's layouts run both exchanges.
@@ -1054,7 +1007,7 @@ mod on_mpi {
         R: Send,
         B: Fn(Endpoint) -> Option<R> + Sync,
     {
-        let Some((starter, first, leader, fence)) = set_up(&world, want)? else {
+        let Some((starter, first, others, leader, fence)) = set_up(&world, want)? else {
             return Ok(Vec::new()); // a surplus rank takes no part
         };
         let (rank, t, fate) = (starter.state.rank, starter.state.t, starter.fate.clone());
@@ -1066,7 +1019,7 @@ mod on_mpi {
         };
         let results: Vec<Option<R>> = std::thread::scope(|scope| {
             let mut handles = Vec::with_capacity(t - 1);
-            for (i, parker) in starter.parkers().into_iter().enumerate() {
+            for (i, parker) in others.into_iter().enumerate() {
                 let start = &start;
                 let spawned = std::thread::Builder::new()
                     .name(format!("bsp process {}", rank * t + i + 1))
@@ -1101,10 +1054,10 @@ mod on_mpi {
             .collect()
     }
 
-    /// The parts of a rank's run: what starts its processes, the first process's parker and
-    /// the leader's part (for the rank's first process, on this thread), and a communicator
-    /// for reporting a failure.
-    pub(crate) type Parts = (Starter, Parker, Box<Leader>, SimpleCommunicator);
+    /// The parts of a rank's run: what starts its processes, the first process's parker, the
+    /// others', the leader's part (for the rank's first process, on this thread), and a
+    /// communicator for reporting a failure.
+    pub(crate) type Parts = (Starter, Parker, Vec<Parker>, Box<Leader>, SimpleCommunicator);
 
     /// Sets up this rank's part of a run of the processes `want` asks for on the ranks of
     /// `world`, or `None` on a surplus rank, which takes no part.
@@ -1125,13 +1078,13 @@ mod on_mpi {
         // ranks); a rank bound to a few cores leaves its threads free on them. The barrier spins
         // only when the machine is not oversubscribed.
         let (here, local_rank) = local_ranks();
-        let (state, parkers) = Rank::new(rank, groups, t, here * t, false);
+        let (state, mut parkers) = Rank::new(rank, groups, t, here * t, false);
         let fate = {
             let state = state.clone();
-            Arc::new(Fate::new(Box::new(move || state.poison())))
+            Arc::new(Fate::new(Box::new(move || state.group.poison())))
         };
         let leader = Leader::new(Box::new(MpiTransport::new(comm)), ExchangeMode::from_env());
-        let (starter, first) = Starter::new(state, parkers, fate, (here, local_rank));
-        Ok(Some((starter, first, leader, fence)))
+        let first = parkers.remove(0);
+        Ok(Some((Starter { state, fate, here: (here, local_rank) }, first, parkers, leader, fence)))
     }
 }
