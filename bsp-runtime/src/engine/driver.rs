@@ -921,7 +921,7 @@ mod on_mpi {
 
     use super::{Leader, Rank, Starter};
     use crate::Error;
-    use crate::engine::group::placement;
+    use crate::engine::group::{all_results, placement, run_threads};
     use crate::engine::mpi::{RunEnd, abort_alone, ranks_from_env, report_once, with_world};
     use crate::engine::transport::ExchangeMode;
     use crate::engine::transport::mpi::{MpiTransport, local_ranks};
@@ -1007,7 +1007,7 @@ mod on_mpi {
         R: Send,
         B: Fn(Endpoint) -> Option<R> + Sync,
     {
-        let Some((starter, first, others, leader, fence)) = set_up(&world, want)? else {
+        let Some((starter, first, others_parkers, leader, fence)) = set_up(&world, want)? else {
             return Ok(Vec::new()); // a surplus rank takes no part
         };
         let (rank, t, fate) = (starter.state.rank, starter.state.t, starter.fate.clone());
@@ -1017,41 +1017,23 @@ mod on_mpi {
             placement::release(placed);
             result
         };
-        let results: Vec<Option<R>> = std::thread::scope(|scope| {
-            let mut handles = Vec::with_capacity(t - 1);
-            for (i, parker) in others.into_iter().enumerate() {
-                let start = &start;
-                let spawned = std::thread::Builder::new()
-                    .name(format!("bsp process {}", rank * t + i + 1))
-                    .spawn_scoped(scope, move || start(i + 1, parker, None));
-                match spawned {
-                    Ok(h) => handles.push(h),
-                    Err(e) => {
-                        fate.fail(starter.cannot_start(i + 1, &e));
-                        break;
-                    }
-                }
-            }
-            let mut results = vec![if fate.is_failed() { None } else { start(0, first, Some(leader)) }];
+        let first = || {
+            let result = if fate.is_failed() { None } else { start(0, first, Some(leader)) };
             if fate.failed_alone() {
                 // A failure of this rank only: end every rank now, without joining rank-mates that
                 // may compute for a long time before their next runtime call (the leader is the
                 // thread that may call MPI).
                 abort_alone(&world, fate.take_failure());
             }
-            results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
-            results
-        });
+            result
+        };
+        let cannot_start = |local: usize, e: std::io::Error| starter.cannot_start(local, &e);
+        let others = |local: usize, parker: Parker| start(local, parker, None);
+        let results = run_threads(rank * t, &fate, first, others_parkers, &others, cannot_start);
         if fate.is_failed() {
             return Err(RunEnd::new(fence, fate, rank).failed(&world));
         }
-        results
-            .into_iter()
-            .enumerate()
-            .map(|(i, r)| {
-                r.ok_or_else(|| Error::launch(format!("process {} ended without a result or an error", rank * t + i)))
-            })
-            .collect()
+        all_results(results, rank * t)
     }
 
     /// The parts of a rank's run: what starts its processes, the first process's parker, the
