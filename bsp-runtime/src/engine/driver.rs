@@ -258,17 +258,13 @@ impl Driver {
         self.rank.one_address_space
     }
 
-    fn group(&self) -> &Group {
-        &self.rank.group
-    }
-
     /// The first pid of this rank.
     fn base(&self) -> usize {
         self.rank.rank * self.rank.t
     }
 
     fn is_local(&self, pid: usize) -> bool {
-        (self.base()..self.base() + self.rank.t).contains(&pid)
+        pid / self.rank.t == self.rank.rank
     }
 
     /// The outbox of local process `pid` (a pid of this rank) for this sync's superstep.
@@ -277,16 +273,16 @@ impl Driver {
     /// Inside the sync, after the first barrier of the arrival.
     unsafe fn local_outbox(&self, pid: usize) -> &Outbox {
         // SAFETY: the caller's contract, as for the threads engine's `Group::outbox`.
-        unsafe { self.group().outbox(pid - self.base(), self.parity) }
+        unsafe { self.rank.group.outbox(pid - self.base(), self.parity) }
     }
 
     /// The rank's barrier: returns the OR of the rank's processes' flags.
     fn local_barrier(&self, flags: u64) -> Result<u64, Poisoned> {
         if self.rank.t == 1 {
             // A group of one meets nobody: a barrier would only cost its atomics.
-            return if self.group().barrier().is_poisoned() { Err(Poisoned) } else { Ok(flags) };
+            return if self.rank.group.barrier().is_poisoned() { Err(Poisoned) } else { Ok(flags) };
         }
-        self.group().barrier().wait(self.local, &self.parker, flags)
+        self.rank.group.barrier().wait(self.local, &self.parker, flags)
     }
 
     /// The leader's serialisation of the rank's outboxes: for each other rank, a block per
@@ -413,11 +409,10 @@ impl Driver {
             out[at + 2] = (out.len() - at - 3) as u64;
         }
         if point_to_point {
-            let base = self.rank.rank * self.rank.t;
             // SAFETY: this process's own outbox, read in its sync (after the arrival).
             let mine = unsafe { self.rank.group.outbox(local, self.parity) };
             for (g, b) in mine.gets.iter().zip(&got.gets) {
-                if !(base..base + self.rank.t).contains(&g.pid) && is_large(g.bytes) {
+                if !self.is_local(g.pid) && is_large(g.bytes) {
                     receives.push((g.pid, b.to, g.bytes));
                 }
             }
@@ -772,7 +767,7 @@ impl Peers for Driver {
 
     fn registration_row(&self, p: usize, i: usize) -> RegRow {
         let serial = self.meta(self.pid).pushes[i].serial;
-        self.group().shared_row(serial, self.rank.t, || RegRow::build(self, p, i))
+        self.rank.group.shared_row(serial, self.rank.t, || RegRow::build(self, p, i))
     }
 }
 
