@@ -133,10 +133,8 @@ pub(crate) struct Leader {
     got: Vec<Block>,
     ranks: Vec<usize>,
     /// This rank's large puts to other ranks, in the order serialised: (destination pid,
-    /// address, length); whether the rank sends or receives any in this sync; and the
-    /// transfers of `land_puts`: (rank, address, length) out and in.
+    /// address, length); and the transfers of `land_puts`: (rank, address, length) out and in.
     large_out: Vec<Transfer>,
-    large: bool,
     sends: Vec<Transfer>,
     receives: Vec<Transfer>,
     /// The receives by (source pid, destination index in the rank, address, length).
@@ -164,7 +162,6 @@ impl Leader {
             got: Vec::new(),
             ranks: Vec::new(),
             large_out: Vec::new(),
-            large: false,
             sends: Vec::new(),
             receives: Vec::new(),
             incoming: Vec::new(),
@@ -326,7 +323,7 @@ impl Driver {
 
     /// The leader's exchange of the serialised blocks (sparse or dense; `late` as
     /// `Transport::exchange` takes it), and whether the rank moves large puts in this sync.
-    fn move_blocks(&mut self, late: usize) -> Result<(), Poisoned> {
+    fn move_blocks(&mut self, late: usize) -> Result<bool, Poisoned> {
         let rank = &*self.rank;
         let leader = self.leader.as_mut().expect("the leader exchanges");
         // SAFETY: written by the leader between the arrival's barriers only (module docs).
@@ -339,8 +336,7 @@ impl Driver {
             leader.transport.exchange(&leader.send, &leader.send_counts, recv, late)?;
         }
         // Whether this rank moves large puts point to point in this sync, either way.
-        leader.large = !leader.large_out.is_empty() || entries(recv).any(|(_, _, words, _)| words & ENTRY_LARGE != 0);
-        Ok(())
+        Ok(!leader.large_out.is_empty() || entries(recv).any(|(_, _, words, _)| words & ENTRY_LARGE != 0))
     }
 
     /// Reads the blocks addressed to this process from the received buffer into `remote`.
@@ -507,9 +503,8 @@ impl Driver {
         const ALL_PAIRS: u64 = flags::COLLECTIVE | flags::END | flags::PENDING;
         let (t, ranks) = (self.rank.t, self.rank.ranks);
         let leader = self.leader.as_mut().expect("the leader arrives for the rank");
-        let all;
-        let mut late = 0;
-        if leader.sparse_capable {
+        let (mut late, mut serialized) = (0, false);
+        let all = if leader.sparse_capable {
             let mut mine = local;
             if local & MOVES != 0 && leader.mode == ExchangeMode::Auto {
                 // A rank that talks to more than a quarter of the ranks asks for the dense
@@ -524,10 +519,7 @@ impl Driver {
             // Sparse when somebody queued something and nobody is dense, changes registrations
             // or the tag size, or ended: the same verdict on every rank, from the same OR.
             leader.sparse = or & MOVES != 0 && or & (DENSE | ALL_PAIRS) == 0;
-            all = or & !DENSE;
-            if all & MOVES != 0 {
-                self.serialize(all & ALL_PAIRS != 0);
-            }
+            or & !DENSE
         } else {
             // The dense exchange: a rank with something queued serialises a block for every
             // pair before the arrival, whose sizes the transport announces in it (and whose
@@ -535,31 +527,28 @@ impl Driver {
             // something: nothing, or a bare header for every pair where the collective
             // bookkeeping must reach everyone, whose size every rank knows.
             leader.sparse = false;
-            let work = local & MOVES != 0;
-            if work {
+            serialized = local & MOVES != 0;
+            if serialized {
                 self.serialize(true);
             }
             let leader = self.leader.as_mut().expect("the leader arrives for the rank");
-            let out = work.then_some((&leader.send[..], &leader.send_counts[..]));
-            all = leader.transport.arrive(local, out)?;
+            let all = leader.transport.arrive(local, serialized.then_some((&leader.send, &leader.send_counts)))?;
             if all & ALL_PAIRS != 0 {
                 late = t * t * (3 + wire::HEADER_WORDS);
             }
-            if !work && all & MOVES != 0 {
-                self.serialize(all & ALL_PAIRS != 0);
-                debug_assert_eq!(
-                    self.leader.as_ref().map_or(0, |l| l.send.len()),
-                    late * (ranks - 1),
-                    "a rank with nothing queued sends bare headers"
-                );
-            }
-        }
+            all
+        };
         if all & MOVES == 0 {
             return Ok(all);
         }
-        self.move_blocks(late)?;
-        let large = self.leader.as_ref().is_some_and(|l| l.large);
-        Ok(if large { all | LARGE_PUTS } else { all })
+        if !serialized {
+            self.serialize(all & ALL_PAIRS != 0);
+            debug_assert!(
+                self.leader.as_ref().is_some_and(|l| l.sparse_capable || l.send.len() == late * (ranks - 1)),
+                "a rank with nothing queued sends bare headers"
+            );
+        }
+        Ok(if self.move_blocks(late)? { all | LARGE_PUTS } else { all })
     }
 }
 
