@@ -944,11 +944,11 @@ mod on_mpi {
 
     /// `Launch::nprocs` under `mpirun`.
     pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
-        if threads(want)? == 1 {
-            return crate::engine::mpi::nprocs(want);
-        }
         let ranks = ranks_from_env().ok_or_else(|| {
-            Error::launch("started by mpirun, but the number of ranks is not in the environment".to_string())
+            Error::launch(
+                "started by mpirun, but the number of ranks is not in the environment (OMPI_COMM_WORLD_SIZE, PMI_SIZE)"
+                    .to_string(),
+            )
         })?;
         procs(want, ranks).map(|(p, _)| p)
     }
