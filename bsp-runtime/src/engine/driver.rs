@@ -16,7 +16,7 @@
 //!   threads engine. A group of one has nobody to meet: its barrier is a check of the poison;
 //! - between ranks, the rank's first thread (the *leader*) moves what the rank's processes queued
 //!   for processes of other ranks, serialised in the wire format
-//!   ([`wire`](super::transport::wire)), one block per pair of processes, in one exchange among
+//!   ([`wire`]), one block per pair of processes, in one exchange among
 //!   the ranks: dense (a part to and from every rank; a rank with something queued serialises
 //!   a block for every pair before the arrival, whose sizes `Transport::arrive` announces in
 //!   the same step, and whose small blocks it may carry), or sparse (only between ranks that
