@@ -16,7 +16,7 @@
 //!   threads engine. A group of one has nobody to meet: its barrier is a check of the poison;
 //! - between ranks, the rank's first thread (the *leader*) moves what the rank's processes queued
 //!   for processes of other ranks, serialised in the wire format
-//!   ([`wire`](super::transport::wire)), one block per pair of processes, in one exchange among
+//!   ([`wire`]), one block per pair of processes, in one exchange among
 //!   the ranks: dense (a part to and from every rank; a rank with something queued serialises
 //!   a block for every pair before the arrival, whose sizes `Transport::arrive` announces in
 //!   the same step, and whose small blocks it may carry), or sparse (only between ranks that
@@ -111,10 +111,9 @@ pub(crate) struct Rank {
     ranks: usize,
     /// Threads (processes) per rank.
     t: usize,
-    /// Every rank is in this OS process (the in-process transport).
+    /// Every rank is in this OS process (the in-process transport); otherwise large puts and
+    /// gets move point to point (`Transport::transfer`).
     one_address_space: bool,
-    /// The transport moves large transfers point to point (`Transport::point_to_point`).
-    point_to_point: bool,
 }
 
 /// The leader's part: the transport and its buffers.
@@ -134,10 +133,8 @@ pub(crate) struct Leader {
     got: Vec<Block>,
     ranks: Vec<usize>,
     /// This rank's large puts to other ranks, in the order serialised: (destination pid,
-    /// address, length); whether the rank sends or receives any in this sync; and the
-    /// transfers of `land_puts`: (rank, address, length) out and in.
+    /// address, length); and the transfers of `land_puts`: (rank, address, length) out and in.
     large_out: Vec<Transfer>,
-    large: bool,
     sends: Vec<Transfer>,
     receives: Vec<Transfer>,
     /// The receives by (source pid, destination index in the rank, address, length).
@@ -148,7 +145,12 @@ impl Leader {
     /// The leader's part over `transport`, with the exchange `mode`.
     pub(crate) fn new(transport: Box<dyn Transport>, mode: ExchangeMode) -> Box<Leader> {
         let ranks = transport.ranks();
-        let sparse_capable = Leader::sparse_capable(&*transport, mode);
+        // Whether syncs of this run may use the sparse exchange.
+        let sparse_capable = match mode {
+            ExchangeMode::Dense => false,
+            ExchangeMode::Sparse => ranks > 1,
+            ExchangeMode::Auto => transport.sparse_by_default(),
+        };
         Box::new(Leader {
             transport,
             send: Vec::new(),
@@ -160,20 +162,10 @@ impl Leader {
             got: Vec::new(),
             ranks: Vec::new(),
             large_out: Vec::new(),
-            large: false,
             sends: Vec::new(),
             receives: Vec::new(),
             incoming: Vec::new(),
         })
-    }
-
-    /// Whether syncs of this run may use the sparse exchange.
-    fn sparse_capable(transport: &dyn Transport, mode: ExchangeMode) -> bool {
-        match mode {
-            ExchangeMode::Dense => false,
-            ExchangeMode::Sparse => transport.ranks() > 1,
-            ExchangeMode::Auto => transport.sparse_by_default(),
-        }
     }
 
     /// The blocks of `send` by `send_counts`, but the empty ones, as those of a sparse exchange.
@@ -189,22 +181,31 @@ impl Leader {
     }
 }
 
-/// The ranks other than `me` (of `t` processes each) that the outboxes `outs` address, for
-/// `what`: their queues (puts, messages, records, gets), or the owners of their gets and
-/// requests. Ascending, into `ranks`.
-fn ranks_of<'a>(outs: impl Iterator<Item = &'a Outbox>, t: usize, me: usize, owners: bool, ranks: &mut Vec<usize>) {
-    ranks.clear();
-    for out in outs {
-        if owners {
-            ranks.extend(out.gets.iter().map(|g| g.pid / t).chain(out.req_parts.iter().map(|r| r.pid / t)));
-        } else {
-            out.for_each_queue(|d, _| ranks.push(d / t));
-            ranks.extend(out.req_parts.iter().map(|r| r.pid / t));
+impl Rank {
+    /// The other ranks that this rank's outboxes of `parity` address: their queues (puts,
+    /// messages, records, gets), or with `owners` the owners of their gets and requests.
+    /// Ascending, into `ranks`.
+    ///
+    /// # Safety
+    /// Inside the sync, after the arrival's first barrier: every local outbox is complete and
+    /// nobody writes it until the next superstep.
+    unsafe fn ranks_of(&self, parity: usize, owners: bool, ranks: &mut Vec<usize>) {
+        let t = self.t;
+        ranks.clear();
+        for s in 0..t {
+            // SAFETY: the caller's contract.
+            let out = unsafe { self.group.outbox(s, parity) };
+            if owners {
+                ranks.extend(out.gets.iter().map(|g| g.pid / t).chain(out.req_parts.iter().map(|r| r.pid / t)));
+            } else {
+                out.for_each_queue(|d, _| ranks.push(d / t));
+                ranks.extend(out.req_parts.iter().map(|r| r.pid / t));
+            }
         }
+        ranks.retain(|&r| r != self.rank);
+        ranks.sort_unstable();
+        ranks.dedup();
     }
-    ranks.retain(|&r| r != me);
-    ranks.sort_unstable();
-    ranks.dedup();
 }
 
 /// One process's side of the driver.
@@ -236,16 +237,22 @@ pub(crate) struct Driver {
 /// In an entry's word count: the block carries large puts, whose bytes move point to point.
 const ENTRY_LARGE: u64 = 1 << 63;
 
+/// The entries `[src, dst, words, block…]` of `buf`, as (src, dst, words with [`ENTRY_LARGE`],
+/// the block's range).
+fn entries(buf: &[u64]) -> impl Iterator<Item = (usize, usize, u64, std::ops::Range<usize>)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let head = buf.get(at..at + 3)?;
+        let block = at + 3..at + 3 + (head[2] & !ENTRY_LARGE) as usize;
+        at = block.end;
+        Some((head[0] as usize, head[1] as usize, head[2], block))
+    })
+}
+
 impl Driver {
     /// Whether every process of the run is in this OS process.
     pub(crate) fn one_address_space(&self) -> bool {
         self.rank.one_address_space
-    }
-}
-
-impl Driver {
-    fn group(&self) -> &Group {
-        &self.rank.group
     }
 
     /// The first pid of this rank.
@@ -254,7 +261,7 @@ impl Driver {
     }
 
     fn is_local(&self, pid: usize) -> bool {
-        (self.base()..self.base() + self.rank.t).contains(&pid)
+        pid / self.rank.t == self.rank.rank
     }
 
     /// The outbox of local process `pid` (a pid of this rank) for this sync's superstep.
@@ -263,16 +270,16 @@ impl Driver {
     /// Inside the sync, after the first barrier of the arrival.
     unsafe fn local_outbox(&self, pid: usize) -> &Outbox {
         // SAFETY: the caller's contract, as for the threads engine's `Group::outbox`.
-        unsafe { self.group().outbox(pid - self.base(), self.parity) }
+        unsafe { self.rank.group.outbox(pid - self.base(), self.parity) }
     }
 
     /// The rank's barrier: returns the OR of the rank's processes' flags.
     fn local_barrier(&self, flags: u64) -> Result<u64, Poisoned> {
         if self.rank.t == 1 {
             // A group of one meets nobody: a barrier would only cost its atomics.
-            return if self.group().barrier().is_poisoned() { Err(Poisoned) } else { Ok(flags) };
+            return if self.rank.group.barrier().is_poisoned() { Err(Poisoned) } else { Ok(flags) };
         }
-        self.group().barrier().wait(self.local, &self.parker, flags)
+        self.rank.group.barrier().wait(self.local, &self.parker, flags)
     }
 
     /// The leader's serialisation of the rank's outboxes: for each other rank, a block per
@@ -287,7 +294,7 @@ impl Driver {
         leader.send.clear();
         leader.send_counts.clear();
         leader.large_out.clear();
-        let point_to_point = leader.transport.point_to_point();
+        let point_to_point = !rank.one_address_space;
         for r in 0..ranks {
             let start = leader.send.len();
             if r != me {
@@ -316,7 +323,7 @@ impl Driver {
 
     /// The leader's exchange of the serialised blocks (sparse or dense; `late` as
     /// `Transport::exchange` takes it), and whether the rank moves large puts in this sync.
-    fn move_blocks(&mut self, late: usize) -> Result<(), Poisoned> {
+    fn move_blocks(&mut self, late: usize) -> Result<bool, Poisoned> {
         let rank = &*self.rank;
         let leader = self.leader.as_mut().expect("the leader exchanges");
         // SAFETY: written by the leader between the arrival's barriers only (module docs).
@@ -329,13 +336,7 @@ impl Driver {
             leader.transport.exchange(&leader.send, &leader.send_counts, recv, late)?;
         }
         // Whether this rank moves large puts point to point in this sync, either way.
-        let mut at = 0;
-        leader.large = !leader.large_out.is_empty();
-        while at < recv.len() && !leader.large {
-            leader.large = recv[at + 2] & ENTRY_LARGE != 0;
-            at += 3 + (recv[at + 2] & !ENTRY_LARGE) as usize;
-        }
-        Ok(())
+        Ok(!leader.large_out.is_empty() || entries(recv).any(|(_, _, words, _)| words & ENTRY_LARGE != 0))
     }
 
     /// Reads the blocks addressed to this process from the received buffer into `remote`.
@@ -346,22 +347,18 @@ impl Driver {
         // SAFETY: read after the arrival's second barrier; the leader writes it again only after
         // the next sync's first barrier, which this process has not reached.
         let recv = unsafe { &*self.rank.shared.recv.get() };
-        let mut at = 0;
-        while at < recv.len() {
-            let (src, dst, words) = (recv[at] as usize, recv[at + 1] as usize, (recv[at + 2] & !ENTRY_LARGE) as usize);
-            if dst == self.pid {
-                // Puts are applied from where they arrived (`in_place`): the buffer stays as it
-                // is until this process's next sync. Large ones are placeholders until
-                // `land_puts`.
-                wire::read_block(recv, at + 3, src, &mut self.remote, &mut self.large, true);
-                self.remote.senders.push(src as u32);
-            }
-            at += 3 + words;
+        for (src, _, _, block) in entries(recv).filter(|&(_, dst, _, _)| dst == self.pid) {
+            // Puts are applied from where they arrived (`in_place`): the buffer stays as it is
+            // until this process's next sync. Large ones are placeholders until `land_puts`.
+            wire::read_block(recv, block.start, src, &mut self.remote, &mut self.large, true);
+            self.remote.senders.push(src as u32);
         }
         // The view's senders: remote ones heard from and every local process, ascending (after
         // a dense exchange the entries come rank by rank, senders ascending within each; after
         // a sparse one the ranks come in any order).
-        self.remote.senders.sort_unstable();
+        if !self.remote.senders.is_sorted() {
+            self.remote.senders.sort_unstable();
+        }
         let base = self.base() as u32;
         let local = base..base + self.rank.t as u32;
         self.senders.clear();
@@ -386,7 +383,7 @@ impl Driver {
         receives.clear();
         // Large gets move point to point where the transport can: their bytes leave from this
         // process's registered memory, and land where `sync/` lands them.
-        let point_to_point = self.rank.point_to_point;
+        let point_to_point = !self.rank.one_address_space;
         for &src in &self.remote.senders {
             let src = src as usize;
             if self.remote.reqs[src].is_empty() && self.remote.xreqs[src].is_empty() {
@@ -408,11 +405,10 @@ impl Driver {
             out[at + 2] = (out.len() - at - 3) as u64;
         }
         if point_to_point {
-            let base = self.rank.rank * self.rank.t;
             // SAFETY: this process's own outbox, read in its sync (after the arrival).
             let mine = unsafe { self.rank.group.outbox(local, self.parity) };
             for (g, b) in mine.gets.iter().zip(&got.gets) {
-                if !(base..base + self.rank.t).contains(&g.pid) && is_large(g.bytes) {
+                if !self.is_local(g.pid) && is_large(g.bytes) {
                     receives.push((g.pid, b.to, g.bytes));
                 }
             }
@@ -433,13 +429,8 @@ impl Driver {
                 // SAFETY: after the barrier that follows every local process's `serve_remote`;
                 // they write their slots again only in the next sync's read phase.
                 let replies = unsafe { &*slot.get() };
-                let mut at = 0;
-                while at < replies.len() {
-                    let words = replies[at + 2] as usize;
-                    if (replies[at] as usize) / t == r {
-                        leader.send.extend_from_slice(&replies[at..at + 3 + words]);
-                    }
-                    at += 3 + words;
+                for (_, _, _, block) in entries(replies).filter(|&(requester, _, _, _)| requester / t == r) {
+                    leader.send.extend_from_slice(&replies[block.start - 3..block.end]);
                 }
             }
             leader.send_counts.push(leader.send.len() - start);
@@ -450,19 +441,15 @@ impl Driver {
             // Replies go back between the ranks that asked: this rank hears from the owners of
             // its processes' gets and requests.
             leader.note_blocks();
-            // SAFETY: inside the sync, after the arrival: every local outbox is complete and
-            // nobody writes it until the next superstep.
-            let outs = (0..t).map(|s| unsafe { rank.group.outbox(s, self.parity) });
-            ranks_of(outs, t, rank.rank, true, &mut leader.ranks);
+            // SAFETY: inside the sync, after the arrival.
+            unsafe { rank.ranks_of(self.parity, true, &mut leader.ranks) };
             let (out, into) =
                 (Out { words: &leader.send, blocks: &leader.blocks }, Landing { recv: into, got: &mut leader.got });
             return leader.transport.replies(out, &leader.ranks, into);
         }
         leader.transport.exchange(&leader.send, &leader.send_counts, into, 0)
     }
-}
 
-impl Driver {
     /// The leader's part of `land_puts` (`puts`) and of `read`: the rank's large transfers,
     /// all point to point, in the order both sides agree on (by source pid, then destination
     /// pid, then issue order). Sends: the rank's large puts to other ranks, from where their
@@ -507,29 +494,23 @@ impl Driver {
         // sync, or their stages), untouched until the barrier after this.
         unsafe { leader.transport.transfer(&leader.sends, &leader.receives) }
     }
-}
 
-impl Driver {
     /// The leader's part of an arrival, with the OR of the rank's flags (`local`): the OR of
     /// every rank's, after the exchange of blocks if anybody queued something (with
     /// [`LARGE_PUTS`] if the rank moves large puts in this sync).
     fn lead_arrival(&mut self, local: u64) -> Result<u64, Poisoned> {
         const MOVES: u64 = flags::WORK | flags::GET;
         const ALL_PAIRS: u64 = flags::COLLECTIVE | flags::END | flags::PENDING;
-        let (t, me, ranks) = (self.rank.t, self.rank.rank, self.rank.ranks);
+        let (t, ranks) = (self.rank.t, self.rank.ranks);
         let leader = self.leader.as_mut().expect("the leader arrives for the rank");
-        let all;
-        let mut late = 0;
-        if leader.sparse_capable {
+        let (mut late, mut serialized) = (0, false);
+        let all = if leader.sparse_capable {
             let mut mine = local;
             if local & MOVES != 0 && leader.mode == ExchangeMode::Auto {
                 // A rank that talks to more than a quarter of the ranks asks for the dense
                 // exchange.
-                let group = &self.rank.group;
-                // SAFETY: inside the sync, after the arrival's first barrier: every local outbox
-                // is complete and nobody writes it until the next superstep.
-                let outs = (0..t).map(|s| unsafe { group.outbox(s, self.parity) });
-                ranks_of(outs, t, me, false, &mut leader.ranks);
+                // SAFETY: inside the sync, after the arrival's first barrier.
+                unsafe { self.rank.ranks_of(self.parity, false, &mut leader.ranks) };
                 if 4 * leader.ranks.len() > ranks {
                     mine |= DENSE;
                 }
@@ -538,10 +519,7 @@ impl Driver {
             // Sparse when somebody queued something and nobody is dense, changes registrations
             // or the tag size, or ended: the same verdict on every rank, from the same OR.
             leader.sparse = or & MOVES != 0 && or & (DENSE | ALL_PAIRS) == 0;
-            all = or & !DENSE;
-            if all & MOVES != 0 {
-                self.serialize(all & ALL_PAIRS != 0);
-            }
+            or & !DENSE
         } else {
             // The dense exchange: a rank with something queued serialises a block for every
             // pair before the arrival, whose sizes the transport announces in it (and whose
@@ -549,31 +527,28 @@ impl Driver {
             // something: nothing, or a bare header for every pair where the collective
             // bookkeeping must reach everyone, whose size every rank knows.
             leader.sparse = false;
-            let work = local & MOVES != 0;
-            if work {
+            serialized = local & MOVES != 0;
+            if serialized {
                 self.serialize(true);
             }
             let leader = self.leader.as_mut().expect("the leader arrives for the rank");
-            let out = work.then_some((&leader.send[..], &leader.send_counts[..]));
-            all = leader.transport.arrive(local, out)?;
+            let all = leader.transport.arrive(local, serialized.then_some((&leader.send, &leader.send_counts)))?;
             if all & ALL_PAIRS != 0 {
                 late = t * t * (3 + wire::HEADER_WORDS);
             }
-            if !work && all & MOVES != 0 {
-                self.serialize(all & ALL_PAIRS != 0);
-                debug_assert_eq!(
-                    self.leader.as_ref().map_or(0, |l| l.send.len()),
-                    late * (ranks - 1),
-                    "a rank with nothing queued sends bare headers"
-                );
-            }
-        }
+            all
+        };
         if all & MOVES == 0 {
             return Ok(all);
         }
-        self.move_blocks(late)?;
-        let large = self.leader.as_ref().is_some_and(|l| l.large);
-        Ok(if large { all | LARGE_PUTS } else { all })
+        if !serialized {
+            self.serialize(all & ALL_PAIRS != 0);
+            debug_assert!(
+                self.leader.as_ref().is_some_and(|l| l.sparse_capable || l.send.len() == late * (ranks - 1)),
+                "a rank with nothing queued sends bare headers"
+            );
+        }
+        Ok(if self.move_blocks(late)? { all | LARGE_PUTS } else { all })
     }
 }
 
@@ -651,13 +626,8 @@ impl Engine for Driver {
         // SAFETY: read after the reply exchange's second barrier; the leader writes it again
         // only in the next sync's read phase.
         let replies = unsafe { &*self.rank.shared.replies_in.get() };
-        let mut at = 0;
-        while at < replies.len() {
-            let (requester, owner, words) = (replies[at] as usize, replies[at + 1] as usize, replies[at + 2] as usize);
-            if requester == self.pid {
-                self.reply_at[owner] = (at + 3) * 8;
-            }
-            at += 3 + words;
+        for (_, owner, _, block) in entries(replies).filter(|&(requester, _, _, _)| requester == self.pid) {
+            self.reply_at[owner] = block.start * 8;
         }
         let rank = self.rank.clone();
         // SAFETY: this process's own outbox, read in its sync (after the arrival).
@@ -668,7 +638,7 @@ impl Engine for Driver {
         // thread of this rank, inside this sync, which writes its registered memory only after
         // its `end_reads`, the rank's barrier that this process's is too), remote ones from
         // their replies.
-        let point_to_point = self.rank.point_to_point;
+        let point_to_point = !self.rank.one_address_space;
         let in_place = |g: &crate::outbox::GetRec, b: &mut super::GetBytes| {
             if local(g.pid) {
                 b.from = g.src_addr;
@@ -786,7 +756,7 @@ impl Peers for Driver {
 
     fn registration_row(&self, p: usize, i: usize) -> RegRow {
         let serial = self.meta(self.pid).pushes[i].serial;
-        self.group().shared_row(serial, self.rank.t, || RegRow::build(self, p, i))
+        self.rank.group.shared_row(serial, self.rank.t, || RegRow::build(self, p, i))
     }
 }
 
@@ -796,12 +766,8 @@ impl Peers for Driver {
 pub(crate) struct Starter {
     state: Arc<Rank>,
     pub(crate) fate: Arc<Fate>,
-    p: usize,
     /// The ranks on this machine, and this rank's place among them (for pinning).
-    here: usize,
-    local_rank: usize,
-    /// The parkers of the rank's processes but the first, until [`parkers`](Starter::parkers).
-    parkers: Arc<std::sync::Mutex<Vec<Parker>>>,
+    here: (usize, usize),
 }
 
 impl Rank {
@@ -826,40 +792,11 @@ impl Rank {
             sends: (0..t).map(|_| UnsafeCell::default()).collect(),
             statuses: UnsafeCell::default(),
         };
-        (
-            Arc::new(Rank { group, shared, rank, ranks, t, one_address_space, point_to_point: !one_address_space }),
-            parkers,
-        )
-    }
-
-    /// Wakes every process of the rank that waits (a failure).
-    pub(crate) fn poison(&self) {
-        self.group.poison();
+        (Arc::new(Rank { group, shared, rank, ranks, t, one_address_space }), parkers)
     }
 }
 
 impl Starter {
-    /// What starts the processes of rank `state`, which fail through `fate`, with their
-    /// `parkers` (from [`Rank::new`]); the ranks on this machine are `here`, this one the
-    /// `local_rank`-th of them (for pinning). Returns the first process's parker too.
-    pub(crate) fn new(
-        state: Arc<Rank>,
-        parkers: Vec<Parker>,
-        fate: Arc<Fate>,
-        (here, local_rank): (usize, usize),
-    ) -> (Starter, Parker) {
-        let p = state.ranks * state.t;
-        let mut parkers = parkers.into_iter();
-        let first = parkers.next().expect("t >= 1");
-        let parkers = Arc::new(std::sync::Mutex::new(parkers.collect()));
-        (Starter { state, fate, p, here, local_rank, parkers }, first)
-    }
-
-    /// This rank's processes' parkers but the first's, in order (taken once).
-    pub(crate) fn parkers(&self) -> Vec<Parker> {
-        std::mem::take(&mut *self.parkers.lock().unwrap_or_else(|e| e.into_inner()))
-    }
-
     /// The pid of the rank's process `local`.
     pub(crate) fn pid(&self, local: usize) -> usize {
         self.state.rank * self.state.t + local
@@ -879,10 +816,9 @@ impl Starter {
         parker: Parker,
         leader: Option<Box<Leader>>,
     ) -> (Endpoint, placement::Placed) {
-        let (t, p) = (self.state.t, self.p);
+        let (t, p, (here, local_rank)) = (self.state.t, self.state.ranks * self.state.t, self.here);
         // A rank of one process keeps the cores `mpirun` gave it.
-        let placed =
-            if t > 1 { placement::pin(self.local_rank * t + local, self.here * t) } else { placement::Placed::none() };
+        let placed = if t > 1 { placement::pin(local_rank * t + local, here * t) } else { placement::Placed::none() };
         let pid = self.pid(local);
         let engine = Driver {
             rank: self.state.clone(),
@@ -925,7 +861,7 @@ where
     let fate = {
         let (states, board) = (states.clone(), board.clone());
         Arc::new(Fate::new(Box::new(move || {
-            states.iter().for_each(|s| s.poison());
+            states.iter().for_each(|s| s.group.poison());
             board.poison();
         })))
     };
@@ -934,10 +870,9 @@ where
     let mut board_parkers = board_parkers.into_iter();
     let (mut starters, mut args) = (Vec::with_capacity(groups), Vec::with_capacity(p));
     for (r, (state, parkers)) in states.into_iter().zip(parkers).enumerate() {
-        let (starter, first) = Starter::new(state, parkers, fate.clone(), (groups, r));
-        args.push((first, board_parkers.next()));
-        args.extend(starter.parkers().into_iter().map(|parker| (parker, None)));
-        starters.push(starter);
+        let mut board_parker = board_parkers.next();
+        args.extend(parkers.into_iter().map(|parker| (parker, board_parker.take())));
+        starters.push(Starter { state, fate: fate.clone(), here: (groups, r) });
     }
     // From three groups on, the sparse exchange whenever the superstep allows it (as
     // `BSP_MPI_EXCHANGE=sparse` asks), so that the suite's layouts run both exchanges.
@@ -970,7 +905,7 @@ mod on_mpi {
 
     use super::{Leader, Rank, Starter};
     use crate::Error;
-    use crate::engine::group::placement;
+    use crate::engine::group::{all_results, placement, run_threads};
     use crate::engine::mpi::{RunEnd, abort_alone, ranks_from_env, report_once, with_world};
     use crate::engine::transport::ExchangeMode;
     use crate::engine::transport::mpi::{MpiTransport, local_ranks};
@@ -1009,11 +944,11 @@ mod on_mpi {
 
     /// `Launch::nprocs` under `mpirun`.
     pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
-        if threads(want)? == 1 {
-            return crate::engine::mpi::nprocs(want);
-        }
         let ranks = ranks_from_env().ok_or_else(|| {
-            Error::launch("started by mpirun, but the number of ranks is not in the environment".to_string())
+            Error::launch(
+                "started by mpirun, but the number of ranks is not in the environment (OMPI_COMM_WORLD_SIZE, PMI_SIZE)"
+                    .to_string(),
+            )
         })?;
         procs(want, ranks).map(|(p, _)| p)
     }
@@ -1056,7 +991,7 @@ mod on_mpi {
         R: Send,
         B: Fn(Endpoint) -> Option<R> + Sync,
     {
-        let Some((starter, first, leader, fence)) = set_up(&world, want)? else {
+        let Some((starter, first, others_parkers, leader, fence)) = set_up(&world, want)? else {
             return Ok(Vec::new()); // a surplus rank takes no part
         };
         let (rank, t, fate) = (starter.state.rank, starter.state.t, starter.fate.clone());
@@ -1066,47 +1001,29 @@ mod on_mpi {
             placement::release(placed);
             result
         };
-        let results: Vec<Option<R>> = std::thread::scope(|scope| {
-            let mut handles = Vec::with_capacity(t - 1);
-            for (i, parker) in starter.parkers().into_iter().enumerate() {
-                let start = &start;
-                let spawned = std::thread::Builder::new()
-                    .name(format!("bsp process {}", rank * t + i + 1))
-                    .spawn_scoped(scope, move || start(i + 1, parker, None));
-                match spawned {
-                    Ok(h) => handles.push(h),
-                    Err(e) => {
-                        fate.fail(starter.cannot_start(i + 1, &e));
-                        break;
-                    }
-                }
-            }
-            let mut results = vec![if fate.is_failed() { None } else { start(0, first, Some(leader)) }];
+        let first = || {
+            let result = if fate.is_failed() { None } else { start(0, first, Some(leader)) };
             if fate.failed_alone() {
                 // A failure of this rank only: end every rank now, without joining rank-mates that
                 // may compute for a long time before their next runtime call (the leader is the
                 // thread that may call MPI).
                 abort_alone(&world, fate.take_failure());
             }
-            results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
-            results
-        });
+            result
+        };
+        let cannot_start = |local: usize, e: std::io::Error| starter.cannot_start(local, &e);
+        let others = |local: usize, parker: Parker| start(local, parker, None);
+        let results = run_threads(rank * t, &fate, first, others_parkers, &others, cannot_start);
         if fate.is_failed() {
             return Err(RunEnd::new(fence, fate, rank).failed(&world));
         }
-        results
-            .into_iter()
-            .enumerate()
-            .map(|(i, r)| {
-                r.ok_or_else(|| Error::launch(format!("process {} ended without a result or an error", rank * t + i)))
-            })
-            .collect()
+        all_results(results, rank * t)
     }
 
-    /// The parts of a rank's run: what starts its processes, the first process's parker and
-    /// the leader's part (for the rank's first process, on this thread), and a communicator
-    /// for reporting a failure.
-    pub(crate) type Parts = (Starter, Parker, Box<Leader>, SimpleCommunicator);
+    /// The parts of a rank's run: what starts its processes, the first process's parker, the
+    /// others', the leader's part (for the rank's first process, on this thread), and a
+    /// communicator for reporting a failure.
+    pub(crate) type Parts = (Starter, Parker, Vec<Parker>, Box<Leader>, SimpleCommunicator);
 
     /// Sets up this rank's part of a run of the processes `want` asks for on the ranks of
     /// `world`, or `None` on a surplus rank, which takes no part.
@@ -1127,13 +1044,13 @@ mod on_mpi {
         // ranks); a rank bound to a few cores leaves its threads free on them. The barrier spins
         // only when the machine is not oversubscribed.
         let (here, local_rank) = local_ranks();
-        let (state, parkers) = Rank::new(rank, groups, t, here * t, false);
+        let (state, mut parkers) = Rank::new(rank, groups, t, here * t, false);
         let fate = {
             let state = state.clone();
-            Arc::new(Fate::new(Box::new(move || state.poison())))
+            Arc::new(Fate::new(Box::new(move || state.group.poison())))
         };
         let leader = Leader::new(Box::new(MpiTransport::new(comm)), ExchangeMode::from_env());
-        let (starter, first) = Starter::new(state, parkers, fate, (here, local_rank));
-        Ok(Some((starter, first, leader, fence)))
+        let first = parkers.remove(0);
+        Ok(Some((Starter { state, fate, here: (here, local_rank) }, first, parkers, leader, fence)))
     }
 }

@@ -146,7 +146,7 @@ fn begin_driver(world: crate::engine::mpi::World, want: Want, spmd: Spmd) -> Res
     use crate::engine::mpi::RunEnd;
     use mpi::traits::Communicator;
     let comm = world.comm();
-    let (starter, first, leader, fence) = match set_up(&comm, want) {
+    let (starter, first, parkers, leader, fence) = match set_up(&comm, want) {
         Ok(Some(parts)) => parts,
         Ok(None) => {
             // A rank beyond process 0's count ends here, with status 0.
@@ -161,7 +161,7 @@ fn begin_driver(world: crate::engine::mpi::World, want: Want, spmd: Spmd) -> Res
         }
     };
     let mut others = Vec::new();
-    for (i, parker) in starter.parkers().into_iter().enumerate() {
+    for (i, parker) in parkers.into_iter().enumerate() {
         let local = i + 1;
         let (starter_q, spmd) = (starter.clone(), spmd.clone());
         let spawned =

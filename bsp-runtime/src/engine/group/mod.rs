@@ -325,15 +325,33 @@ pub(crate) fn run_all<R: Send, A: Send>(
     start: impl Fn(usize, A) -> Option<R> + Sync,
     cannot_start: impl Fn(usize, std::io::Error) -> Error,
 ) -> Result<Vec<R>, Error> {
-    let p = args.len();
-    let mut results: Vec<Option<R>> = std::thread::scope(|scope| {
-        let mut args = args.into_iter();
-        let first = args.next().expect("p >= 1");
-        let mut handles = Vec::with_capacity(p - 1);
-        for (i, arg) in args.enumerate() {
-            let start = &start;
+    let mut args = args.into_iter();
+    let first = args.next().expect("p >= 1");
+    let first = || if fate.is_failed() { None } else { start(0, first) };
+    let results = run_threads(0, fate, first, args.collect(), &start, cannot_start);
+    match fate.take_failure() {
+        Some(e) => Err(e),
+        None => all_results(results, 0),
+    }
+}
+
+/// Runs `first` on the calling thread and `start(i, others[i - 1])` for `i` from 1 on threads
+/// of their own (named after process `base + i`), and joins them once `first` returned: every
+/// result, in order (`None` for a process that failed). A thread that cannot start fails the
+/// run through `fate` (`cannot_start` says how), which wakes the processes already started.
+pub(crate) fn run_threads<R: Send, A: Send>(
+    base: usize,
+    fate: &Fate,
+    first: impl FnOnce() -> Option<R>,
+    others: Vec<A>,
+    start: &(impl Fn(usize, A) -> Option<R> + Sync),
+    cannot_start: impl Fn(usize, std::io::Error) -> Error,
+) -> Vec<Option<R>> {
+    std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(others.len());
+        for (i, arg) in others.into_iter().enumerate() {
             let spawned = std::thread::Builder::new()
-                .name(format!("bsp process {}", i + 1))
+                .name(format!("bsp process {}", base + i + 1))
                 .spawn_scoped(scope, move || start(i + 1, arg));
             match spawned {
                 Ok(h) => handles.push(h),
@@ -344,21 +362,17 @@ pub(crate) fn run_all<R: Send, A: Send>(
                 }
             }
         }
-        let mut results = vec![if fate.is_failed() { None } else { start(0, first) }];
+        let mut results = vec![first()];
         // A process thread cannot panic (`process` catches everything, and a failure to catch
         // is recorded as the run's failure); a join error still must not lose the others.
         results.extend(handles.into_iter().map(|h| h.join().unwrap_or(None)));
         results
-    });
-    if let Some(e) = fate.take_failure() {
-        return Err(e);
-    }
-    // Without a recorded failure every process returned its result.
-    results
-        .iter_mut()
-        .enumerate()
-        .map(|(pid, r)| {
-            r.take().ok_or_else(|| Error::launch(format!("process {pid} ended without a result or an error")))
-        })
-        .collect()
+    })
+}
+
+/// Every process's result, the first being process `base`'s, in a run without a recorded
+/// failure (where every process returned its result).
+pub(crate) fn all_results<R>(results: Vec<Option<R>>, base: usize) -> Result<Vec<R>, Error> {
+    let no_result = |pid: usize| Error::launch(format!("process {pid} ended without a result or an error"));
+    results.into_iter().enumerate().map(|(i, r)| r.ok_or_else(|| no_result(base + i))).collect()
 }

@@ -147,16 +147,11 @@ pub(crate) trait Transport {
     /// into `into`, as [`exchange_sparse`](Transport::exchange_sparse) does.
     fn replies(&mut self, out: Out<'_>, owners: &[usize], into: Landing<'_>) -> Result<(), Poisoned>;
 
-    /// Whether large puts and gets move point to point ([`transfer`](Transport::transfer)); if
-    /// not, their bytes travel in the blocks.
-    fn point_to_point(&self) -> bool {
-        false
-    }
-
     /// Moves large puts' or gets' bytes point to point and completes them before it returns:
     /// each of `sends` (group, address, length) to its group, each of `receives` (group,
     /// address, length) from its group; between two groups they match in the order listed on
-    /// both sides. Called only where [`point_to_point`](Transport::point_to_point) says so.
+    /// both sides. Called only for a transport between address spaces (the driver's
+    /// `point_to_point`); otherwise large puts' and gets' bytes travel in the blocks.
     ///
     /// # Safety
     /// Every send's bytes must stay readable and unchanged, and every receive's writable and

@@ -65,17 +65,6 @@ pub(crate) fn procs(want: Want, size: usize) -> Result<usize, Error> {
     Ok(p)
 }
 
-/// `Launch::nprocs` under `mpirun`.
-pub(crate) fn nprocs(want: Want) -> Result<usize, Error> {
-    match ranks_from_env() {
-        Some(size) => procs(want, size),
-        None => Err(Error::launch(
-            "started by mpirun, but the number of ranks is not in the environment (OMPI_COMM_WORLD_SIZE, PMI_SIZE)"
-                .to_string(),
-        )),
-    }
-}
-
 /// Runs `setup` on rank 0 and hands its result to every rank: one broadcast of a header (ok,
 /// the number of processes, the length), one of the bytes (the value, or the error's message).
 pub(crate) fn share_set_up(world: &SimpleCommunicator, setup: impl FnOnce() -> SetUp) -> SetUp {

@@ -100,6 +100,7 @@ impl Dense {
     /// went with the arrival; `inline_got`: the other's block, which came with it. `recv` is
     /// grown, never shrunk (readers go by the displacements). Returns the messages this rank
     /// sent.
+    #[inline(never)]
     pub(crate) fn all_to_all_v(
         &mut self,
         comm: &SimpleCommunicator,
@@ -180,16 +181,17 @@ pub(crate) fn crowded(comm: &SimpleCommunicator) -> bool {
 /// The [`Transport`] of the driver's leaders: one MPI rank per group.
 pub(crate) struct MpiTransport {
     comm: SimpleCommunicator,
+    /// This rank (asked of MPI once).
+    me: usize,
     dense: Dense,
     /// The sparse exchange's sends, and the large transfers.
     requests: Transfers,
     large: Transfers,
-    /// The arrival's words: (flags, words for that rank) to each rank and from each; on two
-    /// ranks the message to the other and from it (`[flags, words, block]`, the block inline
-    /// when it is small: [`INLINE`]).
+    /// The arrival's words: (flags, words for that rank) to each rank, and (only the words of
+    /// each rank used) from each; on two ranks the message to the other and from it (`[flags,
+    /// words, block]`, the block inline when it is small: [`INLINE`]).
     arrive_out: Vec<u64>,
     arrive_in: Vec<u64>,
-    arrive_msg: Vec<u64>,
     arrive_got: Vec<u64>,
     /// Set by `arrive` for the exchange that follows: the sizes of the parts coming are in
     /// `arrive_in`, and whether the parts of the two-rank arrival went inline each way.
@@ -212,13 +214,13 @@ impl MpiTransport {
         let ranks = comm.size() as usize;
         let crowded = ranks > POINT_TO_POINT_RANKS && crowded(&comm);
         MpiTransport {
+            me: comm.rank() as usize,
             comm,
             dense: Dense::new(ranks),
             requests: Transfers::default(),
             large: Transfers::default(),
-            arrive_out: Vec::with_capacity(2 * ranks),
+            arrive_out: Vec::with_capacity(INLINE_WORDS.max(2 * ranks)),
             arrive_in: vec![0; 2 * ranks],
-            arrive_msg: Vec::with_capacity(INLINE_WORDS),
             arrive_got: vec![0; INLINE_WORDS],
             announced: false,
             inline_sent: false,
@@ -231,7 +233,7 @@ impl MpiTransport {
 
 impl Transport for MpiTransport {
     fn rank(&self) -> usize {
-        self.comm.rank() as usize
+        self.me
     }
 
     fn ranks(&self) -> usize {
@@ -247,39 +249,39 @@ impl Transport for MpiTransport {
     }
 
     fn arrive(&mut self, flags: u64, out: Option<(&[u64], &[usize])>) -> Result<u64, Poisoned> {
-        let (ranks, me) = (self.ranks(), self.rank());
-        self.arrive_out.clear();
-        for q in 0..ranks {
-            let words = out.map_or(UNANNOUNCED, |(_, counts)| counts[q] as u64);
-            self.arrive_out.extend_from_slice(&[flags, words]);
-        }
-        (self.inline_sent, self.inline_got) = (false, false);
+        let (ranks, me) = (self.ranks(), self.me);
+        let words = |q: usize| out.map_or(UNANNOUNCED, |(_, counts)| counts[q] as u64);
+        self.announced = true;
+        self.inline_got = false;
         if ranks == 2 {
             // One `MPI_Sendrecv` with the other rank (what `MPI_Barrier` costs), without the
             // collective's own overhead; a small part rides along, so that a superstep of a
             // little communication costs one message each way.
             let other = 1 - me;
-            self.arrive_msg.clear();
-            self.arrive_msg.extend_from_slice(&self.arrive_out[2 * other..2 * other + 2]);
+            self.arrive_out.clear();
+            self.arrive_out.extend_from_slice(&[flags, words(other)]);
+            self.inline_sent = false;
             if let Some((send, counts)) = out {
                 let (at, words) = (counts[..other].iter().sum::<usize>(), counts[other]);
                 if 2 + words <= INLINE_WORDS {
-                    self.arrive_msg[1] |= INLINE;
-                    self.arrive_msg.extend_from_slice(&send[at..at + words]);
+                    self.arrive_out[1] |= INLINE;
+                    self.arrive_out.extend_from_slice(&send[at..at + words]);
                     self.inline_sent = true;
                 }
             }
-            swap_words(&self.comm, other, &self.arrive_msg, &mut self.arrive_got);
+            swap_words(&self.comm, other, &self.arrive_out, &mut self.arrive_got);
             self.messages += 1;
-            self.arrive_in[2 * me..2 * me + 2].copy_from_slice(&self.arrive_out[2 * me..2 * me + 2]);
-            self.arrive_in[2 * other] = self.arrive_got[0];
-            self.arrive_in[2 * other + 1] = self.arrive_got[1] & !INLINE;
-            self.inline_got = self.arrive_got[1] & INLINE != 0;
-        } else {
-            self.comm.all_to_all_into(&self.arrive_out[..], &mut self.arrive_in[..]);
-            self.messages += ranks as u64 - 1;
+            let got = &self.arrive_got;
+            self.arrive_in[2 * me + 1] = words(me);
+            self.arrive_in[2 * other + 1] = got[1] & !INLINE;
+            self.inline_got = got[1] & INLINE != 0;
+            return Ok(flags | got[0]);
         }
-        self.announced = true;
+        self.inline_sent = false;
+        self.arrive_out.clear();
+        self.arrive_out.extend((0..ranks).flat_map(|q| [flags, words(q)]));
+        self.comm.all_to_all_into(&self.arrive_out[..], &mut self.arrive_in[..]);
+        self.messages += ranks as u64 - 1;
         Ok(self.arrive_in.chunks_exact(2).fold(0, |all, pair| all | pair[0]))
     }
 
@@ -302,6 +304,17 @@ impl Transport for MpiTransport {
         }
         let inline_sent = std::mem::take(&mut self.inline_sent);
         let inline_got = std::mem::take(&mut self.inline_got).then(|| &self.arrive_got[2..]);
+        if let (true, Some(got)) = (inline_sent, inline_got) {
+            // Two ranks, both parts went with the arrival: the parts in rank order, the own
+            // one and the other's.
+            let own = &send[counts[..me].iter().sum::<usize>()..][..counts[me]];
+            let got = &got[..self.dense.recv_counts[1 - me] as usize];
+            recv.clear();
+            let (first, second) = if me == 0 { (own, got) } else { (got, own) };
+            recv.extend_from_slice(first);
+            recv.extend_from_slice(second);
+            return Ok(());
+        }
         self.messages += self.dense.all_to_all_v(&self.comm, send, recv, inline_sent, inline_got);
         let total = self.dense.recv_counts.iter().map(|&c| c as usize).sum();
         recv.truncate(total);
@@ -316,10 +329,6 @@ impl Transport for MpiTransport {
     fn replies(&mut self, out: Out<'_>, owners: &[usize], into: Landing<'_>) -> Result<(), Poisoned> {
         self.messages += sparse::replies(&self.comm, self.rank(), out, owners, into, &mut self.requests);
         Ok(())
-    }
-
-    fn point_to_point(&self) -> bool {
-        true
     }
 
     unsafe fn transfer(&mut self, sends: &[Transfer], receives: &[Transfer]) -> Result<(), Poisoned> {
