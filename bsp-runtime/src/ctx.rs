@@ -67,11 +67,11 @@ impl Wait {
 
     pub(crate) fn name(self) -> &'static str {
         match self {
-            Wait::Sync => crate::foreign::calls().sync,
+            Wait::Sync => crate::calls::calls().sync,
             Wait::Registration => "a registration's sync",
             Wait::Collective => "a collective",
             Wait::GpArray => "a GP array's sync",
-            Wait::End => crate::foreign::calls().end,
+            Wait::End => crate::calls::calls().end,
             Wait::Checkpoint => "a checkpoint",
         }
     }

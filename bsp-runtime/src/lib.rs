@@ -144,6 +144,7 @@
 //! [`Error`]. Nothing hangs.
 
 mod bsmp;
+mod calls;
 mod checkpoint;
 mod ctx;
 mod drma;

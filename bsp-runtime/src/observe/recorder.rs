@@ -6,7 +6,6 @@ use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use crate::Ctx;
-use crate::engine::AnyEngine;
 use crate::observe::stats::{Stats, StatsMode, StepStats, Totals, Traffic};
 use crate::observe::trace::Phase;
 use crate::outbox::flags;
@@ -302,7 +301,7 @@ impl Ctx {
         if !self.stats.on {
             return;
         }
-        if let Some(sent) = self.engine.as_ref().and_then(AnyEngine::messages) {
+        if let Some(sent) = self.engine.as_ref().and_then(|e| e.messages()) {
             self.stats.note_engine_messages(sent);
         }
         let moved = all & (flags::WORK | flags::GET) != 0;

@@ -199,7 +199,7 @@ impl RunWatch {
                 }
                 (_, Some(w)) => {
                     let at = at
-                        .filter(|_| crate::foreign::calls().lines)
+                        .filter(|_| crate::calls::calls().lines)
                         .map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()))
                         .unwrap_or_default();
                     let secs = secs.map(|s| format!(", for {s:.1} s")).unwrap_or_default();

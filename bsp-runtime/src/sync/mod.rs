@@ -311,7 +311,7 @@ impl Ctx {
                 }
             }
             let plural = |v: &Vec<String>| if v.len() == 1 { "process" } else { "processes" };
-            let calls = crate::foreign::calls();
+            let calls = crate::calls::calls();
             self.fail_collective(format!(
                 "{} {} {} while {} {} called {} (superstep {step}): every process must make the same number of syncs",
                 plural(&ended),
@@ -328,7 +328,7 @@ impl Ctx {
             .filter(|(_, st)| st.pending.total() > 0)
             .map(|(q, st)| format!("process {q} has {} queued", st.pending))
             .collect();
-        let calls = crate::foreign::calls();
+        let calls = crate::calls::calls();
         self.fail_collective(format!(
             "communication queued after the last sync would never happen: {} {} in superstep {}; {}",
             culprits.join("; "),

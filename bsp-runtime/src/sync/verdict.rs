@@ -15,7 +15,7 @@ impl Ctx {
         let pushes_differ = (1..p).any(|q| peers.meta(q).pushes.len() != first.pushes.len());
         if pushes_differ {
             let counts: Vec<usize> = (0..p).map(|q| peers.meta(q).pushes.len()).collect();
-            let made = crate::foreign::calls().registrations;
+            let made = crate::calls::calls().registrations;
             self.fail_collective(format!(
                 "registration mismatch at the sync ending superstep {step}: the processes made different numbers of registrations ({made}; per process: {counts:?})"
             ));
@@ -40,7 +40,7 @@ impl Ctx {
                 .collect();
             self.fail_collective(format!(
                 "deregistration mismatch at the sync ending superstep {step}: every process must {}, but {}",
-                crate::foreign::calls().pop,
+                crate::calls::calls().pop,
                 pops.join(", ")
             ));
         }

@@ -124,7 +124,7 @@ impl<T: Value> GpBuilder<T> {
     pub fn build(self, ctx: &mut Ctx) -> GpArray<T> {
         let what = match &self.name {
             // The C interface names its arrays by their handle ("GP array 3").
-            Some(name) if crate::foreign::from_c() => name.clone(),
+            Some(name) if crate::calls::from_c() => name.clone(),
             Some(name) => format!("gp array `{name}`"),
             None => format!("a gp array of `{}`", std::any::type_name::<T>()),
         };
@@ -152,7 +152,7 @@ impl<T: Value> GpBuilder<T> {
         };
         let reg = ctx.push_ext(shared.clone(), signature);
         let label = match self.name {
-            Some(name) if crate::foreign::from_c() => name,
+            Some(name) if crate::calls::from_c() => name,
             Some(name) => format!("gp array `{name}`"),
             None => format!("gp array #{}", reg.serial),
         };
@@ -242,7 +242,7 @@ impl<T: Value> GpArray<T> {
         let (owner, index) = self.locate(ctx, op, sub);
         if owner != ctx.pid() {
             let mine = match self.distribution(ctx.pid()) {
-                Some((lo, hi)) => format!("this process owns {}", crate::foreign::patch_text(&lo, &hi)),
+                Some((lo, hi)) => format!("this process owns {}", crate::calls::patch_text(&lo, &hi)),
                 None => "this process owns no element".to_string(),
             };
             ctx.fail_misuse(format!(

@@ -108,7 +108,7 @@ impl<T: Value> GpArray<T> {
     fn check_patch(&self, ctx: &Ctx, op: &str, lo: &[usize], hi: &[usize]) -> Vec<usize> {
         let dims = self.dims();
         let fail = |why: String| -> ! {
-            let (op, patch) = (crate::foreign::gp_call(op), crate::foreign::patch_text(lo, hi));
+            let (op, patch) = (crate::calls::gp_call(op), crate::calls::patch_text(lo, hi));
             ctx.fail_misuse(format!("{}: {op} of patch {patch}: {why}", self.name()))
         };
         if lo.len() != dims.len() || hi.len() != dims.len() {
@@ -140,8 +140,8 @@ impl<T: Value> GpArray<T> {
             ctx.fail_misuse(format!(
                 "{}: {} of patch {}: the patch has {n} elements, too many to list ({e})",
                 self.name(),
-                crate::foreign::gp_call(op),
-                crate::foreign::patch_text(lo, hi)
+                crate::calls::gp_call(op),
+                crate::calls::patch_text(lo, hi)
             ));
         }
         patch::for_each(lo, hi, |sub| locs.push(self.locate(ctx, op, sub)));
@@ -283,8 +283,8 @@ impl<T: Value> GpArray<T> {
             s.fail_misuse(format!(
                 "{}: {} of patch {}: `dst` has {} elements but the patch has {}",
                 self.name(),
-                crate::foreign::gp_call("get_into"),
-                crate::foreign::patch_text(lo, hi),
+                crate::calls::gp_call("get_into"),
+                crate::calls::patch_text(lo, hi),
                 dst.len(),
                 locs.len()
             ));
@@ -435,8 +435,8 @@ impl<T: Value> GpArray<T> {
             ctx.fail_misuse(format!(
                 "{}: {} of patch {}: {} elements were given but the patch has {n}",
                 self.name(),
-                crate::foreign::gp_call("put"),
-                crate::foreign::patch_text(lo, hi),
+                crate::calls::gp_call("put"),
+                crate::calls::patch_text(lo, hi),
                 elements.len()
             ));
         }

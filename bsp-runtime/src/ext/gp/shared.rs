@@ -231,12 +231,12 @@ impl<T: Value> ExtTarget for GpShared<T> {
 /// at least as long as the data; `checksize` asks for equal sizes. Empty data writes nothing.
 fn check_write<T>(held: Option<usize>, len: usize, checksize: bool) -> Option<String> {
     // A C program's elements are bytes.
-    let data = if crate::foreign::from_c() {
+    let data = if crate::calls::from_c() {
         format!("{len} bytes")
     } else {
         format!("{len} elements of `{}`", std::any::type_name::<T>())
     };
-    let assign = crate::foreign::gp_call("assign_local");
+    let assign = crate::calls::gp_call("assign_local");
     match held {
         None if len > 0 => Some(format!(
             "the element is unassigned; assign it on its owner with `{assign}` before putting into it \
