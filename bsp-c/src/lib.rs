@@ -366,29 +366,47 @@ pub unsafe extern "C" fn bspc_put(
     proc: *mut c_void,
 ) {
     let p: *mut Proc = proc.cast();
-    if !p.is_null() {
-        // SAFETY: as in `with_all`: this thread's live `Proc`, and its context.
-        let proc = unsafe { &mut *p };
-        // SAFETY: as in `with_all`.
-        let ctx = unsafe { &*proc.ctx };
-        // The quick path makes no call and never panics, so it needs no unwinding guard.
-        // SAFETY: the caller's contract.
-        let queued = unsafe {
-            proc.regs.quick_put::<true>(
-                ctx,
-                pid.into(),
-                src.cast(),
-                dst.cast_const().cast(),
-                offset.into(),
-                nbytes.into(),
-            )
-        };
-        if queued {
-            return;
-        }
+    // The quick path makes no call and never panics, so it needs no unwinding guard.
+    // SAFETY: the caller's contract.
+    if unsafe { quick_put::<true>(pid, src, dst, offset, nbytes, p) } {
+        return;
     }
     // SAFETY: the caller's contract.
     unsafe { put_more(pid, src, dst, offset, nbytes, p) }
+}
+
+/// The runtime's quick path of a put (`Registry::quick_put`, `IN_PLACE`: only where the queue
+/// has room, with no call) for this thread's process `p`, if it has one; whether it queued it.
+///
+/// # Safety
+/// As [`bspc_put`]; `p` is null or this thread's live `Proc`.
+#[inline(always)]
+unsafe fn quick_put<const IN_PLACE: bool>(
+    pid: c_int,
+    src: *const c_void,
+    dst: *mut c_void,
+    offset: c_int,
+    nbytes: c_int,
+    p: *mut Proc,
+) -> bool {
+    if p.is_null() {
+        return false;
+    }
+    // SAFETY: as in `with_all`: this thread's live `Proc`, and its context.
+    let proc = unsafe { &mut *p };
+    // SAFETY: as in `with_all`.
+    let ctx = unsafe { &*proc.ctx };
+    // SAFETY: the caller's contract.
+    unsafe {
+        proc.regs.quick_put::<IN_PLACE>(
+            ctx,
+            pid.into(),
+            src.cast(),
+            dst.cast_const().cast(),
+            offset.into(),
+            nbytes.into(),
+        )
+    }
 }
 
 /// The rest of [`bspc_put`]: the quick path where the queue must be looked up or grow, or the put
@@ -398,25 +416,9 @@ pub unsafe extern "C" fn bspc_put(
 /// As [`bspc_put`].
 #[inline(never)]
 unsafe fn put_more(pid: c_int, src: *const c_void, dst: *mut c_void, offset: c_int, nbytes: c_int, p: *mut Proc) {
-    if !p.is_null() {
-        // SAFETY: as in `bspc_put`.
-        let proc = unsafe { &mut *p };
-        // SAFETY: as in `with_all`.
-        let ctx = unsafe { &*proc.ctx };
-        // SAFETY: the caller's contract; this path never panics either.
-        let queued = unsafe {
-            proc.regs.quick_put::<false>(
-                ctx,
-                pid.into(),
-                src.cast(),
-                dst.cast_const().cast(),
-                offset.into(),
-                nbytes.into(),
-            )
-        };
-        if queued {
-            return;
-        }
+    // SAFETY: the caller's contract; this path never panics either.
+    if unsafe { quick_put::<false>(pid, src, dst, offset, nbytes, p) } {
+        return;
     }
     with_proc("bsp_put", |ctx, regs| {
         // SAFETY: the caller's contract.
