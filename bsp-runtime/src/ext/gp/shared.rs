@@ -230,11 +230,14 @@ impl<T: Value> ExtTarget for GpShared<T> {
 /// if it is. GA's rules: a put writes into the existing element, so it must be assigned and
 /// at least as long as the data; `checksize` asks for equal sizes. Empty data writes nothing.
 fn check_write<T>(held: Option<usize>, len: usize, checksize: bool) -> Option<String> {
-    // A C program's elements are bytes.
-    let data = if crate::calls::from_c() {
-        format!("{len} bytes")
-    } else {
-        format!("{len} elements of `{}`", std::any::type_name::<T>())
+    // Made only for a message (this runs for every put it checks). A C program's elements are
+    // bytes.
+    let data = || {
+        if crate::calls::from_c() {
+            format!("{len} bytes")
+        } else {
+            format!("{len} elements of `{}`", std::any::type_name::<T>())
+        }
     };
     let assign = crate::calls::gp_call("assign_local");
     match held {
@@ -245,12 +248,13 @@ fn check_write<T>(held: Option<usize>, len: usize, checksize: bool) -> Option<St
         held => {
             let held = held.unwrap_or(0);
             if checksize && held != len {
-                Some(format!("checksize: the data has {data} but the array element holds {held}"))
+                Some(format!("checksize: the data has {} but the array element holds {held}", data()))
             } else if len > held {
                 Some(format!(
-                    "the data has {data} but the array element holds only {held}; a put writes \
+                    "the data has {} but the array element holds only {held}; a put writes \
                      into the existing element and cannot grow it (reassign it with `{assign}`, or send at \
-                     most {held})"
+                     most {held})",
+                    data()
                 ))
             } else {
                 None
