@@ -15,27 +15,22 @@
 
 /* Defined in Rust. */
 extern void bspc_abort_message(const char *message);
-extern void bspc_put(int pid, const void *src, void *dst, int offset, int nbytes, void *proc);
 
 /* The calling thread's process (Rust's `Proc`), between bsp_begin and bsp_end. The initial-exec
  * model reads it with one load from the thread pointer; Rust's thread-locals in a shared
  * library take a call to __tls_get_addr, which costs a one-word bsp_put about a fifth of its
- * instructions. (A library with such a variable can still be loaded by dlopen: glibc keeps
- * spare room for a few static TLS bytes.) */
-static __thread void *current_proc __attribute__((tls_model("initial-exec")));
+ * instructions. On x86-64 the library's Rust code reads it itself (an inline `mov` from %fs,
+ * src/lib.rs), so it has a name the assembler can see; it is hidden from the library's users.
+ * (A library with such a variable can still be loaded by dlopen: glibc keeps spare room for a
+ * few static TLS bytes.) */
+HIDDEN __thread void *bspc_current_proc __attribute__((tls_model("initial-exec")));
 
 HIDDEN void *bspc_current(void) {
-    return current_proc;
+    return bspc_current_proc;
 }
 
 HIDDEN void bspc_set_current(void *proc) {
-    current_proc = proc;
-}
-
-/* bsp_put (which jumps here with its arguments untouched): bspc_put with the calling thread's
- * process, a tail call. */
-HIDDEN void bspc_put_here(int pid, const void *src, void *dst, int offset, int nbytes) {
-    bspc_put(pid, src, dst, offset, nbytes, current_proc);
+    bspc_current_proc = proc;
 }
 
 /* The program's main, run again by the other processes when it is the SPMD function. Weak, so

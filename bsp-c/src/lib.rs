@@ -34,12 +34,12 @@ unsafe extern "C" {
     fn bspc_leave() -> !;
     /// The arguments `main` is run again with.
     fn bspc_set_arguments(argc: c_int, argv: *mut *mut c_char);
-    /// The calling thread's process, as [`bspc_set_current`] left it (null at first).
+    /// The calling thread's process, as [`bspc_set_current`] left it (null at first): what
+    /// [`current`] reads inline on x86-64 Linux.
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
     fn bspc_current() -> *mut c_void;
     /// Sets the calling thread's process.
     fn bspc_set_current(proc: *mut c_void);
-    /// `bspc_put` with the calling thread's process.
-    fn bspc_put_here(pid: c_int, src: *const c_void, dst: *mut c_void, offset: c_int, nbytes: c_int);
 }
 
 mod gp;
@@ -58,10 +58,33 @@ struct Proc {
 }
 
 /// The calling thread's process (null outside `bsp_begin` .. `bsp_end`): a thread-local
-/// variable of the C shim (`csrc/shim.c`, where one load reads it).
+/// variable of the C shim (`csrc/shim.c`), of the initial-exec model. On x86-64 Linux it is read
+/// here with one load from the thread pointer (the variable's offset from it is in the GOT, so
+/// this works in `libbspc.so` and in `libbspc.a` alike); elsewhere through the shim.
+#[inline(always)]
 fn current() -> *mut Proc {
-    // SAFETY: reads the calling thread's own variable.
-    unsafe { bspc_current() }.cast()
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    {
+        let p: *mut c_void;
+        // SAFETY: reads the calling thread's own copy of the shim's `bspc_current_proc`, a
+        // pointer-sized `__thread` variable of the initial-exec model: its offset from the
+        // thread pointer (%fs) is the GOT entry `@GOTTPOFF` names. Nothing is written, and
+        // the stack is not touched.
+        unsafe {
+            std::arch::asm!(
+                "mov {p}, qword ptr [rip + bspc_current_proc@GOTTPOFF]",
+                "mov {p}, qword ptr fs:[{p}]",
+                p = out(reg) p,
+                options(pure, readonly, nostack, preserves_flags),
+            );
+        }
+        p.cast()
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+    {
+        // SAFETY: reads the calling thread's own variable.
+        unsafe { bspc_current() }.cast()
+    }
 }
 
 /// Sets the calling thread's process.
@@ -339,39 +362,17 @@ pub extern "C" fn bsp_pop_reg(ident: *const c_void) {
 
 /// `void bsp_put(int pid, const void *src, void *dst, int offset, int nbytes)`
 ///
-/// A jump to the shim's `bspc_put_here`, which reads the calling thread's process and jumps to
-/// [`bspc_put`] with it: neither call moves an argument or needs a frame.
-///
 /// # Safety
 /// `src` must point to `nbytes` readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bsp_put(pid: c_int, src: *const c_void, dst: *mut c_void, offset: c_int, nbytes: c_int) {
-    // SAFETY: the caller's contract.
-    unsafe { bspc_put_here(pid, src, dst, offset, nbytes) }
-}
-
-/// [`bsp_put`] with the calling thread's process `proc`, as the shim's `bspc_put_here` read it
-/// (the last argument: the others stay in their registers).
-///
-/// # Safety
-/// `proc` is the calling thread's process (`current()`); `src` must point to `nbytes` readable
-/// bytes.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bspc_put(
-    pid: c_int,
-    src: *const c_void,
-    dst: *mut c_void,
-    offset: c_int,
-    nbytes: c_int,
-    proc: *mut c_void,
-) {
-    let p: *mut Proc = proc.cast();
+    let p = current();
     // The quick path makes no call and never panics, so it needs no unwinding guard.
-    // SAFETY: the caller's contract.
+    // SAFETY: the caller's contract; `p` is null or this thread's live `Proc`.
     if unsafe { quick_put::<true>(pid, src, dst, offset, nbytes, p) } {
         return;
     }
-    // SAFETY: the caller's contract.
+    // SAFETY: as above.
     unsafe { put_more(pid, src, dst, offset, nbytes, p) }
 }
 
@@ -379,7 +380,7 @@ pub unsafe extern "C" fn bspc_put(
 /// has room, with no call) for this thread's process `p`, if it has one; whether it queued it.
 ///
 /// # Safety
-/// As [`bspc_put`]; `p` is null or this thread's live `Proc`.
+/// As [`bsp_put`]; `p` is null or this thread's live `Proc`.
 #[inline(always)]
 unsafe fn quick_put<const IN_PLACE: bool>(
     pid: c_int,
@@ -409,11 +410,11 @@ unsafe fn quick_put<const IN_PLACE: bool>(
     }
 }
 
-/// The rest of [`bspc_put`]: the quick path where the queue must be looked up or grow, or the put
+/// The rest of [`bsp_put`]: the quick path where the queue must be looked up or grow, or the put
 /// goes to another process, else the checked path.
 ///
 /// # Safety
-/// As [`bspc_put`].
+/// As [`bsp_put`]; `p` is null or this thread's live `Proc`.
 #[inline(never)]
 unsafe fn put_more(pid: c_int, src: *const c_void, dst: *mut c_void, offset: c_int, nbytes: c_int, p: *mut Proc) {
     // SAFETY: the caller's contract; this path never panics either.

@@ -402,7 +402,7 @@ impl DestQueue {
         &mut self,
         slot: u32,
         byte_offset: usize,
-        bytes: [u8; N],
+        bytes: &[u8; N],
     ) -> bool {
         let at = self.put_data.len();
         if self.put_data.capacity() - at < N || N > PutRec::MAX_LEN {
@@ -428,9 +428,10 @@ impl DestQueue {
                 unsafe { self.puts.set_len(n + 1) };
             }
         }
-        // SAFETY: the buffer has room for `N` more bytes after its `at` (checked above); an
-        // unaligned write of `[u8; N]` needs no alignment.
-        unsafe { self.put_data.as_mut_ptr().add(at).cast::<[u8; N]>().write_unaligned(bytes) };
+        // SAFETY: the buffer has room for `N` more bytes after its `at` (checked above), and
+        // `bytes` (the caller's, read only now, so that it need not be held in registers across
+        // the checks) cannot overlap the buffer's spare capacity.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.put_data.as_mut_ptr().add(at), N) };
         // SAFETY: the `N` bytes after `at` were initialised just above, within the capacity.
         unsafe { self.put_data.set_len(at + N) };
         self.put_calls += 1;
@@ -901,14 +902,39 @@ impl Outbox {
     #[inline(always)]
     pub(crate) fn quick_put<'b, const IN_PLACE: bool>(
         &mut self,
+        target: (usize, PutKey),
+        elems: (usize, usize, usize),
+        len: usize,
+        bytes: impl FnOnce() -> &'b [u8],
+    ) -> bool {
+        if !IN_PLACE {
+            return self.quick_put_len::<false>(target, elems, len, bytes);
+        }
+        // Each length gets a copy of the path with its length known, so that its checks of the
+        // length fold away; a word, the commonest, is found by the first comparison.
+        match len {
+            8 => self.quick_put_len::<true>(target, elems, 8, bytes),
+            4 => {
+                less_likely();
+                self.quick_put_len::<true>(target, elems, 4, bytes)
+            }
+            16 => {
+                less_likely();
+                self.quick_put_len::<true>(target, elems, 16, bytes)
+            }
+            _ => false,
+        }
+    }
+
+    /// [`quick_put`](Outbox::quick_put), with `IN_PLACE` for a `len` of 4, 8 or 16 only.
+    #[inline(always)]
+    fn quick_put_len<'b, const IN_PLACE: bool>(
+        &mut self,
         (pid, key): (usize, PutKey),
         (offset, n, size): (usize, usize, usize),
         len: usize,
         bytes: impl FnOnce() -> &'b [u8],
     ) -> bool {
-        if IN_PLACE && !matches!(len, 4 | 8 | 16) {
-            return false;
-        }
         let Some(hit) = self.hit else { return false };
         if hit.key != key.0 || hit.pid != pid {
             return false;
@@ -921,11 +947,11 @@ impl Outbox {
         if IN_PLACE {
             let Some(q) = self.queues.get_mut(hit.index) else { return false };
             let at = offset * size;
-            // (`len` is 4, 8 or 16: checked above; `bytes` gives `len` bytes.)
+            // (`len` is 4, 8 or 16, known where this is inlined; `bytes` gives `len` bytes.)
             let pushed = match (len, bytes()) {
-                (8, b) => matches!(<[u8; 8]>::try_from(b), Ok(b) if q.push_buffered_in_place(slot, at, b)),
-                (4, b) => matches!(<[u8; 4]>::try_from(b), Ok(b) if q.push_buffered_in_place(slot, at, b)),
-                (_, b) => matches!(<[u8; 16]>::try_from(b), Ok(b) if q.push_buffered_in_place(slot, at, b)),
+                (8, b) => matches!(<&[u8; 8]>::try_from(b), Ok(b) if q.push_buffered_in_place(slot, at, b)),
+                (4, b) => matches!(<&[u8; 4]>::try_from(b), Ok(b) if q.push_buffered_in_place(slot, at, b)),
+                (_, b) => matches!(<&[u8; 16]>::try_from(b), Ok(b) if q.push_buffered_in_place(slot, at, b)),
             };
             if !pushed {
                 return false;
@@ -953,3 +979,9 @@ impl Outbox {
         self.index_of(pid).map(|i| &self.queues[i])
     }
 }
+
+/// Marks the path that calls it as the less likely one, so that the compiler lays out the other
+/// first (a stable form of `std::hint::cold_path`).
+#[cold]
+#[inline]
+fn less_likely() {}
