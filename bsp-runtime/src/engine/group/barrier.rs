@@ -44,9 +44,11 @@
 //!
 //! # How long to spin
 //! A waiter polls back to back for about a microsecond (a partner that arrives at the same
-//! time answers within a few hundred ns), then polls with `spin_loop` hints for some more µs
-//! (a wake-up from parking costs tens of µs, so a short imbalance is cheaper to spin through),
-//! then yields a few times, then parks.
+//! time answers within a few hundred ns), then polls with `spin_loop` hints for a few hundred
+//! µs, then yields a few times, then parks. A wake-up from parking costs the woken process tens
+//! of µs (on a virtual machine, waking an idle virtual CPU), and it is on the path of the whole
+//! run: a program whose supersteps are unbalanced by some 100 µs (an FFT's, a sparse product's)
+//! lost several percent to it when the spin lasted ~10 µs.
 //!
 //! Spinning only helps if the awaited process runs on another core. Two processes of a run can
 //! share one core, though: Linux starts a new thread on its creator's core and, on virtual
@@ -127,10 +129,12 @@ impl Patience {
     }
 }
 
-/// For processes that own a core: a sync of balanced supersteps completes within the spin, so
-/// no process pays for a wake-up (tens of µs). The spin lasts ~3–30 µs (depending on `pause`).
+/// For processes that own a core: a sync of supersteps unbalanced by up to a few hundred µs
+/// completes within the spin, so no process pays for a wake-up (tens of µs). The paced polls
+/// last ~0.25 ms where a `pause` takes ~30 ns (an AMD EPYC), longer where it is
+/// slower.
 #[cfg(not(all(test, loom)))]
-const PATIENT: Patience = Patience { busy: 1 << 10, paced: 1 << 8, yields: 8 };
+const PATIENT: Patience = Patience { busy: 1 << 10, paced: 1 << 13, yields: 8 };
 /// For more processes than cores: the core is better given to a process that still computes.
 #[cfg(not(all(test, loom)))]
 const OVERSUBSCRIBED: Patience = Patience { busy: 16, paced: 16, yields: 2 };
