@@ -16,21 +16,28 @@
 /* Defined in Rust. */
 extern void bspc_abort_message(const char *message);
 
-/* The calling thread's process (Rust's `Proc`), between bsp_begin and bsp_end. The initial-exec
- * model reads it with one load from the thread pointer; Rust's thread-locals in a shared
- * library take a call to __tls_get_addr, which costs a one-word bsp_put about a fifth of its
- * instructions. On x86-64 the library's Rust code reads it itself (an inline `mov` from %fs,
- * src/lib.rs), so it has a name the assembler can see; it is hidden from the library's users.
- * (A library with such a variable can still be loaded by dlopen: glibc keeps spare room for a
- * few static TLS bytes.) */
+/* The calling thread's process (Rust's `Proc`) and its context (the runtime's `Ctx`), between
+ * bsp_begin and bsp_end. The initial-exec model reads each with one load from the thread
+ * pointer; Rust's thread-locals in a shared library take a call to __tls_get_addr, which costs
+ * a one-word bsp_put about a fifth of its instructions. On x86-64 the library's Rust code reads
+ * them itself (an inline `mov` from %fs, src/lib.rs), so they have names the assembler can see;
+ * they are hidden from the library's users. bsp_put's quick path needs only the context: kept
+ * here, it is one load away instead of two. (A library with such variables can still be loaded
+ * by dlopen: glibc keeps spare room for a few static TLS bytes.) */
 HIDDEN __thread void *bspc_current_proc __attribute__((tls_model("initial-exec")));
+HIDDEN __thread void *bspc_current_ctx __attribute__((tls_model("initial-exec")));
 
 HIDDEN void *bspc_current(void) {
     return bspc_current_proc;
 }
 
-HIDDEN void bspc_set_current(void *proc) {
+HIDDEN void *bspc_current_context(void) {
+    return bspc_current_ctx;
+}
+
+HIDDEN void bspc_set_current(void *proc, void *ctx) {
     bspc_current_proc = proc;
+    bspc_current_ctx = ctx;
 }
 
 /* The program's main, run again by the other processes when it is the SPMD function. Weak, so

@@ -38,8 +38,12 @@ unsafe extern "C" {
     /// [`current`] reads inline on x86-64 Linux.
     #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
     fn bspc_current() -> *mut c_void;
-    /// Sets the calling thread's process.
-    fn bspc_set_current(proc: *mut c_void);
+    /// Its context, as [`bspc_set_current`] left it (null at first): what [`current_ctx`]
+    /// reads inline on x86-64 Linux.
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+    fn bspc_current_context() -> *mut c_void;
+    /// Sets the calling thread's process and its context.
+    fn bspc_set_current(proc: *mut c_void, ctx: *mut c_void);
 }
 
 mod gp;
@@ -57,40 +61,59 @@ struct Proc {
     begun: bool,
 }
 
-/// The calling thread's process (null outside `bsp_begin` .. `bsp_end`): a thread-local
-/// variable of the C shim (`csrc/shim.c`), of the initial-exec model. On x86-64 Linux it is read
-/// here with one load from the thread pointer (the variable's offset from it is in the GOT, so
-/// this works in `libbspc.so` and in `libbspc.a` alike); elsewhere through the shim.
-#[inline(always)]
-fn current() -> *mut Proc {
-    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
-    {
+/// Reads the shim's initial-exec thread-local variable `$name` (a pointer) with one load from
+/// the thread pointer: its offset from %fs is in the GOT entry `@GOTTPOFF` names, so this works
+/// in `libbspc.so` and in `libbspc.a` alike.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+macro_rules! thread_local_of_the_shim {
+    ($name:literal) => {{
         let p: *mut c_void;
-        // SAFETY: reads the calling thread's own copy of the shim's `bspc_current_proc`, a
-        // pointer-sized `__thread` variable of the initial-exec model: its offset from the
-        // thread pointer (%fs) is the GOT entry `@GOTTPOFF` names. Nothing is written, and
-        // the stack is not touched.
+        // SAFETY: reads the calling thread's own copy of a pointer-sized `__thread` variable of
+        // the shim, of the initial-exec model. Nothing is written, and the stack is not touched.
         unsafe {
             std::arch::asm!(
-                "mov {p}, qword ptr [rip + bspc_current_proc@GOTTPOFF]",
+                concat!("mov {p}, qword ptr [rip + ", $name, "@GOTTPOFF]"),
                 "mov {p}, qword ptr fs:[{p}]",
                 p = out(reg) p,
                 options(pure, readonly, nostack, preserves_flags),
             );
         }
-        p.cast()
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
-    {
-        // SAFETY: reads the calling thread's own variable.
-        unsafe { bspc_current() }.cast()
-    }
+        p
+    }};
 }
 
-/// Sets the calling thread's process.
+/// The calling thread's process (null outside `bsp_begin` .. `bsp_end`): a thread-local
+/// variable of the C shim (`csrc/shim.c`), read inline on x86-64 Linux, elsewhere through the
+/// shim.
+#[inline(always)]
+fn current() -> *mut Proc {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    let p = thread_local_of_the_shim!("bspc_current_proc");
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+    // SAFETY: reads the calling thread's own variable.
+    let p = unsafe { bspc_current() };
+    p.cast()
+}
+
+/// The context of the calling thread's process (`(*current()).ctx`, or null), which the shim
+/// keeps beside it: the quick path of `bsp_put` needs nothing else.
+#[inline(always)]
+fn current_ctx() -> *const Ctx {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    let c = thread_local_of_the_shim!("bspc_current_ctx");
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+    // SAFETY: reads the calling thread's own variable.
+    let c = unsafe { bspc_current_context() };
+    c.cast_const().cast()
+}
+
+/// Sets the calling thread's process (and its context, `proc.ctx`, which is set first and
+/// does not change while the process is current).
 fn set_current(proc: *mut Proc) {
-    // SAFETY: writes the calling thread's own variable.
-    unsafe { bspc_set_current(proc.cast()) }
+    // SAFETY: `proc` is null or a live `Proc` (the callers').
+    let ctx = if proc.is_null() { ptr::null_mut() } else { unsafe { (*proc).ctx } };
+    // SAFETY: writes the calling thread's own variables.
+    unsafe { bspc_set_current(proc.cast(), ctx.cast()) }
 }
 
 /// The SPMD function given to `bsp_init`.
@@ -366,21 +389,20 @@ pub extern "C" fn bsp_pop_reg(ident: *const c_void) {
 /// `src` must point to `nbytes` readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bsp_put(pid: c_int, src: *const c_void, dst: *mut c_void, offset: c_int, nbytes: c_int) {
-    let p = current();
     // The quick path makes no call and never panics, so it needs no unwinding guard.
-    // SAFETY: the caller's contract; `p` is null or this thread's live `Proc`.
-    if unsafe { quick_put::<true>(pid, src, dst, offset, nbytes, p) } {
+    // SAFETY: the caller's contract.
+    if unsafe { quick_put::<true>(pid, src, dst, offset, nbytes) } {
         return;
     }
-    // SAFETY: as above.
-    unsafe { put_more(pid, src, dst, offset, nbytes, p) }
+    // SAFETY: the caller's contract.
+    unsafe { put_more(pid, src, dst, offset, nbytes) }
 }
 
 /// The runtime's quick path of a put (`Registry::quick_put`, `IN_PLACE`: only where the queue
-/// has room, with no call) for this thread's process `p`, if it has one; whether it queued it.
+/// has room, with no call) for this thread's process, if it has one; whether it queued it.
 ///
 /// # Safety
-/// As [`bsp_put`]; `p` is null or this thread's live `Proc`.
+/// As [`bsp_put`].
 #[inline(always)]
 unsafe fn quick_put<const IN_PLACE: bool>(
     pid: c_int,
@@ -388,19 +410,17 @@ unsafe fn quick_put<const IN_PLACE: bool>(
     dst: *mut c_void,
     offset: c_int,
     nbytes: c_int,
-    p: *mut Proc,
 ) -> bool {
-    if p.is_null() {
+    let ctx = current_ctx();
+    if ctx.is_null() {
         return false;
     }
-    // SAFETY: as in `with_all`: this thread's live `Proc`, and its context.
-    let proc = unsafe { &mut *p };
-    // SAFETY: as in `with_all`.
-    let ctx = unsafe { &*proc.ctx };
-    // SAFETY: the caller's contract.
+    // SAFETY: the context of this thread's live `Proc` (as in `with_all`), only read here; no
+    // other reference to it is alive (the library's functions do not call each other). The
+    // rest is the caller's contract.
     unsafe {
-        proc.regs.quick_put::<IN_PLACE>(
-            ctx,
+        Registry::quick_put::<IN_PLACE>(
+            &*ctx,
             pid.into(),
             src.cast(),
             dst.cast_const().cast(),
@@ -414,11 +434,11 @@ unsafe fn quick_put<const IN_PLACE: bool>(
 /// goes to another process, else the checked path.
 ///
 /// # Safety
-/// As [`bsp_put`]; `p` is null or this thread's live `Proc`.
+/// As [`bsp_put`].
 #[inline(never)]
-unsafe fn put_more(pid: c_int, src: *const c_void, dst: *mut c_void, offset: c_int, nbytes: c_int, p: *mut Proc) {
+unsafe fn put_more(pid: c_int, src: *const c_void, dst: *mut c_void, offset: c_int, nbytes: c_int) {
     // SAFETY: the caller's contract; this path never panics either.
-    if unsafe { quick_put::<false>(pid, src, dst, offset, nbytes, p) } {
+    if unsafe { quick_put::<false>(pid, src, dst, offset, nbytes) } {
         return;
     }
     with_proc("bsp_put", |ctx, regs| {

@@ -234,7 +234,6 @@ impl Registry {
     /// As [`put`](Registry::put).
     #[inline(always)]
     pub unsafe fn quick_put<const IN_PLACE: bool>(
-        &mut self,
         ctx: &Ctx,
         pid: i64,
         src: *const u8,
