@@ -15,7 +15,7 @@
 
 use std::marker::PhantomData;
 
-use crate::outbox::flags;
+use crate::outbox::{PutKey, flags};
 use crate::reg::Remote;
 use crate::{AsRemote, Ctx, Elems, Value};
 
@@ -184,7 +184,18 @@ impl Ctx {
         offset: usize,
         op: Combiner<T>,
     ) {
-        self.queue_combining_bytes(pid, std::slice::from_ref(&value), dst, offset, op);
+        // The quick path: a put that continues the last record, a combining one into the same
+        // registration on the same process, checked as `put`'s quick path checks (its handle and
+        // extent; the rest was checked for an earlier put of the superstep there).
+        self.check_live("put_combine");
+        self.check_handle("put_combine", dst.run_id, dst.pid, dst.serial);
+        let size = std::mem::size_of::<T>();
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let out = unsafe { self.outbox() };
+        if !out.quick_combine_one((pid, PutKey::serial(dst.serial)), offset, size, bytemuck::bytes_of(&value), op.tag())
+        {
+            self.queue_combining_bytes(pid, std::slice::from_ref(&value), dst, offset, op);
+        }
     }
 
     #[track_caller]
@@ -210,13 +221,10 @@ impl Ctx {
         }
         let bytes: &[u8] = bytemuck::cast_slice(src);
         // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
-        unsafe { self.outbox() }.dest(pid).push_combining_bytes(
-            r.slot,
-            r.byte_offset,
-            bytes,
-            op.tag(),
-            std::mem::size_of::<T>(),
-        );
+        let out = unsafe { self.outbox() };
+        out.dest(pid).push_combining_bytes(r.slot, r.byte_offset, bytes, op.tag(), std::mem::size_of::<T>());
+        // The next put there takes the quick path (`quick_combine_one`, or `put`'s).
+        out.note_hit(PutKey::serial(dst.serial), pid, (r.slot, dst.serial), r.extent);
         self.state.borrow_mut().flags |= flags::WORK | flags::PUT;
     }
 

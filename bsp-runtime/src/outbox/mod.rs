@@ -438,6 +438,45 @@ impl DestQueue {
         true
     }
 
+    /// Extends the last record with a combining put of `bytes` (whole elements of its size)
+    /// with operator `op` to `byte_offset` in registration `slot`, as
+    /// [`push_combining_put`](DestQueue::push_combining_put) would merge it, if the record is a
+    /// combining one that it continues and the bytes fit its room and the buffer's spare
+    /// capacity: no call and no panic on the path. Returns whether it did (if not, nothing
+    /// changed).
+    #[inline(always)]
+    pub(crate) fn extend_combining_in_place(&mut self, slot: u32, byte_offset: usize, bytes: &[u8], op: u64) -> bool {
+        let (at, len) = (self.put_data.len(), bytes.len());
+        if self.put_data.capacity() - at < len {
+            return false;
+        }
+        let (Some(last), Some(&last_op)) = (self.puts.last_mut(), self.combines.last()) else { return false };
+        // A buffered combining record's `len_kind` is its length with only `COMBINE` set.
+        let kind = last.len_kind & (PutRec::DIRECT | PutRec::COMBINE);
+        let n = (last.len_kind & !PutRec::COMBINE) as usize;
+        // (The element size is in the operator's tag, above its 32-bit id.)
+        let elem = (op >> 32) as usize;
+        let continues = kind == PutRec::COMBINE
+            && last_op == op
+            && last.slot == slot
+            && last.src + n == at
+            && last.byte_offset + n == byte_offset
+            && elem > 0
+            && n + len <= PutRec::MAX_LEN / elem * elem;
+        if !continues {
+            return false;
+        }
+        // The length stays below the kind bits (checked above).
+        last.len_kind += len as u32;
+        // SAFETY: the buffer has room for `len` more bytes after its `at` (checked above), and
+        // `bytes` (the caller's value) is not part of it.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.put_data.as_mut_ptr().add(at), len) };
+        // SAFETY: the `len` bytes after `at` were initialised just above, within the capacity.
+        unsafe { self.put_data.set_len(at + len) };
+        self.put_calls += 1;
+        true
+    }
+
     /// The last record and its operator, if it is a combining put whose bytes end `put_data`: a
     /// combining put with the same operator of the bytes after it continues it
     /// ([`extend_tail`](DestQueue::extend_tail)), as
@@ -877,9 +916,14 @@ impl Outbox {
     /// extent there is `extent` bytes, named by `key`, was checked and queued in this superstep,
     /// so that the process's flags say it has puts: [`quick_put`](Outbox::quick_put) then
     /// queues the next puts to the same target with only their extent checked.
+    /// (If that put's queue was the last one looked up, the hit keeps its index.)
     #[inline]
     pub(crate) fn note_hit(&mut self, key: PutKey, pid: usize, (slot, serial): (u32, u64), extent: usize) {
-        self.hit = Some(PutHit { key: key.0, pid, serial, slot, extent, index: usize::MAX });
+        let index = match self.last {
+            Some((p, i)) if p == pid => i,
+            _ => usize::MAX,
+        };
+        self.hit = Some(PutHit { key: key.0, pid, serial, slot, extent, index });
     }
 
     /// The registration (slot, serial) that `key` names if the last checked put
@@ -964,6 +1008,33 @@ impl Outbox {
             }
         }
         true
+    }
+
+    /// Queues a combining put of one element (`bytes`, of `size` bytes, with operator `op`) at
+    /// element `offset` of the registration named `key` on `pid`, if that is the target of the
+    /// last checked put of this superstep (as for [`quick_put`](Outbox::quick_put)), the element
+    /// lies within the extent there, and the put continues the queue's last record, a combining
+    /// one with the same operator, within its room and the buffer's spare capacity: then there
+    /// is no call on the path. Returns whether it did; if not, nothing changed.
+    #[inline(always)]
+    pub(crate) fn quick_combine_one(
+        &mut self,
+        (pid, key): (usize, PutKey),
+        offset: usize,
+        size: usize,
+        bytes: &[u8],
+        op: u64,
+    ) -> bool {
+        let Some(hit) = self.hit else { return false };
+        if hit.key != key.0 || hit.pid != pid {
+            return false;
+        }
+        let Some(extent) = hit.extent.checked_div(size) else { return false };
+        if offset >= extent || bytes.len() != size {
+            return false;
+        }
+        let Some(q) = self.queues.get_mut(hit.index) else { return false };
+        q.extend_combining_in_place(hit.slot, offset * size, bytes, op)
     }
 
     /// The put calls queued in this superstep (each queue counts its own, `put_calls`).

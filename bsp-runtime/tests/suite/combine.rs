@@ -170,6 +170,49 @@ pub fn consecutive_one_word_combining_puts_combine_each_element_once(ctx: &mut C
     expect("x", got, want)
 }
 
+/// One-element combining puts that continue a run, and those that only look as if they do: a
+/// non-commutative operator into one element again and again (each combines in issue order), two
+/// registrations alternating, two destinations alternating, and a run after plain puts into the
+/// same registration.
+pub fn one_element_combining_runs_keep_their_targets_and_order(ctx: &mut Ctx) -> Outcome {
+    let (pid, p) = (ctx.pid(), ctx.nprocs());
+    let append = ctx.combiner(|a: u64, b: u64| a.wrapping_mul(10).wrapping_add(b));
+    let x = ctx.register(vec![0u64; 8]);
+    let y = ctx.register(vec![0u64; 8]);
+    let (from, to) = ring(pid, p);
+    for d in 1..=4u64 {
+        ctx.put_combine(to, &d, &x, 0, append); // x[0] = 1234
+    }
+    for i in 1..4 {
+        ctx.put_combine(to, &(i as u64), &x, i, append); // x[1..4] = 1, 2, 3
+        ctx.put_combine(to, &(i as u64 + 5), &y, i, append); // y[1..4] = 6, 7, 8
+    }
+    for i in 4..6 {
+        ctx.put(to, &9u64, &x, i); // x[4..6] = 9, then combined below
+    }
+    for i in 4..7 {
+        ctx.put_combine(to, &(i as u64), &x, i, append); // x[4] = 94, x[5] = 95, x[6] = 6
+    }
+    for i in 0..4 {
+        ctx.put_combine(pid, &(i as u64 + 1), &y, 4 + i, append); // my own y[4..8] = 1, 2, 3, 4
+        ctx.put_combine(to, &7u64, &y, 4 + i, append); // y[4..8] on `to`: 7 more
+    }
+    ctx.sync();
+    let (gx, gy) = (x.local(ctx).to_vec(), y.local(ctx).to_vec());
+    ctx.unregister(y);
+    ctx.unregister(x);
+    let (want_x, want_y) = if p == 1 {
+        // `to` is this process: its own digits first, then the 7s, in issue order.
+        (vec![1234, 1, 2, 3, 94, 95, 6, 0], vec![0, 6, 7, 8, 17, 27, 37, 47])
+    } else {
+        // From `from` (a 7 per element of y[4..8]), and from this process itself (its digit),
+        // in ascending source pid.
+        let mine_then_from = |d: u64| if pid < from { d * 10 + 7 } else { 70 + d };
+        (vec![1234, 1, 2, 3, 94, 95, 6, 0], vec![0, 6, 7, 8].into_iter().chain((1..=4).map(mine_then_from)).collect())
+    };
+    expect("x and y", (gx, gy), (want_x, want_y))
+}
+
 /// A batch's combining puts are `put_combine`: the same sums, merged with the plain puts of the
 /// batch in issue order.
 pub fn a_batch_combines_as_put_combine_does(ctx: &mut Ctx) -> Outcome {
@@ -303,6 +346,7 @@ checks! {
     floating_point_sums_are_the_sequential_sum_in_pid_order,
     a_combining_put_into_a_range_of_a_long_array,
     consecutive_one_word_combining_puts_combine_each_element_once,
+    one_element_combining_runs_keep_their_targets_and_order,
     a_batch_combines_as_put_combine_does,
     a_batch_run_of_one_word_combining_puts_keeps_operators_and_order,
     long_batch_runs_of_one_word_puts_land_every_word,
