@@ -467,6 +467,10 @@ pub unsafe extern "C" fn bsp_hpput(pid: c_int, src: *const c_void, dst: *mut c_v
 /// the end of the next sync.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bsp_get(pid: c_int, src: *const c_void, offset: c_int, dst: *mut c_void, nbytes: c_int) {
+    // SAFETY: the caller's contract.
+    if unsafe { quick_get(pid, src, offset, dst, nbytes) } {
+        return;
+    }
     with_proc("bsp_get", |ctx, regs| {
         // SAFETY: the caller's contract.
         unsafe { regs.get(ctx, "bsp_get", pid.into(), src.cast(), offset.into(), dst.cast(), nbytes.into()) }
@@ -479,10 +483,32 @@ pub unsafe extern "C" fn bsp_get(pid: c_int, src: *const c_void, offset: c_int, 
 /// As [`bsp_get`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bsp_hpget(pid: c_int, src: *const c_void, offset: c_int, dst: *mut c_void, nbytes: c_int) {
+    // SAFETY: the caller's contract.
+    if unsafe { quick_get(pid, src, offset, dst, nbytes) } {
+        return;
+    }
     with_proc("bsp_hpget", |ctx, regs| {
         // SAFETY: the caller's contract.
         unsafe { regs.get(ctx, "bsp_hpget", pid.into(), src.cast(), offset.into(), dst.cast(), nbytes.into()) }
     })
+}
+
+/// The quick path of a get (`Registry::quick_get`: one from the address and process of the last
+/// get checked in full) for this thread's process, if it has one; whether it queued it. It
+/// makes no call and never panics, so it needs no unwinding guard.
+///
+/// # Safety
+/// As [`bsp_get`].
+#[inline(always)]
+unsafe fn quick_get(pid: c_int, src: *const c_void, offset: c_int, dst: *mut c_void, nbytes: c_int) -> bool {
+    let p = current();
+    if p.is_null() {
+        return false;
+    }
+    // SAFETY: as in `with_all`: this thread's live `Proc` and its context, only read here.
+    let (regs, ctx) = unsafe { (&(*p).regs, &*(*p).ctx) };
+    // SAFETY: the caller's contract.
+    unsafe { regs.quick_get(ctx, pid.into(), src.cast(), offset.into(), dst.cast(), nbytes.into()) }
 }
 
 /// `void bsp_set_tagsize(int *tag_nbytes)`

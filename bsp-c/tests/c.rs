@@ -326,6 +326,7 @@ fn drma_rules() {
             "hpput and hpget",
             "zero-length transfers move nothing",
             "a get into registered memory",
+            "runs of gets from one registration, into plain and into registered memory",
         ],
     );
 }
@@ -507,6 +508,11 @@ const MISUSE: &[(&str, &str)] = &[
         "get-past-extent",
         "error: process 2 failed: bsp_get with process 0: registration #1 (address 0x…): offset 16 + length 1 bytes is past the extent of 16 bytes that process 0 registered",
     ),
+    (
+        "get-past-extent-after-gets",
+        "error: process 2 failed: bsp_get with process 0: registration #1 (address 0x…): offset 13 + length 4 bytes is past the extent of 16 bytes that process 0 registered",
+    ),
+    ("get-negative-offset-after-gets", "error: process 2 failed: bsp_get: the offset -4 is negative"),
     (
         "put-before-effective",
         "error: process 2 failed: bsp_put with process 0: address 0x… (registration #1) was pushed in this superstep (0) and takes effect only at the next sync",

@@ -162,6 +162,34 @@ static void get_into_registered(void) {
     say("a get into registered memory");
 }
 
+/* Runs of one-int gets from one registration: into a plain buffer, then into this process's
+ * own registered memory (staged: the right neighbour overwrites what is read in the same sync,
+ * and the gets read the old values). */
+static void get_runs(void) {
+    int p = bsp_nprocs(), s = bsp_pid();
+    int x[8], plain[4] = {-1, -1, -1, -1};
+    for (int i = 0; i < 8; i++)
+        x[i] = 100 * s + i;
+    bsp_push_reg(x, sizeof x);
+    bsp_sync();
+    int right = (s + 1) % p;
+    for (int i = 0; i < 4; i++)
+        bsp_get(right, x, i * (int)sizeof(int), &plain[i], sizeof(int));
+    for (int i = 0; i < 4; i++)
+        bsp_get(right, x, i * (int)sizeof(int), &x[4 + i], sizeof(int));
+    for (int i = 0; i < 4; i++)
+        bsp_get(right, x, (4 + i) * (int)sizeof(int), &x[i], sizeof(int));
+    bsp_sync();
+    for (int i = 0; i < 4; i++) {
+        CHECK(plain[i] == 100 * right + i);
+        CHECK(x[4 + i] == 100 * right + i);
+        CHECK(x[i] == 100 * right + 4 + i);
+    }
+    bsp_pop_reg(x);
+    bsp_sync();
+    say("runs of gets from one registration, into plain and into registered memory");
+}
+
 int main(void) {
     bsp_begin(bsp_nprocs());
     put_copies_at_call();
@@ -172,6 +200,7 @@ int main(void) {
     unbuffered();
     zero_length();
     get_into_registered();
+    get_runs();
     bsp_end();
     return 0;
 }

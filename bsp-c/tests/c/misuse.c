@@ -67,6 +67,21 @@ int main(int argc, char **argv) {
             bsp_put(1, &v, x, 8, sizeof v);
             bsp_put(0, &v, x, 14, sizeof v);
         }
+    } else if (strcmp(c, "get-past-extent-after-gets") == 0) {
+        /* The same for gets: the first checked in full, the next from the same address and
+         * process by the quick path. */
+        registered(x);
+        if (last()) {
+            bsp_get(0, x, 0, &y[0], sizeof v);
+            bsp_get(0, x, 4, &y[1], sizeof v);
+            bsp_get(0, x, 13, &y[2], sizeof v);
+        }
+    } else if (strcmp(c, "get-negative-offset-after-gets") == 0) {
+        registered(x);
+        if (last()) {
+            bsp_get(0, x, 0, &y[0], sizeof v);
+            bsp_get(0, x, -4, &y[1], sizeof v);
+        }
     } else if (strcmp(c, "put-negative-offset-after-puts") == 0) {
         registered(x);
         if (last()) {

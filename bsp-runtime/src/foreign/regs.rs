@@ -35,6 +35,31 @@ pub struct Registry {
     changed_at: Option<usize>,
     /// Entries pushed and popped in this superstep: never effective, gone at its sync.
     unborn: Vec<(u32, u64)>,
+    /// The last get that was checked in full: what [`quick_get`](Registry::quick_get) needs to
+    /// queue the next ones from the same address and process without the checks.
+    get_hit: Option<GetHit>,
+}
+
+/// A get checked in full ([`Registry::get`]), for the next gets of the same superstep from the
+/// same address on the same process.
+#[derive(Clone, Copy, Debug)]
+struct GetHit {
+    /// The source address the program named, and the process.
+    addr: usize,
+    pid: usize,
+    /// The superstep, and how many registrations the table had ever made then: while both are
+    /// the same, the address names the same registration (a push takes effect at the sync, a
+    /// popped registration stays usable until then), and this process's registered memory is
+    /// the same (entries are dropped only at syncs).
+    step: usize,
+    made: u64,
+    /// The registration's slot, its address and extent (bytes) on `pid`.
+    slot: u32,
+    remote_addr: usize,
+    extent: usize,
+    /// A range of this process's memory that overlaps none of its registrations: a get into it
+    /// lands in place, unstaged.
+    gap: (usize, usize),
 }
 
 /// Hashes a registered address for [`Registry`]'s map: one multiplication (Fibonacci hashing),
@@ -361,10 +386,55 @@ impl Registry {
         let dst_addr = dst as usize;
         // A destination in this process's registered memory is staged: others may read it in
         // the same sync.
-        let staged = ctx.state.borrow().table.overlaps_local(dst_addr, t.len);
+        let (gap, made) = {
+            let st = ctx.state.borrow();
+            (st.table.gap_around(dst_addr, t.len), st.table.made())
+        };
         // C names no buffer, only an address: each get is its own destination buffer, so that
         // a record never runs from one C object into the next.
-        ctx.push_get(pid, t.slot, t.offset, t.remote_addr + t.offset, t.len, dst_addr, dst_addr, staged, 1);
+        ctx.push_get(pid, t.slot, t.offset, t.remote_addr + t.offset, t.len, dst_addr, dst_addr, gap.is_none(), 1);
+        self.get_hit = gap.map(|gap| GetHit {
+            addr: src as usize,
+            pid,
+            step: ctx.step(),
+            made,
+            slot: t.slot,
+            remote_addr: t.remote_addr,
+            extent: t.extent,
+            gap,
+        });
+    }
+
+    /// `bsp_get` without its checks where [`get`](Registry::get) made them for an earlier get of
+    /// this superstep: from the same address (so the same registration) on the same process,
+    /// within the extent there, into memory of this process that no registration overlaps (and
+    /// none was made since), moving something. Returns whether it queued the get; if not,
+    /// nothing changed, and the caller calls [`get`](Registry::get), which checks everything
+    /// (and fails with the message of a misuse). It never panics.
+    ///
+    /// # Safety
+    /// As [`get`](Registry::get).
+    #[allow(clippy::too_many_arguments, reason = "the arguments of `bsp_get`")]
+    #[inline]
+    pub unsafe fn quick_get(&self, ctx: &Ctx, pid: i64, src: *const u8, offset: i64, dst: *mut u8, len: i64) -> bool {
+        let Some(h) = self.get_hit else { return false };
+        // A negative value becomes a huge one, which no extent or process number admits.
+        let (pid, offset, len, dst) = (pid as usize, offset as usize, len as usize, dst as usize);
+        if h.addr != src as usize || h.pid != pid || len == 0 || offset > h.extent || len > h.extent - offset {
+            return false;
+        }
+        if dst < h.gap.0 || dst > h.gap.1 || len > h.gap.1 - dst || !ctx.is_live() {
+            return false;
+        }
+        let same = {
+            let Ok(st) = ctx.state.try_borrow() else { return false };
+            st.table.made() == h.made
+        };
+        if !same || ctx.step() != h.step {
+            return false;
+        }
+        ctx.push_get(pid, h.slot, offset, h.remote_addr + offset, len, dst, dst, false, 1);
+        true
     }
 }
 

@@ -154,6 +154,29 @@ impl Table {
         self.entries.iter().position(|e| e.as_ref().is_some_and(|e| e.serial == serial)).map(|i| i as u32)
     }
 
+    /// How many registrations were ever made: with the superstep, it says whether the table can
+    /// have changed (an entry is added by a push at any time, and dropped only at a sync).
+    pub(crate) fn made(&self) -> u64 {
+        self.next_serial
+    }
+
+    /// The widest range around `[addr, addr + len)` (`len > 0`) that overlaps no registration
+    /// of this process, if that range itself overlaps none.
+    pub(crate) fn gap_around(&self, addr: usize, len: usize) -> Option<(usize, usize)> {
+        let (mut lo, mut hi) = (0, usize::MAX);
+        for e in self.entries.iter().flatten().filter(|e| e.local_bytes > 0) {
+            let end = e.local_addr + e.local_bytes;
+            if end <= addr {
+                lo = lo.max(end);
+            } else if addr + len <= e.local_addr {
+                hi = hi.min(e.local_addr);
+            } else {
+                return None;
+            }
+        }
+        Some((lo, hi))
+    }
+
     /// Whether `[addr, addr + len)` overlaps memory of any registration of this process.
     pub(crate) fn overlaps_local(&self, addr: usize, len: usize) -> bool {
         len > 0
