@@ -83,19 +83,25 @@ use crate::env::THREADS_VAR;
 struct Shared {
     /// The blocks from the other ranks: entries `[src, dst, words, block…]`, by rank.
     recv: UnsafeCell<Vec<u64>>,
-    /// Each local process's replies to remote requesters: entries `[requester, owner, words,
-    /// reply…]`, written by that process in its `read`, read by the leader after a barrier.
-    replies_out: Box<[UnsafeCell<Vec<u64>>]>,
     /// The replies from the other ranks, in the same entry format.
     replies_in: UnsafeCell<Vec<u64>>,
-    /// Each local process's large transfers to receive (its large puts in `land_puts`, its
-    /// large gets from other ranks in `read`): (source pid, address, length), and to send (the
-    /// large replies to its remote requesters, in `read`): (requester pid, address, length);
-    /// written by that process, read by the leader after a barrier.
-    receives: Box<[UnsafeCell<Vec<Transfer>>]>,
-    sends: Box<[UnsafeCell<Vec<Transfer>>]>,
+    /// What each local process notes for the leader: written by that process, read by the
+    /// leader after a barrier.
+    noted: Box<[UnsafeCell<Noted>]>,
     /// Every process's status (error paths).
     statuses: UnsafeCell<Vec<Status>>,
+}
+
+/// What one process notes for its leader.
+#[derive(Default)]
+struct Noted {
+    /// Its replies to remote requesters (in `read`): entries `[requester, owner, words, reply…]`.
+    replies: Vec<u64>,
+    /// Its large transfers to receive (its large puts in `land_puts`, its large gets from other
+    /// ranks in `read`): (source pid, address, length), and to send (the large replies to its
+    /// remote requesters, in `read`): (requester pid, address, length).
+    receives: Vec<Transfer>,
+    sends: Vec<Transfer>,
 }
 
 // SAFETY: every `UnsafeCell` is written by one thread at a time between two barriers of the
@@ -168,8 +174,14 @@ impl Leader {
         })
     }
 
-    /// The blocks of `send` by `send_counts`, but the empty ones, as those of a sparse exchange.
-    fn note_blocks(&mut self) {
+    /// Sends `send` by `send_counts` and receives into `recv`: by the dense exchange (`late` as
+    /// `Transport::exchange` takes it) or, in a sparse sync, the sparse one (for the `replies`,
+    /// from the owners in `ranks`).
+    fn exchange(&mut self, recv: &mut Vec<u64>, late: usize, replies: bool) -> Result<(), Poisoned> {
+        if !self.sparse {
+            return self.transport.exchange(&self.send, &self.send_counts, recv, late);
+        }
+        // The blocks of `send`, but the empty ones.
         self.blocks.clear();
         let mut at = 0;
         for (rank, &words) in self.send_counts.iter().enumerate() {
@@ -178,6 +190,8 @@ impl Leader {
             }
             at += words;
         }
+        let (out, owners) = (Out { words: &self.send, blocks: &self.blocks }, replies.then_some(&self.ranks[..]));
+        self.transport.exchange_sparse(out, owners, Landing { recv, got: &mut self.got })
     }
 }
 
@@ -321,24 +335,6 @@ impl Driver {
         }
     }
 
-    /// The leader's exchange of the serialised blocks (sparse or dense; `late` as
-    /// `Transport::exchange` takes it), and whether the rank moves large puts in this sync.
-    fn move_blocks(&mut self, late: usize) -> Result<bool, Poisoned> {
-        let rank = &*self.rank;
-        let leader = self.leader.as_mut().expect("the leader exchanges");
-        // SAFETY: written by the leader between the arrival's barriers only (module docs).
-        let recv = unsafe { &mut *rank.shared.recv.get() };
-        if leader.sparse {
-            leader.note_blocks();
-            let into = Landing { recv: &mut *recv, got: &mut leader.got };
-            leader.transport.exchange_sparse(Out { words: &leader.send, blocks: &leader.blocks }, into)?;
-        } else {
-            leader.transport.exchange(&leader.send, &leader.send_counts, recv, late)?;
-        }
-        // Whether this rank moves large puts point to point in this sync, either way.
-        Ok(!leader.large_out.is_empty() || entries(recv).any(|(_, _, words, _)| words & ENTRY_LARGE != 0))
-    }
-
     /// Reads the blocks addressed to this process from the received buffer into `remote`.
     fn read_blocks(&mut self) {
         self.remote.forget_senders();
@@ -373,11 +369,9 @@ impl Driver {
     /// ([`wire::write_reply`]).
     fn serve_remote(&mut self, table: &Table, got: &ReadResults) {
         let (shared, local, pid) = (&self.rank.shared, self.local, self.pid);
-        // SAFETY: this process's own slots, written only by it in its `read`, before the barrier
-        // after which the leader reads them.
-        let (out, sends, receives) = unsafe {
-            (&mut *shared.replies_out[local].get(), &mut *shared.sends[local].get(), &mut *shared.receives[local].get())
-        };
+        // SAFETY: this process's own slot, written only by it in its `read`, before the barrier
+        // after which the leader reads it.
+        let Noted { replies: out, receives, sends } = unsafe { &mut *shared.noted[local].get() };
         out.clear();
         sends.clear();
         receives.clear();
@@ -425,29 +419,24 @@ impl Driver {
         leader.send_counts.clear();
         for r in 0..ranks {
             let start = leader.send.len();
-            for slot in rank.shared.replies_out.iter() {
+            for slot in rank.shared.noted.iter() {
                 // SAFETY: after the barrier that follows every local process's `serve_remote`;
                 // they write their slots again only in the next sync's read phase.
-                let replies = unsafe { &*slot.get() };
+                let replies = unsafe { &(*slot.get()).replies };
                 for (_, _, _, block) in entries(replies).filter(|&(requester, _, _, _)| requester / t == r) {
                     leader.send.extend_from_slice(&replies[block.start - 3..block.end]);
                 }
             }
             leader.send_counts.push(leader.send.len() - start);
         }
-        // SAFETY: written by the leader between the reply exchange's barriers only.
-        let into = unsafe { &mut *rank.shared.replies_in.get() };
         if leader.sparse {
             // Replies go back between the ranks that asked: this rank hears from the owners of
             // its processes' gets and requests.
-            leader.note_blocks();
             // SAFETY: inside the sync, after the arrival.
             unsafe { rank.ranks_of(self.parity, true, &mut leader.ranks) };
-            let (out, into) =
-                (Out { words: &leader.send, blocks: &leader.blocks }, Landing { recv: into, got: &mut leader.got });
-            return leader.transport.replies(out, &leader.ranks, into);
         }
-        leader.transport.exchange(&leader.send, &leader.send_counts, into, 0)
+        // SAFETY: written by the leader between the reply exchange's barriers only.
+        leader.exchange(unsafe { &mut *rank.shared.replies_in.get() }, 0, true)
     }
 
     /// The leader's part of `land_puts` (`puts`) and of `read`: the rank's large transfers,
@@ -459,24 +448,20 @@ impl Driver {
         let (t, rank) = (self.rank.t, &*self.rank);
         let leader = self.leader.as_mut().expect("the leader moves the large transfers");
         leader.sends.clear();
-        if puts {
-            leader.sends.extend(leader.large_out.iter().map(|&(d, addr, len)| (d / t, addr, len)));
-        } else {
-            for slot in rank.shared.sends.iter() {
-                // SAFETY: after the barrier that follows every local process's noting; they
-                // write their slots again only in the next sync's `read`. Slots come by owner,
-                // each by requester (ascending) and issue order.
-                let theirs = unsafe { &*slot.get() };
-                leader.sends.extend(theirs.iter().map(|&(q, addr, len)| (q / t, addr, len)));
-            }
-        }
         leader.receives.clear();
         leader.incoming.clear();
-        for (d, slot) in rank.shared.receives.iter().enumerate() {
-            // SAFETY: as for `sends`: read after the barrier that follows every local process's
-            // noting, written again only in the next phase that moves large transfers.
-            let theirs = unsafe { &*slot.get() };
-            leader.incoming.extend(theirs.iter().map(|&(src, addr, len)| (src, d, addr, len)));
+        if puts {
+            leader.sends.extend(leader.large_out.iter().map(|&(d, addr, len)| (d / t, addr, len)));
+        }
+        for (d, slot) in rank.shared.noted.iter().enumerate() {
+            // SAFETY: after the barrier that follows every local process's noting; they write
+            // their slots again only in the next phase that moves large transfers.
+            let noted = unsafe { &*slot.get() };
+            if !puts {
+                // Slots come by owner, each by requester (ascending) and issue order.
+                leader.sends.extend(noted.sends.iter().map(|&(q, addr, len)| (q / t, addr, len)));
+            }
+            leader.incoming.extend(noted.receives.iter().map(|&(src, addr, len)| (src, d, addr, len)));
         }
         if leader.sends.is_empty() && leader.incoming.is_empty() {
             return Ok(());
@@ -548,7 +533,13 @@ impl Driver {
                 "a rank with nothing queued sends bare headers"
             );
         }
-        Ok(if self.move_blocks(late)? { all | LARGE_PUTS } else { all })
+        let leader = self.leader.as_mut().expect("the leader exchanges");
+        // SAFETY: written by the leader between the arrival's barriers only (module docs).
+        let recv = unsafe { &mut *self.rank.shared.recv.get() };
+        leader.exchange(recv, late, false)?;
+        // Whether this rank moves large puts point to point in this sync, either way.
+        let large = !leader.large_out.is_empty() || entries(recv).any(|(_, _, words, _)| words & ENTRY_LARGE != 0);
+        Ok(if large { all | LARGE_PUTS } else { all })
     }
 }
 
@@ -691,7 +682,7 @@ impl Engine for Driver {
         let bounce = self.bounce.as_mut_ptr() as usize;
         // SAFETY: this process's own slot, written only by it here, before the barrier after
         // which the leader reads it.
-        let mine = unsafe { &mut *self.rank.shared.receives[self.local].get() };
+        let mine = unsafe { &mut (*self.rank.shared.noted[self.local].get()).receives };
         mine.clear();
         for l in &large {
             let dst = if l.in_place {
@@ -786,10 +777,8 @@ impl Rank {
         let (group, parkers) = Group::sharing(t, ranks * t, busy);
         let shared = Shared {
             recv: UnsafeCell::default(),
-            replies_out: (0..t).map(|_| UnsafeCell::default()).collect(),
             replies_in: UnsafeCell::default(),
-            receives: (0..t).map(|_| UnsafeCell::default()).collect(),
-            sends: (0..t).map(|_| UnsafeCell::default()).collect(),
+            noted: (0..t).map(|_| UnsafeCell::default()).collect(),
             statuses: UnsafeCell::default(),
         };
         (Arc::new(Rank { group, shared, rank, ranks, t, one_address_space }), parkers)
@@ -912,29 +901,24 @@ mod on_mpi {
     use crate::engine::{Endpoint, Fate, Want};
     use crate::env::THREADS_VAR;
 
-    /// Threads per rank: `Launch::threads_per_rank`, else `BSP_THREADS` (validated by
-    /// `launch.rs`), else 1.
-    fn threads(want: Want) -> Result<usize, Error> {
-        match want.threads {
-            Some(0) => Err(Error::launch(format!(
-                "cannot run 0 threads per rank ({THREADS_VAR} or `Launch::threads_per_rank`): ask for at least 1"
-            ))),
-            t => Ok(t.unwrap_or(1)),
-        }
-    }
-
-    /// The number of processes under `mpirun`, and the threads per rank: with one, the number
-    /// asked for (surplus ranks take no part), else the ranks; with more, ranks × threads, which
-    /// an explicit count must equal.
+    /// The number of processes on `ranks` ranks, and the threads per rank
+    /// (`Launch::threads_per_rank`, else `BSP_THREADS`, validated by `launch.rs`, else 1): with
+    /// one, the number asked for (surplus ranks take no part), else the ranks (`default_procs`
+    /// gives way to the ranks; an explicit count or `BSP_NPROCS` does not: D28); with more,
+    /// ranks × threads, which an explicit count must equal.
     fn procs(want: Want, ranks: usize) -> Result<(usize, usize), Error> {
-        let t = threads(want)?;
-        if t == 1 {
-            return crate::engine::mpi::procs(want, ranks).map(|p| (p, 1));
-        }
-        let p = ranks * t;
+        let t = want.threads.unwrap_or(1);
+        let p = if t == 1 { want.requested.unwrap_or(ranks) } else { ranks * t };
         let rank_s = if ranks == 1 { "rank" } else { "ranks" };
         match want.requested {
+            _ if t == 0 => Err(Error::launch(format!(
+                "cannot run 0 threads per rank ({THREADS_VAR} or `Launch::threads_per_rank`): ask for at least 1"
+            ))),
             Some(0) => Err(Error::launch("cannot run an SPMD program on 0 processes".to_string())),
+            Some(q) if t == 1 && q > ranks => Err(Error::launch(format!(
+                "{q} processes were requested but mpirun started only {ranks} MPI {rank_s}: start more ranks (`mpirun -n {q}`) or ask for fewer"
+            ))),
+            // With one thread per rank, `p` is `q`.
             Some(q) if q != p => Err(Error::launch(format!(
                 "{q} processes were requested but mpirun started {ranks} MPI {rank_s} with {t} threads each ({THREADS_VAR}={t}), {p} processes: ask for {p}, or start ranks and threads whose product is {q}"
             ))),
@@ -964,13 +948,11 @@ mod on_mpi {
         R: Send,
         B: Fn(Endpoint) -> Option<R> + Sync,
     {
-        match (threads(want), ranks_from_env()) {
-            (Ok(t), Some(1)) if t > 1 => with_world(mpi::Threading::Single, |world| match want.requested {
-                Some(q) if q != t => Err(report_once(&world, procs(want, 1).expect_err("a count other than 1 · t"))),
-                _ => match crate::engine::group::launch(
-                    Want { requested: Some(t), default: None, threads: None, groups: None },
-                    body,
-                ) {
+        let t = want.threads.unwrap_or(1);
+        match ranks_from_env() {
+            Some(1) if t > 1 => with_world(mpi::Threading::Single, |world| {
+                procs(want, 1).map_err(|e| report_once(&world, e))?;
+                match crate::engine::group::launch(Want { requested: Some(t), ..Want::default() }, body) {
                     // The only rank failed: end it with `MPI_Abort`, as a rank of a larger layout
                     // does. Returning and exiting non-zero would leave `mpirun` its own two seconds
                     // of kill timeouts before it ends the job.
@@ -979,9 +961,9 @@ mod on_mpi {
                         world.abort(1)
                     }
                     r => r,
-                },
+                }
             }),
-            (Ok(t), _) if t > 1 => with_world(mpi::Threading::Funneled, |world| run_on(world, want, body)),
+            _ if t > 1 => with_world(mpi::Threading::Funneled, |world| run_on(world, want, body)),
             _ => with_world(mpi::Threading::Single, |world| run_on(world, want, body)),
         }
     }

@@ -138,14 +138,10 @@ pub(crate) trait Transport {
 
     /// The sparse exchange: sends the blocks of `out` (at most one per group; none to this
     /// one) and receives into `into` (emptied first) the blocks that other groups send this one,
-    /// whoever they are, in any order. Collective: every group calls it, with or without
-    /// blocks; nobody knows beforehand who sends it what.
-    fn exchange_sparse(&mut self, out: Out<'_>, into: Landing<'_>) -> Result<(), Poisoned>;
-
-    /// The replies after a sparse exchange: sends the blocks of `out` to the groups that asked
-    /// this one, and receives one block from each group of `owners` (ascending; not this one)
-    /// into `into`, as [`exchange_sparse`](Transport::exchange_sparse) does.
-    fn replies(&mut self, out: Out<'_>, owners: &[usize], into: Landing<'_>) -> Result<(), Poisoned>;
+    /// in any order. Collective: every group calls it, with or without blocks; nobody knows
+    /// beforehand who sends it what, except for the replies to a sparse exchange, which
+    /// `owners` announces: one block from each of those groups (ascending; not this one).
+    fn exchange_sparse(&mut self, out: Out<'_>, owners: Option<&[usize]>, into: Landing<'_>) -> Result<(), Poisoned>;
 
     /// Moves large puts' or gets' bytes point to point and completes them before it returns:
     /// each of `sends` (group, address, length) to its group, each of `receives` (group,

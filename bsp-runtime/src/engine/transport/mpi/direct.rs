@@ -100,33 +100,14 @@ pub(crate) struct Posted<'a> {
 }
 
 impl Posted<'_> {
-    /// Starts sending `len` bytes at `addr` to `rank` with `tag`.
+    /// Starts sending (or, with `receive`, receiving) the `len` bytes at `addr` with `rank` and
+    /// `tag`, as messages of at most [`CHUNK`] bytes.
     ///
     /// # Safety
-    /// `addr..addr + len` must stay readable and unchanged until this guard is dropped (or
-    /// [`wait`](Posted::wait) returns).
-    pub(crate) unsafe fn send(&mut self, comm: &SimpleCommunicator, rank: usize, tag: i32, addr: usize, len: usize) {
-        // SAFETY: the caller's contract, which is `post`'s for a send.
-        unsafe { self.post(comm, rank, tag, (addr, len), false) }
-    }
-
-    /// Starts receiving `len` bytes from `rank` with `tag` into `addr`.
-    ///
-    /// # Safety
-    /// `addr..addr + len` must stay writable, and nobody may read or write it, until this guard
-    /// is dropped (or [`wait`](Posted::wait) returns).
-    pub(crate) unsafe fn receive(&mut self, comm: &SimpleCommunicator, rank: usize, tag: i32, addr: usize, len: usize) {
-        // SAFETY: the caller's contract, which is `post`'s for a receive.
-        unsafe { self.post(comm, rank, tag, (addr, len), true) }
-    }
-
-    /// Starts sending (or, with `receive`, receiving) the `len` bytes at `addr` with `rank`, as
-    /// messages of at most [`CHUNK`] bytes.
-    ///
-    /// # Safety
-    /// The bytes must stay valid until this guard is dropped: readable and unchanged for a
-    /// send; writable, and neither read nor written by anybody else, for a receive.
-    unsafe fn post(
+    /// The bytes must stay valid until this guard is dropped (or [`wait`](Posted::wait)
+    /// returns): readable and unchanged for a send; writable, and neither read nor written by
+    /// anybody else, for a receive.
+    pub(crate) unsafe fn post(
         &mut self,
         comm: &SimpleCommunicator,
         rank: usize,
@@ -166,12 +147,7 @@ impl Posted<'_> {
         words: &[u64],
         synchronous: bool,
     ) {
-        let n = i32::try_from(words.len()).unwrap_or_else(|_| {
-            panic!(
-                "the MPI engine moves at most 2^31 - 1 words (16 GiB) to or from one rank per superstep; a block needs {}",
-                words.len()
-            )
-        });
+        let n = super::count(words.len(), "a block");
         let (buf, mut request) = (words.as_ptr() as *const c_void, null_request());
         // SAFETY: `buf` holds `n` words, unchanged while the guard lives (the caller's contract),
         // and the guard completes the request before it goes; `comm` is a valid communicator
