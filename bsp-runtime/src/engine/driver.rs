@@ -1,52 +1,41 @@
 //! The driver: groups of threads joined by a transport (`transport/`), the engine of every
-//! layout whose processes do not all share memory.
+//! layout whose processes do not all share memory (module docs of `engine/`: the driver, the
+//! group and the transport).
 //!
 //! R groups (*ranks*) of T threads each run p = R·T processes, laid out rank-major: rank r holds
 //! pids `r·T .. r·T + T`, one thread each. Under `mpirun` (cargo feature `mpi`) each rank is an
-//! MPI rank, joined by the MPI transport: with T = 1 (the MPI layout; surplus ranks take no
-//! part) MPI is initialised `MPI_THREAD_SINGLE`; with `BSP_THREADS=T` (or
-//! [`Launch::threads_per_rank`](crate::Launch)) process `r·T` runs on the thread that started
-//! the rank, the only one that calls MPI (`MPI_THREAD_FUNNELED`); a single rank of T threads is
-//! the threads engine, which `launch` then runs instead. The BSPlib semantics are those of
-//! `sync/`, as on the threads engine; this file only moves bytes, through the [`Transport`] of
-//! its layout:
-//!
-//! - inside a rank the processes form a threads [`Group`]: they combine flags at its barrier and
-//!   read each other's outboxes, registered memory and extension objects in place, as on the
-//!   threads engine. A group of one has nobody to meet: its barrier is a check of the poison;
-//! - between ranks, the rank's first thread (the *leader*) moves what the rank's processes queued
-//!   for processes of other ranks, serialised in the wire format
-//!   ([`wire`]), one block per pair of processes, in one exchange among
-//!   the ranks: dense (a part to and from every rank; a rank with something queued serialises
-//!   a block for every pair before the arrival, whose sizes `Transport::arrive` announces in
-//!   the same step, and whose small blocks it may carry), or sparse (only between ranks that
-//!   talk, `Transport::exchange_sparse`: `BSP_MPI_EXCHANGE`; by default where the transport
-//!   finds it pays and every rank talks to at most a quarter of the others);
-//! - a large put to another rank (64 KiB or more) leaves its bytes out of the block where the
-//!   transport moves bytes point to point (MPI): in `land_puts` the leader sends the rank's
-//!   large puts from where their bytes are and receives those coming to the rank's processes
-//!   straight into registered memory (or a bounce buffer, when another put of the superstep
-//!   overlaps);
-//! - gets from processes of other ranks are request/reply: the requests travel in the blocks,
-//!   each owner serves those addressed to it from its own memory, and the leader returns the
-//!   replies in a second exchange; a large get's bytes are left out of the reply and move point
-//!   to point, from the owner's registered memory straight to where the get lands.
+//! MPI rank: with T = 1 (the MPI layout; surplus ranks take no part) MPI is initialised
+//! `MPI_THREAD_SINGLE`; with `BSP_THREADS=T` (or [`Launch::threads_per_rank`](crate::Launch))
+//! process `r·T` runs on the thread that started the rank, the only one that calls MPI
+//! (`MPI_THREAD_FUNNELED`); a single rank of T threads is the threads engine, which `launch`
+//! then runs instead. Inside a rank the processes work as on the threads engine (a [`Group`]:
+//! outboxes, registered memory and extension objects read in place; a group of one has nobody
+//! to meet, its barrier is a check of the poison); this file moves what crosses ranks.
 //!
 //! # A sync
 //! 1. Every process of the rank arrives at the rank's barrier (its outbox complete). The leader
-//!    combines the rank's flags with the other leaders' (`Transport::arrive`, or `all_or` where
-//!    the sync may be sparse) and, if anybody queued something, exchanges the rank's blocks for
-//!    other ranks; a second barrier hands the OR of every process's flags (and the received
-//!    blocks) to the rank's processes.
+//!    (the rank's first thread) combines the rank's flags with the other leaders'
+//!    (`Transport::arrive`, or `all_or` where the sync may be sparse) and, if anybody queued
+//!    something, exchanges what the rank's processes queued for other ranks, one block per pair
+//!    of processes in the wire format ([`wire`]): dense (a rank with something queued
+//!    serialises a block for every pair before the arrival, which announces their sizes and may
+//!    carry small ones), or sparse (only between ranks that talk: `BSP_MPI_EXCHANGE`; by default
+//!    where the transport finds it pays and every rank talks to at most a quarter of the
+//!    others). A second barrier hands the OR of every process's flags (and the received blocks)
+//!    to the rank's processes.
 //! 2. `exchange`: each process reads the blocks addressed to it (its view of remote senders);
 //!    local senders it reads in place.
-//! 3. `read`: each process serves the requests of remote processes addressed to it into its
-//!    reply slot, and notes its large replies and large gets; after a barrier the leader moves
-//!    the large ones point to point and exchanges the replies, and after another each process
-//!    completes its gets in issue order (local owners in place, remote ones from their replies
-//!    or already landed).
-//! 4. `land_puts` (only in a sync with large puts between ranks): each process notes where its
-//!    large puts land; after a barrier the leader moves them, and a barrier ends it.
+//! 3. `read`: gets from other ranks are request/reply. Each process serves the requests of
+//!    remote processes addressed to it from its own memory into its reply slot, and notes its
+//!    large replies and large gets; after a barrier the leader moves the large ones point to
+//!    point (from the owner's registered memory straight to where the get lands) and exchanges
+//!    the replies, and after another each process completes its gets in issue order (local
+//!    owners in place, remote ones from their replies or already landed).
+//! 4. `land_puts`, only in a sync with large puts between ranks (64 KiB or more, whose bytes
+//!    stay out of the blocks where the transport moves bytes point to point: MPI): each process
+//!    notes where its large puts land (registered memory, or a bounce buffer when another put of
+//!    the superstep overlaps); after a barrier the leader sends the rank's large puts from where
+//!    their bytes are and receives those coming to it, and a barrier ends it.
 //! 5. `end_reads`, `end_puts`, `end_outbox_reads` are the rank's barrier: remote readers work on
 //!    copies made before the arrival ended.
 //!
@@ -294,6 +283,20 @@ impl Driver {
             return if self.rank.group.barrier().is_poisoned() { Err(Poisoned) } else { Ok(flags) };
         }
         self.rank.group.barrier().wait(self.local, &self.parker, flags)
+    }
+
+    /// The rank's processes meet with their `flags`, the leader runs `lead` with the OR of them
+    /// while the others wait, and they meet again: returns what the leader's `lead` returned (the
+    /// others bring nothing to the second meeting). A failure of either meeting or of `lead` is
+    /// the run's, which poisons every group's barrier: every process of the rank returns it.
+    #[inline(always)]
+    fn led(&mut self, flags: u64, lead: impl FnOnce(&mut Self, u64) -> Result<u64, Poisoned>) -> Result<u64, Poisoned> {
+        let local = self.local_barrier(flags)?;
+        let mut all = 0;
+        if self.leader.is_some() {
+            all = lead(self, local)?;
+        }
+        self.local_barrier(all)
     }
 
     /// The leader's serialisation of the rank's outboxes: for each other rank, a block per
@@ -546,48 +549,37 @@ impl Driver {
 impl Engine for Driver {
     fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
         self.parity = parity;
-        let local = self.local_barrier(flags)?;
-        let mut all = 0;
-        if self.leader.is_some() {
-            all = self.lead_arrival(local)?;
-        }
-        // The leader hands the OR to the others through the barrier (they add nothing to it),
-        // with whether the rank moves large puts in `land_puts`.
-        let all = self.local_barrier(all)?;
+        // The leader hands the OR to the others through the barrier, with whether the rank
+        // moves large puts in `land_puts`.
+        let all = self.led(flags, Self::lead_arrival)?;
         self.large_puts = all & LARGE_PUTS != 0;
         Ok(all & !LARGE_PUTS)
     }
 
     fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
-        let local = self.local_barrier(flags)?;
-        let mut all = 0;
-        if let Some(leader) = self.leader.as_mut() {
-            all = leader.transport.all_or(local)?;
-        }
-        self.local_barrier(all)
+        self.led(flags, |d, local| d.leader.as_mut().expect("the leader combines").transport.all_or(local))
     }
 
     fn statuses(&mut self, _mine: Status) -> Result<Vec<Status>, Poisoned> {
         // Every process wrote its arrival, superstep and pending counts into its outbox's
         // bookkeeping before arriving; the leader gathers the rank's from the outboxes.
-        self.local_barrier(0)?;
         let rank = self.rank.clone();
-        if let Some(leader) = self.leader.as_mut() {
+        self.led(0, |d, _| {
             let mut words = Vec::with_capacity(wire::STATUS_WORDS * rank.t);
             for s in 0..rank.t {
                 // SAFETY: inside the sync (or the end), after the arrival's barriers.
-                let m = unsafe { &rank.group.outbox(s, self.parity).meta };
+                let m = unsafe { &rank.group.outbox(s, d.parity).meta };
                 let status = Status { arrival: m.arrival, step: m.step, pending: m.pending };
                 words.extend_from_slice(&wire::status_words(&status));
             }
             let mut all = Vec::new();
-            leader.transport.all_gather(&words, &mut all)?;
+            d.leader.as_mut().expect("the leader gathers").transport.all_gather(&words, &mut all)?;
             // SAFETY: written by the leader between two barriers; read after the second.
             let statuses = unsafe { &mut *rank.shared.statuses.get() };
             statuses.clear();
             statuses.extend(wire::statuses(&all));
-        }
-        self.local_barrier(0)?;
+            Ok(0)
+        })?;
         // SAFETY: read after the barrier that follows the leader's write.
         Ok(unsafe { &*rank.shared.statuses.get() }.clone())
     }
@@ -604,13 +596,9 @@ impl Engine for Driver {
     fn read(&mut self, table: &Table, got: &mut ReadResults) {
         // 1. Serve what remote processes asked of this one; the leader exchanges the replies.
         self.serve_remote(table, got);
-        let mut exchanged = self.local_barrier(0).is_ok();
-        if exchanged && self.leader.is_some() {
-            exchanged = self.move_large(false).is_ok() && self.send_replies().is_ok();
-        }
         // A poisoned barrier or transport: the run failed, and the replies may be incomplete:
         // no get is found (`sync/` copies none), and the sync stops at its next engine call.
-        if !(self.local_barrier(0).is_ok() && exchanged) {
+        if self.led(0, |d, _| d.move_large(false).and_then(|()| d.send_replies()).map(|()| 0)).is_err() {
             return;
         }
         // 2. Where each remote owner's reply to this process starts.
@@ -693,18 +681,13 @@ impl Engine for Driver {
             };
             mine.push((l.src, dst, l.len));
         }
-        let mut moved = self.local_barrier(0).is_ok();
-        if moved && self.leader.is_some() {
-            moved = self.move_large(true).is_ok();
-        }
-        let ended = self.local_barrier(0);
+        let moved = self.led(0, |d, _| d.move_large(true).map(|()| 0));
         for l in &large {
             let src = if l.in_place { PutSrc::Direct(LANDED) } else { PutSrc::Direct(bounce + l.at) };
             self.remote.queues[l.src].replace_put(l.index, src, l.len);
         }
         self.large = large;
-        ended?;
-        if moved { Ok(()) } else { Err(Poisoned) }
+        moved.map(drop)
     }
 
     fn end_puts(&mut self) -> Result<(), Poisoned> {
