@@ -258,6 +258,11 @@ impl Driver {
         self.rank.one_address_space
     }
 
+    /// The messages this rank's leader sent (0 on the others).
+    pub(crate) fn messages(&self) -> u64 {
+        self.leader.as_ref().map_or(0, |l| l.transport.messages())
+    }
+
     /// The first pid of this rank.
     fn base(&self) -> usize {
         self.rank.rank * self.rank.t
@@ -341,7 +346,6 @@ impl Driver {
     /// Reads the blocks addressed to this process from the received buffer into `remote`.
     fn read_blocks(&mut self) {
         self.remote.forget_senders();
-        self.remote.senders.clear();
         self.large.clear();
         // SAFETY: read after the arrival's second barrier; the leader writes it again only after
         // the next sync's first barrier, which this process has not reached.
@@ -699,10 +703,6 @@ impl Engine for Driver {
     fn end_outbox_reads(&mut self) -> Result<bool, Poisoned> {
         self.local_barrier(0).map(|_| true)
     }
-
-    fn messages(&self) -> u64 {
-        self.leader.as_ref().map_or(0, |l| l.transport.messages())
-    }
 }
 
 impl Peers for Driver {
@@ -757,7 +757,7 @@ impl Rank {
         busy: usize,
         one_address_space: bool,
     ) -> (Arc<Rank>, Vec<Parker>) {
-        let (group, parkers) = Group::sharing(t, ranks * t, busy);
+        let (group, parkers) = Group::new(t, ranks * t, busy);
         let shared = Shared {
             recv: UnsafeCell::default(),
             replies_in: UnsafeCell::default(),

@@ -168,12 +168,6 @@ pub(crate) trait Engine {
     /// reads this process's outbox of the sync any more (the next superstep may then write the
     /// same outbox again), or `false` at once where waiting would cost more than it saves.
     fn end_outbox_reads(&mut self) -> Result<bool, Poisoned>;
-
-    /// The messages this process's engine has sent to other OS processes in syncs so far (0
-    /// where processes share memory), for the statistics.
-    fn messages(&self) -> u64 {
-        0
-    }
 }
 
 /// What the read phase works with: where each get's bytes land and where the engine found
@@ -237,8 +231,9 @@ impl AnyEngine {
         }
     }
 
-    /// [`Engine::messages`], without the indirect call; `None` for an engine that never sends
-    /// any (its processes share memory), so that a sync need not keep the count.
+    /// The messages this process's engine has sent to other OS processes in syncs so far, for
+    /// the statistics; `None` for an engine that never sends any (its processes share memory),
+    /// so that a sync need not keep the count.
     #[inline]
     pub(crate) fn messages(&self) -> Option<u64> {
         match self {

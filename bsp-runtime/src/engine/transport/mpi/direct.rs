@@ -74,12 +74,6 @@ pub(crate) struct Transfers {
     receives: Vec<bool>,
 }
 
-impl std::fmt::Debug for Transfers {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Transfers").field("pending", &self.requests.len()).finish()
-    }
-}
-
 impl Transfers {
     /// Starts a phase: the guard through which its transfers are posted, and which completes
     /// them (as MPI's and rsmpi's scoped requests: no request outlives the scope that posted
