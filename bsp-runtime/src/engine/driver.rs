@@ -64,7 +64,7 @@ use crate::Error;
 use crate::outbox::{DestQueue, LANDED, Meta, Outbox, PutSrc, flags};
 use crate::reg::Table;
 #[cfg(feature = "mpi")]
-pub(crate) use on_mpi::{launch, nprocs, run_on, set_up};
+pub(crate) use on_mpi::{launch, launch_set_up, nprocs, set_up};
 
 use crate::env::THREADS_VAR;
 
@@ -878,10 +878,10 @@ mod on_mpi {
     use super::{Leader, Rank, Starter};
     use crate::Error;
     use crate::engine::group::{all_results, placement, run_threads};
-    use crate::engine::mpi::{RunEnd, abort_alone, ranks_from_env, report_once, with_world};
+    use crate::engine::mpi::{RunEnd, abort_alone, ranks_from_env, report_once, share_set_up, with_world};
     use crate::engine::transport::ExchangeMode;
     use crate::engine::transport::mpi::{MpiTransport, local_ranks};
-    use crate::engine::{Endpoint, Fate, Want};
+    use crate::engine::{Endpoint, Fate, SetUp, Want};
     use crate::env::THREADS_VAR;
 
     /// The number of processes on `ranks` ranks, and the threads per rank
@@ -920,12 +920,16 @@ mod on_mpi {
         procs(want, ranks).map(|(p, _)| p)
     }
 
+    /// MPI's threading level for `want`: `MPI_THREAD_FUNNELED` with threads beside the rank's
+    /// first, which alone calls MPI; else `MPI_THREAD_SINGLE`, which Open MPI serves without a
+    /// lock per call.
+    fn threading(want: Want) -> mpi::Threading {
+        if want.threads.is_some_and(|t| t > 1) { mpi::Threading::Funneled } else { mpi::Threading::Single }
+    }
+
     /// Runs `body` at the endpoints of this rank's processes, one thread each (the rank's first on
-    /// this thread, which alone calls MPI).
-    ///
-    /// A single rank of several threads is the threads engine (MPI is initialised, and nothing
-    /// calls it). Without threads beside the first, MPI stays at `MPI_THREAD_SINGLE`, which Open
-    /// MPI serves without a lock per call.
+    /// this thread, which alone calls MPI). A single rank of several threads is the threads
+    /// engine (MPI is initialised, and nothing calls it).
     pub(crate) fn launch<R, B>(want: Want, body: B) -> Result<Vec<R>, Error>
     where
         R: Send,
@@ -946,12 +950,25 @@ mod on_mpi {
                     r => r,
                 }
             }),
-            _ if t > 1 => with_world(mpi::Threading::Funneled, |world| run_on(world, want, body)),
-            _ => with_world(mpi::Threading::Single, |world| run_on(world, want, body)),
+            _ => with_world(threading(want), |world| run_on(world, want, body)),
         }
     }
 
-    pub(crate) fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
+    /// [`launch_set_up`](crate::engine::launch_set_up) under `mpirun`: MPI starts, rank 0 runs
+    /// `setup`, every rank learns its result, and the run goes on as the MPI layout's (T threads
+    /// per rank) would for that number of processes.
+    pub(crate) fn launch_set_up<R, B>(want: Want, setup: impl FnOnce() -> SetUp, body: B) -> Result<Vec<R>, Error>
+    where
+        R: Send,
+        B: Fn(Endpoint, &[u8]) -> Option<R> + Sync,
+    {
+        with_world(threading(want), |world| {
+            let (p, bytes) = share_set_up(&world, setup).map_err(|e| report_once(&world, e))?;
+            run_on(world, Want { requested: Some(p), ..want }, |endpoint| body(endpoint, &bytes))
+        })
+    }
+
+    fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
     where
         R: Send,
         B: Fn(Endpoint) -> Option<R> + Sync,
@@ -994,10 +1011,7 @@ mod on_mpi {
     /// `world`, or `None` on a surplus rank, which takes no part.
     pub(crate) fn set_up(world: &SimpleCommunicator, want: Want) -> Result<Option<Parts>, Error> {
         let (rank, ranks) = (world.rank() as usize, world.size() as usize);
-        let (p, t) = match procs(want, ranks) {
-            Ok(pt) => pt,
-            Err(e) => return Err(report_once(world, e)),
-        };
+        let (p, t) = procs(want, ranks).map_err(|e| report_once(world, e))?;
         let groups = p / t;
         let color = if rank < groups { Color::with_value(0) } else { Color::undefined() };
         let Some(comm) = world.split_by_color(color) else {

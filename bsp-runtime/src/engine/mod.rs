@@ -315,19 +315,7 @@ where
 {
     #[cfg(feature = "mpi")]
     if mpi::wanted() {
-        // MPI starts, rank 0 runs `setup`, every rank learns its result, and the run goes on as
-        // the MPI layout's (T threads per rank) would for that number of processes.
-        let hybrid = want.threads.is_some_and(|t| t > 1);
-        let threading = if hybrid { ::mpi::Threading::Funneled } else { ::mpi::Threading::Single };
-        return mpi::with_world(threading, |world| {
-            let (p, bytes) = match mpi::share_set_up(&world, setup) {
-                Ok(decided) => decided,
-                Err(e) => return Err(mpi::report_once(&world, e)),
-            };
-            let want = Want { requested: Some(p), ..want };
-            let body = |endpoint: Endpoint| body(endpoint, &bytes);
-            driver::run_on(world, want, body)
-        });
+        return driver::launch_set_up(want, setup, body);
     }
     let (p, bytes) = setup()?;
     group::launch(Want { requested: Some(p), ..want }, |endpoint| body(endpoint, &bytes))
