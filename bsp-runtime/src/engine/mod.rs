@@ -37,8 +37,8 @@
 //! 1. [`arrive`](Engine::arrive)`(parity, flags)` returns the OR of every process's flags, after
 //!    every process has finished writing its outbox of `parity` for the superstep; it is
 //!    [`combine`](Engine::combine) by default, and lets an engine start the exchange in the same
-//!    step (the MPI transport announces the sizes of its blocks). If `all` says nobody queued anything, the sync ends here (an empty
-//!    superstep costs one `combine`). If some process
+//!    step (the MPI transport announces the sizes of its blocks). If `all` says nobody queued
+//!    anything, the sync ends here (an empty superstep costs one `combine`). If some process
 //!    ended its SPMD function instead of syncing, [`statuses`](Engine::statuses) follows (a
 //!    collective) and the run fails.
 //! 2. [`exchange`](Engine::exchange) makes a [`Peers`] view ([`peers`](Engine::peers)): every
@@ -56,9 +56,9 @@
 //!    that moves some puts' bytes itself completes them here, landing them in registered
 //!    memory only where no other put of the superstep writes), then applies the puts of the
 //!    view (reading `PutSrc::Direct` sources: in-place sources on threads, the engine's own
-//!    buffers otherwise), then, if any process has an
-//!    `hpput`, calls [`end_puts`](Engine::end_puts), which may return only when no process reads
-//!    this process's hpput sources any more. Then extension records, messages and registration
+//!    buffers otherwise), then, if any process has an `hpput`, calls
+//!    [`end_puts`](Engine::end_puts), which may return only when no process reads this
+//!    process's hpput sources any more. Then extension records, messages and registration
 //!    changes are applied from the same view.
 //! 5. If any process had a bulk buffered put (`flags::BULK`),
 //!    [`end_outbox_reads`](Engine::end_outbox_reads) says (after waiting, if it must) whether
@@ -84,8 +84,7 @@
 //! flags (with the sizes of the blocks that follow, or small blocks themselves, where the
 //! transport can), the dense or the sparse exchange of blocks (the outboxes serialised in
 //! [`transport::wire`]), the get replies, large puts and gets point to point, the statuses of
-//! the error paths. The MPI engine is the layout of one process per group (T = 1), whose group
-//! barrier costs nothing; the hybrid, T per group.
+//! the error paths.
 //!
 //! A layout is a function of `driver.rs` that starts the groups of a run with their
 //! transport: under `mpirun`, one group per MPI rank and [`transport::mpi`]'s `MpiTransport`

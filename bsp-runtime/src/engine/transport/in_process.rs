@@ -9,11 +9,9 @@
 //! the layout).
 //!
 //! The groups' leaders meet at a combining barrier of their own (the threads engine's, which
-//! also ORs their flags); an exchange is: every leader writes its part for each group into the
-//! mailbox of that pair, a barrier, every leader reads the mailboxes addressed to it, a barrier
-//! (after which the mailboxes may be written again). Each mailbox is behind a mutex, so the
-//! hand-over needs no `unsafe`. One failure record serves the whole run: a failure poisons every
-//! group's barrier and the leaders', so every waiting process wakes.
+//! also ORs their flags), and exchange through a mailbox per pair of groups (`InProcess::swap`),
+//! each behind a mutex, so the hand-over needs no `unsafe`. One failure record serves the whole
+//! run: a failure poisons every group's barrier and the leaders', so every waiting process wakes.
 
 use std::sync::Arc;
 

@@ -1,24 +1,14 @@
-//! Large transfers of the MPI transport, point to point between user memory (cargo feature `mpi`).
+//! Point-to-point messages of the MPI transport (cargo feature `mpi`): the requests of every
+//! non-blocking phase, kept in [`Transfers`] and posted through a [`Posted`] guard that completes
+//! them before their memory can go, the two-rank arrival's `MPI_Sendrecv` ([`swap_words`]), and
+//! the tags.
 //!
-//! Small puts, messages and get replies travel packed in the sync's `MPI_Alltoallv`, which costs
-//! a copy into the send buffer and one out of the receive buffer: nothing, for a few words, and
-//! most of the time for megabytes. So a transfer of at least [`LARGE`](super::super::LARGE) bytes is left out of the
-//! packed exchange (its record still travels there, without its bytes) and moves as its own
-//! non-blocking message, straight from where the data is to where it goes:
-//!
-//! - a put's bytes leave from the hpput source (borrowed until the end of the sync) or from the
-//!   sender's outbox (a buffered put's copy, kept until the next superstep), and land straight in
-//!   the receiver's registered memory when no other put of the superstep touches those bytes
-//!   (then the order of D2 cannot matter), or in a bounce buffer that the put phase applies in
-//!   order;
-//! - a get's bytes leave from the owner's registered memory, while nobody writes it (the read
-//!   phase), and land in the requester's destination (or its staging area, for a destination in
-//!   registered memory).
-//!
-//! Both sides decide "large" by the same rule on the same length, and messages between two ranks
-//! with one tag are matched in the order they were posted (MPI's non-overtaking rule), so no
-//! extra metadata is needed. A transfer longer than [`CHUNK`] goes as several messages (MPI
-//! counts are `int`).
+//! Large puts' and gets' bytes (at least [`LARGE`](super::super::LARGE) bytes, which the driver
+//! leaves out of the blocks: `driver.rs`, steps 3 and 4 of a sync) move as messages of their
+//! own, straight from where the data is to where it goes. Both sides decide "large" by the same
+//! rule on the same length, and messages between two ranks with one tag are matched in the
+//! order they were posted (MPI's non-overtaking rule), so no extra metadata is needed. A
+//! transfer longer than [`CHUNK`] goes as several messages (MPI counts are `int`).
 
 use std::ffi::c_void;
 
