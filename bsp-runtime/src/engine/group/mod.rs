@@ -37,7 +37,7 @@ struct Slot {
 }
 
 /// The shared state of the processes of one SPMD run that are threads of this OS process: all of
-/// them on the threads engine, those of one rank on the hybrid engine. A group of `local`
+/// them on the threads engine, those of one group of the driver otherwise. A group of `local`
 /// processes whose outboxes address `global` processes.
 pub(crate) struct Group {
     barrier: Barrier,
