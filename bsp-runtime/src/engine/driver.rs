@@ -655,12 +655,6 @@ impl Engine for Driver {
         );
     }
 
-    fn end_reads(&mut self) -> Result<(), Poisoned> {
-        // Local readers read in place until here; remote ones were served before the replies
-        // left.
-        self.local_barrier(0).map(drop)
-    }
-
     fn land_puts(&mut self, table: &Table) -> Result<(), Poisoned> {
         if !self.large_puts {
             return Ok(());
@@ -694,14 +688,11 @@ impl Engine for Driver {
         moved.map(drop)
     }
 
-    fn end_puts(&mut self) -> Result<(), Poisoned> {
-        // Local receivers read hpput sources in place; the leader copied those for other ranks
-        // in the arrival.
+    fn end_phase(&mut self) -> Result<(), Poisoned> {
+        // The rank's barrier: its processes read each other's registered memory, hpput sources
+        // and outboxes in place until here; other ranks' processes were served before the
+        // replies left, and the leader copied what they read in the arrival.
         self.local_barrier(0).map(drop)
-    }
-
-    fn end_outbox_reads(&mut self) -> Result<bool, Poisoned> {
-        self.local_barrier(0).map(|_| true)
     }
 }
 

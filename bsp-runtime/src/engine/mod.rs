@@ -152,21 +152,35 @@ pub(crate) trait Engine {
     fn read(&mut self, table: &Table, got: &mut ReadResults);
 
     /// Returns once no process reads this process's registered memory in this sync any more.
-    fn end_reads(&mut self) -> Result<(), Poisoned>;
+    fn end_reads(&mut self) -> Result<(), Poisoned> {
+        self.end_phase()
+    }
 
     /// Completes the puts whose bytes the engine moves by itself (after get results are written,
-    /// before `sync/` applies the others): a put it lands in registered memory (found in
-    /// `table`) becomes an empty record in the view, one it lands elsewhere points there
-    /// (`PutSrc::Direct`).
-    fn land_puts(&mut self, table: &Table) -> Result<(), Poisoned>;
+    /// before `sync/` applies the others; by default there are none): a put it lands in
+    /// registered memory (found in `table`) becomes an empty record in the view, one it lands
+    /// elsewhere points there (`PutSrc::Direct`).
+    fn land_puts(&mut self, table: &Table) -> Result<(), Poisoned> {
+        let _ = table;
+        Ok(())
+    }
 
     /// Returns once no process reads this process's hpput sources in this sync any more.
-    fn end_puts(&mut self) -> Result<(), Poisoned>;
+    fn end_puts(&mut self) -> Result<(), Poisoned> {
+        self.end_phase()
+    }
 
     /// After the last phase of a sync with bulk buffered puts: returns `true` once no process
     /// reads this process's outbox of the sync any more (the next superstep may then write the
     /// same outbox again), or `false` at once where waiting would cost more than it saves.
-    fn end_outbox_reads(&mut self) -> Result<bool, Poisoned>;
+    fn end_outbox_reads(&mut self) -> Result<bool, Poisoned> {
+        self.end_phase().map(|()| true)
+    }
+
+    /// What ends a phase in the defaults of `end_reads`, `end_puts` and `end_outbox_reads`:
+    /// returns once every process that reads this one's memory, hpput sources or outbox in
+    /// place has left the phase.
+    fn end_phase(&mut self) -> Result<(), Poisoned>;
 }
 
 /// What the read phase works with: where each get's bytes land and where the engine found

@@ -210,22 +210,10 @@ impl Engine for Threads {
         }
     }
 
-    fn end_reads(&mut self) -> Result<(), Poisoned> {
+    fn end_phase(&mut self) -> Result<(), Poisoned> {
+        // A barrier: every process has left the phase (receivers copy every put themselves, in
+        // `sync/`: no `land_puts`).
         self.combine(0).map(drop)
-    }
-
-    fn land_puts(&mut self, _table: &Table) -> Result<(), Poisoned> {
-        // Receivers copy every put themselves, in `sync/`.
-        Ok(())
-    }
-
-    fn end_puts(&mut self) -> Result<(), Poisoned> {
-        self.combine(0).map(drop)
-    }
-
-    fn end_outbox_reads(&mut self) -> Result<bool, Poisoned> {
-        // A barrier: every process has left the sync's last phase, the last to read outboxes.
-        self.combine(0).map(|_| true)
     }
 }
 
