@@ -85,15 +85,15 @@ struct Dense {
 
 impl Dense {
     /// The blocks of `send` (by `send_counts`) to every rank, into `recv` (by `recv_counts`, at
-    /// `recv_displs`): a message to and from each other rank, posted through `transfers`, up to
-    /// [`POINT_TO_POINT_RANKS`] ranks, one `MPI_Alltoallv` beyond. `inline_sent`: the block for
-    /// the other of two ranks went with the arrival; `inline_got`: the other's block, which came
-    /// with it. `recv` is grown, never shrunk (readers go by the displacements). Returns the
-    /// messages this rank sent.
+    /// `recv_displs`), this rank being `me`: a message to and from each other rank, posted
+    /// through `transfers`, up to [`POINT_TO_POINT_RANKS`] ranks, one `MPI_Alltoallv` beyond.
+    /// `inline_sent`: the block for the other of two ranks went with the arrival; `inline_got`:
+    /// the other's block, which came with it. `recv` is grown, never shrunk (readers go by the
+    /// displacements). Returns the messages this rank sent.
     #[inline(never)]
     fn all_to_all_v(
         &mut self,
-        (comm, transfers): (&SimpleCommunicator, &mut Transfers),
+        (comm, me, transfers): (&SimpleCommunicator, usize, &mut Transfers),
         send: &[u64],
         recv: &mut Vec<u64>,
         inline_sent: bool,
@@ -116,7 +116,6 @@ impl Dense {
         // A few ranks: what `MPI_Alltoallv` does for them (a message to and from each other
         // rank, a copy of the own block), without the collective's overhead.
         let mut messages = 0;
-        let me = comm.rank() as usize;
         let (sd, rd, n) = (self.send_displs[me] as usize, self.recv_displs[me] as usize, self.send_counts[me] as usize);
         recv[rd..rd + n].copy_from_slice(&send[sd..sd + n]);
         let (out, into) = (send.as_ptr() as usize, recv.as_mut_ptr() as usize);
@@ -304,7 +303,8 @@ impl Transport for MpiTransport {
             recv.extend_from_slice(second);
             return Ok(());
         }
-        self.messages += self.dense.all_to_all_v((&self.comm, &mut self.requests), send, recv, inline_sent, inline_got);
+        self.messages +=
+            self.dense.all_to_all_v((&self.comm, me, &mut self.requests), send, recv, inline_sent, inline_got);
         let total = self.dense.recv_counts.iter().map(|&c| c as usize).sum();
         recv.truncate(total);
         Ok(())
