@@ -80,10 +80,12 @@ impl Ctx {
     #[track_caller]
     #[inline(never)]
     fn queue_put_one_more<T: Value>(&self, pid: usize, value: T, dst: Remote<'_, T>, offset: usize) {
-        let size = std::mem::size_of::<T>();
-        if !self
-            .quick_put_more((pid, PutKey::serial(dst.serial)), (offset, 1, size), size, || bytemuck::bytes_of(&value))
-        {
+        let (size, key) = (std::mem::size_of::<T>(), PutKey::serial(dst.serial));
+        // The first put of the superstep into this registration (as named) has no second quick
+        // path to try.
+        // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
+        let hit = unsafe { self.outbox() }.hit_registration(key).is_some();
+        if !(hit && self.quick_put_more((pid, key), (offset, 1, size), size, || bytemuck::bytes_of(&value))) {
             self.queue_put_checked(pid, std::slice::from_ref(&value), dst, offset);
         }
     }

@@ -1,52 +1,41 @@
 //! The driver: groups of threads joined by a transport (`transport/`), the engine of every
-//! layout whose processes do not all share memory.
+//! layout whose processes do not all share memory (module docs of `engine/`: the driver, the
+//! group and the transport).
 //!
 //! R groups (*ranks*) of T threads each run p = R·T processes, laid out rank-major: rank r holds
 //! pids `r·T .. r·T + T`, one thread each. Under `mpirun` (cargo feature `mpi`) each rank is an
-//! MPI rank, joined by the MPI transport: with T = 1 (the MPI layout; surplus ranks take no
-//! part) MPI is initialised `MPI_THREAD_SINGLE`; with `BSP_THREADS=T` (or
-//! [`Launch::threads_per_rank`](crate::Launch)) process `r·T` runs on the thread that started
-//! the rank, the only one that calls MPI (`MPI_THREAD_FUNNELED`); a single rank of T threads is
-//! the threads engine, which `launch` then runs instead. The BSPlib semantics are those of
-//! `sync/`, as on the threads engine; this file only moves bytes, through the [`Transport`] of
-//! its layout:
-//!
-//! - inside a rank the processes form a threads [`Group`]: they combine flags at its barrier and
-//!   read each other's outboxes, registered memory and extension objects in place, as on the
-//!   threads engine. A group of one has nobody to meet: its barrier is a check of the poison;
-//! - between ranks, the rank's first thread (the *leader*) moves what the rank's processes queued
-//!   for processes of other ranks, serialised in the wire format
-//!   ([`wire`]), one block per pair of processes, in one exchange among
-//!   the ranks: dense (a part to and from every rank; a rank with something queued serialises
-//!   a block for every pair before the arrival, whose sizes `Transport::arrive` announces in
-//!   the same step, and whose small blocks it may carry), or sparse (only between ranks that
-//!   talk, `Transport::exchange_sparse`: `BSP_MPI_EXCHANGE`; by default where the transport
-//!   finds it pays and every rank talks to at most a quarter of the others);
-//! - a large put to another rank (64 KiB or more) leaves its bytes out of the block where the
-//!   transport moves bytes point to point (MPI): in `land_puts` the leader sends the rank's
-//!   large puts from where their bytes are and receives those coming to the rank's processes
-//!   straight into registered memory (or a bounce buffer, when another put of the superstep
-//!   overlaps);
-//! - gets from processes of other ranks are request/reply: the requests travel in the blocks,
-//!   each owner serves those addressed to it from its own memory, and the leader returns the
-//!   replies in a second exchange; a large get's bytes are left out of the reply and move point
-//!   to point, from the owner's registered memory straight to where the get lands.
+//! MPI rank: with T = 1 (the MPI layout; surplus ranks take no part) MPI is initialised
+//! `MPI_THREAD_SINGLE`; with `BSP_THREADS=T` (or [`Launch::threads_per_rank`](crate::Launch))
+//! process `r·T` runs on the thread that started the rank, the only one that calls MPI
+//! (`MPI_THREAD_FUNNELED`); a single rank of T threads is the threads engine, which `launch`
+//! then runs instead. Inside a rank the processes work as on the threads engine (a [`Group`]:
+//! outboxes, registered memory and extension objects read in place; a group of one has nobody
+//! to meet, its barrier is a check of the poison); this file moves what crosses ranks.
 //!
 //! # A sync
 //! 1. Every process of the rank arrives at the rank's barrier (its outbox complete). The leader
-//!    combines the rank's flags with the other leaders' (`Transport::arrive`, or `all_or` where
-//!    the sync may be sparse) and, if anybody queued something, exchanges the rank's blocks for
-//!    other ranks; a second barrier hands the OR of every process's flags (and the received
-//!    blocks) to the rank's processes.
+//!    (the rank's first thread) combines the rank's flags with the other leaders'
+//!    (`Transport::arrive`, or `all_or` where the sync may be sparse) and, if anybody queued
+//!    something, exchanges what the rank's processes queued for other ranks, one block per pair
+//!    of processes in the wire format ([`wire`]): dense (a rank with something queued
+//!    serialises a block for every pair before the arrival, which announces their sizes and may
+//!    carry small ones), or sparse (only between ranks that talk: `BSP_MPI_EXCHANGE`; by default
+//!    where the transport finds it pays and every rank talks to at most a quarter of the
+//!    others). A second barrier hands the OR of every process's flags (and the received blocks)
+//!    to the rank's processes.
 //! 2. `exchange`: each process reads the blocks addressed to it (its view of remote senders);
 //!    local senders it reads in place.
-//! 3. `read`: each process serves the requests of remote processes addressed to it into its
-//!    reply slot, and notes its large replies and large gets; after a barrier the leader moves
-//!    the large ones point to point and exchanges the replies, and after another each process
-//!    completes its gets in issue order (local owners in place, remote ones from their replies
-//!    or already landed).
-//! 4. `land_puts` (only in a sync with large puts between ranks): each process notes where its
-//!    large puts land; after a barrier the leader moves them, and a barrier ends it.
+//! 3. `read`: gets from other ranks are request/reply. Each process serves the requests of
+//!    remote processes addressed to it from its own memory into its reply slot, and notes its
+//!    large replies and large gets; after a barrier the leader moves the large ones point to
+//!    point (from the owner's registered memory straight to where the get lands) and exchanges
+//!    the replies, and after another each process completes its gets in issue order (local
+//!    owners in place, remote ones from their replies or already landed).
+//! 4. `land_puts`, only in a sync with large puts between ranks (64 KiB or more, whose bytes
+//!    stay out of the blocks where the transport moves bytes point to point: MPI): each process
+//!    notes where its large puts land (registered memory, or a bounce buffer when another put of
+//!    the superstep overlaps); after a barrier the leader sends the rank's large puts from where
+//!    their bytes are and receives those coming to it, and a barrier ends it.
 //! 5. `end_reads`, `end_puts`, `end_outbox_reads` are the rank's barrier: remote readers work on
 //!    copies made before the arrival ended.
 //!
@@ -75,7 +64,7 @@ use crate::Error;
 use crate::outbox::{DestQueue, LANDED, Meta, Outbox, PutSrc, flags};
 use crate::reg::Table;
 #[cfg(feature = "mpi")]
-pub(crate) use on_mpi::{launch, nprocs, run_on, set_up};
+pub(crate) use on_mpi::{launch, launch_set_up, nprocs, set_up};
 
 use crate::env::THREADS_VAR;
 
@@ -83,19 +72,25 @@ use crate::env::THREADS_VAR;
 struct Shared {
     /// The blocks from the other ranks: entries `[src, dst, words, block…]`, by rank.
     recv: UnsafeCell<Vec<u64>>,
-    /// Each local process's replies to remote requesters: entries `[requester, owner, words,
-    /// reply…]`, written by that process in its `read`, read by the leader after a barrier.
-    replies_out: Box<[UnsafeCell<Vec<u64>>]>,
     /// The replies from the other ranks, in the same entry format.
     replies_in: UnsafeCell<Vec<u64>>,
-    /// Each local process's large transfers to receive (its large puts in `land_puts`, its
-    /// large gets from other ranks in `read`): (source pid, address, length), and to send (the
-    /// large replies to its remote requesters, in `read`): (requester pid, address, length);
-    /// written by that process, read by the leader after a barrier.
-    receives: Box<[UnsafeCell<Vec<Transfer>>]>,
-    sends: Box<[UnsafeCell<Vec<Transfer>>]>,
+    /// What each local process notes for the leader: written by that process, read by the
+    /// leader after a barrier.
+    noted: Box<[UnsafeCell<Noted>]>,
     /// Every process's status (error paths).
     statuses: UnsafeCell<Vec<Status>>,
+}
+
+/// What one process notes for its leader.
+#[derive(Default)]
+struct Noted {
+    /// Its replies to remote requesters (in `read`): entries `[requester, owner, words, reply…]`.
+    replies: Vec<u64>,
+    /// Its large transfers to receive (its large puts in `land_puts`, its large gets from other
+    /// ranks in `read`): (source pid, address, length), and to send (the large replies to its
+    /// remote requesters, in `read`): (requester pid, address, length).
+    receives: Vec<Transfer>,
+    sends: Vec<Transfer>,
 }
 
 // SAFETY: every `UnsafeCell` is written by one thread at a time between two barriers of the
@@ -168,8 +163,14 @@ impl Leader {
         })
     }
 
-    /// The blocks of `send` by `send_counts`, but the empty ones, as those of a sparse exchange.
-    fn note_blocks(&mut self) {
+    /// Sends `send` by `send_counts` and receives into `recv`: by the dense exchange (`late` as
+    /// `Transport::exchange` takes it) or, in a sparse sync, the sparse one (for the `replies`,
+    /// from the owners in `ranks`).
+    fn exchange(&mut self, recv: &mut Vec<u64>, late: usize, replies: bool) -> Result<(), Poisoned> {
+        if !self.sparse {
+            return self.transport.exchange(&self.send, &self.send_counts, recv, late);
+        }
+        // The blocks of `send`, but the empty ones.
         self.blocks.clear();
         let mut at = 0;
         for (rank, &words) in self.send_counts.iter().enumerate() {
@@ -178,6 +179,8 @@ impl Leader {
             }
             at += words;
         }
+        let (out, owners) = (Out { words: &self.send, blocks: &self.blocks }, replies.then_some(&self.ranks[..]));
+        self.transport.exchange_sparse(out, owners, Landing { recv, got: &mut self.got })
     }
 }
 
@@ -255,6 +258,11 @@ impl Driver {
         self.rank.one_address_space
     }
 
+    /// The messages this rank's leader sent (0 on the others).
+    pub(crate) fn messages(&self) -> u64 {
+        self.leader.as_ref().map_or(0, |l| l.transport.messages())
+    }
+
     /// The first pid of this rank.
     fn base(&self) -> usize {
         self.rank.rank * self.rank.t
@@ -280,6 +288,20 @@ impl Driver {
             return if self.rank.group.barrier().is_poisoned() { Err(Poisoned) } else { Ok(flags) };
         }
         self.rank.group.barrier().wait(self.local, &self.parker, flags)
+    }
+
+    /// The rank's processes meet with their `flags`, the leader runs `lead` with the OR of them
+    /// while the others wait, and they meet again: returns what the leader's `lead` returned (the
+    /// others bring nothing to the second meeting). A failure of either meeting or of `lead` is
+    /// the run's, which poisons every group's barrier: every process of the rank returns it.
+    #[inline(always)]
+    fn led(&mut self, flags: u64, lead: impl FnOnce(&mut Self, u64) -> Result<u64, Poisoned>) -> Result<u64, Poisoned> {
+        let local = self.local_barrier(flags)?;
+        let mut all = 0;
+        if self.leader.is_some() {
+            all = lead(self, local)?;
+        }
+        self.local_barrier(all)
     }
 
     /// The leader's serialisation of the rank's outboxes: for each other rank, a block per
@@ -321,28 +343,9 @@ impl Driver {
         }
     }
 
-    /// The leader's exchange of the serialised blocks (sparse or dense; `late` as
-    /// `Transport::exchange` takes it), and whether the rank moves large puts in this sync.
-    fn move_blocks(&mut self, late: usize) -> Result<bool, Poisoned> {
-        let rank = &*self.rank;
-        let leader = self.leader.as_mut().expect("the leader exchanges");
-        // SAFETY: written by the leader between the arrival's barriers only (module docs).
-        let recv = unsafe { &mut *rank.shared.recv.get() };
-        if leader.sparse {
-            leader.note_blocks();
-            let into = Landing { recv: &mut *recv, got: &mut leader.got };
-            leader.transport.exchange_sparse(Out { words: &leader.send, blocks: &leader.blocks }, into)?;
-        } else {
-            leader.transport.exchange(&leader.send, &leader.send_counts, recv, late)?;
-        }
-        // Whether this rank moves large puts point to point in this sync, either way.
-        Ok(!leader.large_out.is_empty() || entries(recv).any(|(_, _, words, _)| words & ENTRY_LARGE != 0))
-    }
-
     /// Reads the blocks addressed to this process from the received buffer into `remote`.
     fn read_blocks(&mut self) {
         self.remote.forget_senders();
-        self.remote.senders.clear();
         self.large.clear();
         // SAFETY: read after the arrival's second barrier; the leader writes it again only after
         // the next sync's first barrier, which this process has not reached.
@@ -373,11 +376,9 @@ impl Driver {
     /// ([`wire::write_reply`]).
     fn serve_remote(&mut self, table: &Table, got: &ReadResults) {
         let (shared, local, pid) = (&self.rank.shared, self.local, self.pid);
-        // SAFETY: this process's own slots, written only by it in its `read`, before the barrier
-        // after which the leader reads them.
-        let (out, sends, receives) = unsafe {
-            (&mut *shared.replies_out[local].get(), &mut *shared.sends[local].get(), &mut *shared.receives[local].get())
-        };
+        // SAFETY: this process's own slot, written only by it in its `read`, before the barrier
+        // after which the leader reads it.
+        let Noted { replies: out, receives, sends } = unsafe { &mut *shared.noted[local].get() };
         out.clear();
         sends.clear();
         receives.clear();
@@ -425,29 +426,24 @@ impl Driver {
         leader.send_counts.clear();
         for r in 0..ranks {
             let start = leader.send.len();
-            for slot in rank.shared.replies_out.iter() {
+            for slot in rank.shared.noted.iter() {
                 // SAFETY: after the barrier that follows every local process's `serve_remote`;
                 // they write their slots again only in the next sync's read phase.
-                let replies = unsafe { &*slot.get() };
+                let replies = unsafe { &(*slot.get()).replies };
                 for (_, _, _, block) in entries(replies).filter(|&(requester, _, _, _)| requester / t == r) {
                     leader.send.extend_from_slice(&replies[block.start - 3..block.end]);
                 }
             }
             leader.send_counts.push(leader.send.len() - start);
         }
-        // SAFETY: written by the leader between the reply exchange's barriers only.
-        let into = unsafe { &mut *rank.shared.replies_in.get() };
         if leader.sparse {
             // Replies go back between the ranks that asked: this rank hears from the owners of
             // its processes' gets and requests.
-            leader.note_blocks();
             // SAFETY: inside the sync, after the arrival.
             unsafe { rank.ranks_of(self.parity, true, &mut leader.ranks) };
-            let (out, into) =
-                (Out { words: &leader.send, blocks: &leader.blocks }, Landing { recv: into, got: &mut leader.got });
-            return leader.transport.replies(out, &leader.ranks, into);
         }
-        leader.transport.exchange(&leader.send, &leader.send_counts, into, 0)
+        // SAFETY: written by the leader between the reply exchange's barriers only.
+        leader.exchange(unsafe { &mut *rank.shared.replies_in.get() }, 0, true)
     }
 
     /// The leader's part of `land_puts` (`puts`) and of `read`: the rank's large transfers,
@@ -459,24 +455,20 @@ impl Driver {
         let (t, rank) = (self.rank.t, &*self.rank);
         let leader = self.leader.as_mut().expect("the leader moves the large transfers");
         leader.sends.clear();
-        if puts {
-            leader.sends.extend(leader.large_out.iter().map(|&(d, addr, len)| (d / t, addr, len)));
-        } else {
-            for slot in rank.shared.sends.iter() {
-                // SAFETY: after the barrier that follows every local process's noting; they
-                // write their slots again only in the next sync's `read`. Slots come by owner,
-                // each by requester (ascending) and issue order.
-                let theirs = unsafe { &*slot.get() };
-                leader.sends.extend(theirs.iter().map(|&(q, addr, len)| (q / t, addr, len)));
-            }
-        }
         leader.receives.clear();
         leader.incoming.clear();
-        for (d, slot) in rank.shared.receives.iter().enumerate() {
-            // SAFETY: as for `sends`: read after the barrier that follows every local process's
-            // noting, written again only in the next phase that moves large transfers.
-            let theirs = unsafe { &*slot.get() };
-            leader.incoming.extend(theirs.iter().map(|&(src, addr, len)| (src, d, addr, len)));
+        if puts {
+            leader.sends.extend(leader.large_out.iter().map(|&(d, addr, len)| (d / t, addr, len)));
+        }
+        for (d, slot) in rank.shared.noted.iter().enumerate() {
+            // SAFETY: after the barrier that follows every local process's noting; they write
+            // their slots again only in the next phase that moves large transfers.
+            let noted = unsafe { &*slot.get() };
+            if !puts {
+                // Slots come by owner, each by requester (ascending) and issue order.
+                leader.sends.extend(noted.sends.iter().map(|&(q, addr, len)| (q / t, addr, len)));
+            }
+            leader.incoming.extend(noted.receives.iter().map(|&(src, addr, len)| (src, d, addr, len)));
         }
         if leader.sends.is_empty() && leader.incoming.is_empty() {
             return Ok(());
@@ -548,55 +540,50 @@ impl Driver {
                 "a rank with nothing queued sends bare headers"
             );
         }
-        Ok(if self.move_blocks(late)? { all | LARGE_PUTS } else { all })
+        let leader = self.leader.as_mut().expect("the leader exchanges");
+        // SAFETY: written by the leader between the arrival's barriers only (module docs).
+        let recv = unsafe { &mut *self.rank.shared.recv.get() };
+        leader.exchange(recv, late, false)?;
+        // Whether this rank moves large puts point to point in this sync, either way.
+        let large = !leader.large_out.is_empty() || entries(recv).any(|(_, _, words, _)| words & ENTRY_LARGE != 0);
+        Ok(if large { all | LARGE_PUTS } else { all })
     }
 }
 
 impl Engine for Driver {
     fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
         self.parity = parity;
-        let local = self.local_barrier(flags)?;
-        let mut all = 0;
-        if self.leader.is_some() {
-            all = self.lead_arrival(local)?;
-        }
-        // The leader hands the OR to the others through the barrier (they add nothing to it),
-        // with whether the rank moves large puts in `land_puts`.
-        let all = self.local_barrier(all)?;
+        // The leader hands the OR to the others through the barrier, with whether the rank
+        // moves large puts in `land_puts`.
+        let all = self.led(flags, Self::lead_arrival)?;
         self.large_puts = all & LARGE_PUTS != 0;
         Ok(all & !LARGE_PUTS)
     }
 
     fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
-        let local = self.local_barrier(flags)?;
-        let mut all = 0;
-        if let Some(leader) = self.leader.as_mut() {
-            all = leader.transport.all_or(local)?;
-        }
-        self.local_barrier(all)
+        self.led(flags, |d, local| d.leader.as_mut().expect("the leader combines").transport.all_or(local))
     }
 
     fn statuses(&mut self, _mine: Status) -> Result<Vec<Status>, Poisoned> {
         // Every process wrote its arrival, superstep and pending counts into its outbox's
         // bookkeeping before arriving; the leader gathers the rank's from the outboxes.
-        self.local_barrier(0)?;
         let rank = self.rank.clone();
-        if let Some(leader) = self.leader.as_mut() {
+        self.led(0, |d, _| {
             let mut words = Vec::with_capacity(wire::STATUS_WORDS * rank.t);
             for s in 0..rank.t {
                 // SAFETY: inside the sync (or the end), after the arrival's barriers.
-                let m = unsafe { &rank.group.outbox(s, self.parity).meta };
+                let m = unsafe { &rank.group.outbox(s, d.parity).meta };
                 let status = Status { arrival: m.arrival, step: m.step, pending: m.pending };
                 words.extend_from_slice(&wire::status_words(&status));
             }
             let mut all = Vec::new();
-            leader.transport.all_gather(&words, &mut all)?;
+            d.leader.as_mut().expect("the leader gathers").transport.all_gather(&words, &mut all)?;
             // SAFETY: written by the leader between two barriers; read after the second.
             let statuses = unsafe { &mut *rank.shared.statuses.get() };
             statuses.clear();
             statuses.extend(wire::statuses(&all));
-        }
-        self.local_barrier(0)?;
+            Ok(0)
+        })?;
         // SAFETY: read after the barrier that follows the leader's write.
         Ok(unsafe { &*rank.shared.statuses.get() }.clone())
     }
@@ -613,13 +600,9 @@ impl Engine for Driver {
     fn read(&mut self, table: &Table, got: &mut ReadResults) {
         // 1. Serve what remote processes asked of this one; the leader exchanges the replies.
         self.serve_remote(table, got);
-        let mut exchanged = self.local_barrier(0).is_ok();
-        if exchanged && self.leader.is_some() {
-            exchanged = self.move_large(false).is_ok() && self.send_replies().is_ok();
-        }
         // A poisoned barrier or transport: the run failed, and the replies may be incomplete:
         // no get is found (`sync/` copies none), and the sync stops at its next engine call.
-        if !(self.local_barrier(0).is_ok() && exchanged) {
+        if self.led(0, |d, _| d.move_large(false).and_then(|()| d.send_replies()).map(|()| 0)).is_err() {
             return;
         }
         // 2. Where each remote owner's reply to this process starts.
@@ -672,12 +655,6 @@ impl Engine for Driver {
         );
     }
 
-    fn end_reads(&mut self) -> Result<(), Poisoned> {
-        // Local readers read in place until here; remote ones were served before the replies
-        // left.
-        self.local_barrier(0).map(drop)
-    }
-
     fn land_puts(&mut self, table: &Table) -> Result<(), Poisoned> {
         if !self.large_puts {
             return Ok(());
@@ -691,7 +668,7 @@ impl Engine for Driver {
         let bounce = self.bounce.as_mut_ptr() as usize;
         // SAFETY: this process's own slot, written only by it here, before the barrier after
         // which the leader reads it.
-        let mine = unsafe { &mut *self.rank.shared.receives[self.local].get() };
+        let mine = unsafe { &mut (*self.rank.shared.noted[self.local].get()).receives };
         mine.clear();
         for l in &large {
             let dst = if l.in_place {
@@ -702,32 +679,20 @@ impl Engine for Driver {
             };
             mine.push((l.src, dst, l.len));
         }
-        let mut moved = self.local_barrier(0).is_ok();
-        if moved && self.leader.is_some() {
-            moved = self.move_large(true).is_ok();
-        }
-        let ended = self.local_barrier(0);
+        let moved = self.led(0, |d, _| d.move_large(true).map(|()| 0));
         for l in &large {
             let src = if l.in_place { PutSrc::Direct(LANDED) } else { PutSrc::Direct(bounce + l.at) };
             self.remote.queues[l.src].replace_put(l.index, src, l.len);
         }
         self.large = large;
-        ended?;
-        if moved { Ok(()) } else { Err(Poisoned) }
+        moved.map(drop)
     }
 
-    fn end_puts(&mut self) -> Result<(), Poisoned> {
-        // Local receivers read hpput sources in place; the leader copied those for other ranks
-        // in the arrival.
+    fn end_phase(&mut self) -> Result<(), Poisoned> {
+        // The rank's barrier: its processes read each other's registered memory, hpput sources
+        // and outboxes in place until here; other ranks' processes were served before the
+        // replies left, and the leader copied what they read in the arrival.
         self.local_barrier(0).map(drop)
-    }
-
-    fn end_outbox_reads(&mut self) -> Result<bool, Poisoned> {
-        self.local_barrier(0).map(|_| true)
-    }
-
-    fn messages(&self) -> u64 {
-        self.leader.as_ref().map_or(0, |l| l.transport.messages())
     }
 }
 
@@ -783,13 +748,11 @@ impl Rank {
         busy: usize,
         one_address_space: bool,
     ) -> (Arc<Rank>, Vec<Parker>) {
-        let (group, parkers) = Group::sharing(t, ranks * t, busy);
+        let (group, parkers) = Group::new(t, ranks * t, busy);
         let shared = Shared {
             recv: UnsafeCell::default(),
-            replies_out: (0..t).map(|_| UnsafeCell::default()).collect(),
             replies_in: UnsafeCell::default(),
-            receives: (0..t).map(|_| UnsafeCell::default()).collect(),
-            sends: (0..t).map(|_| UnsafeCell::default()).collect(),
+            noted: (0..t).map(|_| UnsafeCell::default()).collect(),
             statuses: UnsafeCell::default(),
         };
         (Arc::new(Rank { group, shared, rank, ranks, t, one_address_space }), parkers)
@@ -906,35 +869,30 @@ mod on_mpi {
     use super::{Leader, Rank, Starter};
     use crate::Error;
     use crate::engine::group::{all_results, placement, run_threads};
-    use crate::engine::mpi::{RunEnd, abort_alone, ranks_from_env, report_once, with_world};
+    use crate::engine::mpi::{RunEnd, abort_alone, ranks_from_env, report_once, share_set_up, with_world};
     use crate::engine::transport::ExchangeMode;
     use crate::engine::transport::mpi::{MpiTransport, local_ranks};
-    use crate::engine::{Endpoint, Fate, Want};
+    use crate::engine::{Endpoint, Fate, SetUp, Want};
     use crate::env::THREADS_VAR;
 
-    /// Threads per rank: `Launch::threads_per_rank`, else `BSP_THREADS` (validated by
-    /// `launch.rs`), else 1.
-    fn threads(want: Want) -> Result<usize, Error> {
-        match want.threads {
-            Some(0) => Err(Error::launch(format!(
-                "cannot run 0 threads per rank ({THREADS_VAR} or `Launch::threads_per_rank`): ask for at least 1"
-            ))),
-            t => Ok(t.unwrap_or(1)),
-        }
-    }
-
-    /// The number of processes under `mpirun`, and the threads per rank: with one, the number
-    /// asked for (surplus ranks take no part), else the ranks; with more, ranks × threads, which
-    /// an explicit count must equal.
+    /// The number of processes on `ranks` ranks, and the threads per rank
+    /// (`Launch::threads_per_rank`, else `BSP_THREADS`, validated by `launch.rs`, else 1): with
+    /// one, the number asked for (surplus ranks take no part), else the ranks (`default_procs`
+    /// gives way to the ranks; an explicit count or `BSP_NPROCS` does not: D28); with more,
+    /// ranks × threads, which an explicit count must equal.
     fn procs(want: Want, ranks: usize) -> Result<(usize, usize), Error> {
-        let t = threads(want)?;
-        if t == 1 {
-            return crate::engine::mpi::procs(want, ranks).map(|p| (p, 1));
-        }
-        let p = ranks * t;
+        let t = want.threads.unwrap_or(1);
+        let p = if t == 1 { want.requested.unwrap_or(ranks) } else { ranks * t };
         let rank_s = if ranks == 1 { "rank" } else { "ranks" };
         match want.requested {
+            _ if t == 0 => Err(Error::launch(format!(
+                "cannot run 0 threads per rank ({THREADS_VAR} or `Launch::threads_per_rank`): ask for at least 1"
+            ))),
             Some(0) => Err(Error::launch("cannot run an SPMD program on 0 processes".to_string())),
+            Some(q) if t == 1 && q > ranks => Err(Error::launch(format!(
+                "{q} processes were requested but mpirun started only {ranks} MPI {rank_s}: start more ranks (`mpirun -n {q}`) or ask for fewer"
+            ))),
+            // With one thread per rank, `p` is `q`.
             Some(q) if q != p => Err(Error::launch(format!(
                 "{q} processes were requested but mpirun started {ranks} MPI {rank_s} with {t} threads each ({THREADS_VAR}={t}), {p} processes: ask for {p}, or start ranks and threads whose product is {q}"
             ))),
@@ -953,24 +911,26 @@ mod on_mpi {
         procs(want, ranks).map(|(p, _)| p)
     }
 
+    /// MPI's threading level for `want`: `MPI_THREAD_FUNNELED` with threads beside the rank's
+    /// first, which alone calls MPI; else `MPI_THREAD_SINGLE`, which Open MPI serves without a
+    /// lock per call.
+    fn threading(want: Want) -> mpi::Threading {
+        if want.threads.is_some_and(|t| t > 1) { mpi::Threading::Funneled } else { mpi::Threading::Single }
+    }
+
     /// Runs `body` at the endpoints of this rank's processes, one thread each (the rank's first on
-    /// this thread, which alone calls MPI).
-    ///
-    /// A single rank of several threads is the threads engine (MPI is initialised, and nothing
-    /// calls it). Without threads beside the first, MPI stays at `MPI_THREAD_SINGLE`, which Open
-    /// MPI serves without a lock per call.
+    /// this thread, which alone calls MPI). A single rank of several threads is the threads
+    /// engine (MPI is initialised, and nothing calls it).
     pub(crate) fn launch<R, B>(want: Want, body: B) -> Result<Vec<R>, Error>
     where
         R: Send,
         B: Fn(Endpoint) -> Option<R> + Sync,
     {
-        match (threads(want), ranks_from_env()) {
-            (Ok(t), Some(1)) if t > 1 => with_world(mpi::Threading::Single, |world| match want.requested {
-                Some(q) if q != t => Err(report_once(&world, procs(want, 1).expect_err("a count other than 1 · t"))),
-                _ => match crate::engine::group::launch(
-                    Want { requested: Some(t), default: None, threads: None, groups: None },
-                    body,
-                ) {
+        let t = want.threads.unwrap_or(1);
+        match ranks_from_env() {
+            Some(1) if t > 1 => with_world(mpi::Threading::Single, |world| {
+                procs(want, 1).map_err(|e| report_once(&world, e))?;
+                match crate::engine::group::launch(Want { requested: Some(t), ..Want::default() }, body) {
                     // The only rank failed: end it with `MPI_Abort`, as a rank of a larger layout
                     // does. Returning and exiting non-zero would leave `mpirun` its own two seconds
                     // of kill timeouts before it ends the job.
@@ -979,14 +939,27 @@ mod on_mpi {
                         world.abort(1)
                     }
                     r => r,
-                },
+                }
             }),
-            (Ok(t), _) if t > 1 => with_world(mpi::Threading::Funneled, |world| run_on(world, want, body)),
-            _ => with_world(mpi::Threading::Single, |world| run_on(world, want, body)),
+            _ => with_world(threading(want), |world| run_on(world, want, body)),
         }
     }
 
-    pub(crate) fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
+    /// [`launch_set_up`](crate::engine::launch_set_up) under `mpirun`: MPI starts, rank 0 runs
+    /// `setup`, every rank learns its result, and the run goes on as the MPI layout's (T threads
+    /// per rank) would for that number of processes.
+    pub(crate) fn launch_set_up<R, B>(want: Want, setup: impl FnOnce() -> SetUp, body: B) -> Result<Vec<R>, Error>
+    where
+        R: Send,
+        B: Fn(Endpoint, &[u8]) -> Option<R> + Sync,
+    {
+        with_world(threading(want), |world| {
+            let (p, bytes) = share_set_up(&world, setup).map_err(|e| report_once(&world, e))?;
+            run_on(world, Want { requested: Some(p), ..want }, |endpoint| body(endpoint, &bytes))
+        })
+    }
+
+    fn run_on<R, B>(world: SimpleCommunicator, want: Want, body: B) -> Result<Vec<R>, Error>
     where
         R: Send,
         B: Fn(Endpoint) -> Option<R> + Sync,
@@ -1029,10 +1002,7 @@ mod on_mpi {
     /// `world`, or `None` on a surplus rank, which takes no part.
     pub(crate) fn set_up(world: &SimpleCommunicator, want: Want) -> Result<Option<Parts>, Error> {
         let (rank, ranks) = (world.rank() as usize, world.size() as usize);
-        let (p, t) = match procs(want, ranks) {
-            Ok(pt) => pt,
-            Err(e) => return Err(report_once(world, e)),
-        };
+        let (p, t) = procs(want, ranks).map_err(|e| report_once(world, e))?;
         let groups = p / t;
         let color = if rank < groups { Color::with_value(0) } else { Color::undefined() };
         let Some(comm) = world.split_by_color(color) else {

@@ -37,8 +37,8 @@
 //! 1. [`arrive`](Engine::arrive)`(parity, flags)` returns the OR of every process's flags, after
 //!    every process has finished writing its outbox of `parity` for the superstep; it is
 //!    [`combine`](Engine::combine) by default, and lets an engine start the exchange in the same
-//!    step (the MPI transport announces the sizes of its blocks). If `all` says nobody queued anything, the sync ends here (an empty
-//!    superstep costs one `combine`). If some process
+//!    step (the MPI transport announces the sizes of its blocks). If `all` says nobody queued
+//!    anything, the sync ends here (an empty superstep costs one `combine`). If some process
 //!    ended its SPMD function instead of syncing, [`statuses`](Engine::statuses) follows (a
 //!    collective) and the run fails.
 //! 2. [`exchange`](Engine::exchange) makes a [`Peers`] view ([`peers`](Engine::peers)): every
@@ -56,9 +56,9 @@
 //!    that moves some puts' bytes itself completes them here, landing them in registered
 //!    memory only where no other put of the superstep writes), then applies the puts of the
 //!    view (reading `PutSrc::Direct` sources: in-place sources on threads, the engine's own
-//!    buffers otherwise), then, if any process has an
-//!    `hpput`, calls [`end_puts`](Engine::end_puts), which may return only when no process reads
-//!    this process's hpput sources any more. Then extension records, messages and registration
+//!    buffers otherwise), then, if any process has an `hpput`, calls
+//!    [`end_puts`](Engine::end_puts), which may return only when no process reads this
+//!    process's hpput sources any more. Then extension records, messages and registration
 //!    changes are applied from the same view.
 //! 5. If any process had a bulk buffered put (`flags::BULK`),
 //!    [`end_outbox_reads`](Engine::end_outbox_reads) says (after waiting, if it must) whether
@@ -84,8 +84,7 @@
 //! flags (with the sizes of the blocks that follow, or small blocks themselves, where the
 //! transport can), the dense or the sparse exchange of blocks (the outboxes serialised in
 //! [`transport::wire`]), the get replies, large puts and gets point to point, the statuses of
-//! the error paths. The MPI engine is the layout of one process per group (T = 1), whose group
-//! barrier costs nothing; the hybrid, T per group.
+//! the error paths.
 //!
 //! A layout is a function of `driver.rs` that starts the groups of a run with their
 //! transport: under `mpirun`, one group per MPI rank and [`transport::mpi`]'s `MpiTransport`
@@ -153,27 +152,35 @@ pub(crate) trait Engine {
     fn read(&mut self, table: &Table, got: &mut ReadResults);
 
     /// Returns once no process reads this process's registered memory in this sync any more.
-    fn end_reads(&mut self) -> Result<(), Poisoned>;
+    fn end_reads(&mut self) -> Result<(), Poisoned> {
+        self.end_phase()
+    }
 
     /// Completes the puts whose bytes the engine moves by itself (after get results are written,
-    /// before `sync/` applies the others): a put it lands in registered memory (found in
-    /// `table`) becomes an empty record in the view, one it lands elsewhere points there
-    /// (`PutSrc::Direct`).
-    fn land_puts(&mut self, table: &Table) -> Result<(), Poisoned>;
+    /// before `sync/` applies the others; by default there are none): a put it lands in
+    /// registered memory (found in `table`) becomes an empty record in the view, one it lands
+    /// elsewhere points there (`PutSrc::Direct`).
+    fn land_puts(&mut self, table: &Table) -> Result<(), Poisoned> {
+        let _ = table;
+        Ok(())
+    }
 
     /// Returns once no process reads this process's hpput sources in this sync any more.
-    fn end_puts(&mut self) -> Result<(), Poisoned>;
+    fn end_puts(&mut self) -> Result<(), Poisoned> {
+        self.end_phase()
+    }
 
     /// After the last phase of a sync with bulk buffered puts: returns `true` once no process
     /// reads this process's outbox of the sync any more (the next superstep may then write the
     /// same outbox again), or `false` at once where waiting would cost more than it saves.
-    fn end_outbox_reads(&mut self) -> Result<bool, Poisoned>;
-
-    /// The messages this process's engine has sent to other OS processes in syncs so far (0
-    /// where processes share memory), for the statistics.
-    fn messages(&self) -> u64 {
-        0
+    fn end_outbox_reads(&mut self) -> Result<bool, Poisoned> {
+        self.end_phase().map(|()| true)
     }
+
+    /// What ends a phase in the defaults of `end_reads`, `end_puts` and `end_outbox_reads`:
+    /// returns once every process that reads this one's memory, hpput sources or outbox in
+    /// place has left the phase.
+    fn end_phase(&mut self) -> Result<(), Poisoned>;
 }
 
 /// What the read phase works with: where each get's bytes land and where the engine found
@@ -237,8 +244,9 @@ impl AnyEngine {
         }
     }
 
-    /// [`Engine::messages`], without the indirect call; `None` for an engine that never sends
-    /// any (its processes share memory), so that a sync need not keep the count.
+    /// The messages this process's engine has sent to other OS processes in syncs so far, for
+    /// the statistics; `None` for an engine that never sends any (its processes share memory),
+    /// so that a sync need not keep the count.
     #[inline]
     pub(crate) fn messages(&self) -> Option<u64> {
         match self {
@@ -320,19 +328,7 @@ where
 {
     #[cfg(feature = "mpi")]
     if mpi::wanted() {
-        // MPI starts, rank 0 runs `setup`, every rank learns its result, and the run goes on as
-        // the MPI layout's (T threads per rank) would for that number of processes.
-        let hybrid = want.threads.is_some_and(|t| t > 1);
-        let threading = if hybrid { ::mpi::Threading::Funneled } else { ::mpi::Threading::Single };
-        return mpi::with_world(threading, |world| {
-            let (p, bytes) = match mpi::share_set_up(&world, setup) {
-                Ok(decided) => decided,
-                Err(e) => return Err(mpi::report_once(&world, e)),
-            };
-            let want = Want { requested: Some(p), ..want };
-            let body = |endpoint: Endpoint| body(endpoint, &bytes);
-            driver::run_on(world, want, body)
-        });
+        return driver::launch_set_up(want, setup, body);
     }
     let (p, bytes) = setup()?;
     group::launch(Want { requested: Some(p), ..want }, |endpoint| body(endpoint, &bytes))

@@ -19,8 +19,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+use crate::engine::Want;
 use crate::engine::group::{self as threads, Group, placement};
-use crate::engine::{Fate, Want};
 use crate::{Ctx, Error, Launch};
 
 /// The SPMD function of the processes [`begin`] starts on threads of its own.
@@ -89,12 +89,7 @@ pub fn begin(p: i64, spmd: Spmd) -> Result<Session, Error> {
     crate::env::check()?;
     let want = Want { requested: Some(p), default: None, threads: crate::env::threads()?, groups: None };
     let p = threads::nprocs(want)?;
-    let (group, parkers) = Group::new(p, p);
-    let group = Arc::new(group);
-    let fate = {
-        let group = group.clone();
-        Arc::new(Fate::new(Box::new(move || group.poison())))
-    };
+    let (group, parkers, fate) = Group::whole_run(p);
     let mut parkers = parkers.into_iter();
     let first = parkers.next().expect("p >= 1");
     let mut others = Vec::with_capacity(p - 1);

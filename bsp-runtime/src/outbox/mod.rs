@@ -675,6 +675,10 @@ impl Senders {
 
     /// Takes the senders noted at `me` for the superstep of `parity` into `into`, in ascending
     /// pid order, each once, and empties the list for the next superstep of that parity.
+    ///
+    /// Out of line: inlined into the threads engine's `exchange`, its lock and sort made that
+    /// function save every callee-saved register on the path of the runs that note no senders.
+    #[inline(never)]
     pub(crate) fn take(&self, me: usize, parity: usize, into: &mut Vec<u32>) {
         into.clear();
         let mut list = self.lists[me][parity].lock().unwrap_or_else(|e| e.into_inner());
@@ -835,7 +839,9 @@ impl Outbox {
         self.last = None;
     }
 
-    #[inline]
+    /// Always inlined: a sync calls it through `queue` for every sender, and out of line (as the
+    /// compiler leaves it, since `touch` calls it too) its call costs as much as its work.
+    #[inline(always)]
     fn index_of(&self, pid: usize) -> Option<usize> {
         if self.direct {
             return self.queues[pid].touched.then_some(pid);

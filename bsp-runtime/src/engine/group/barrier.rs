@@ -194,8 +194,8 @@ struct Central {
 
 impl Barrier {
     /// A barrier for `n` processes and the parkers they wait with (index = pid), on a machine
-    /// that runs `busy` such threads in all (`n` on the threads engine; every rank's on the
-    /// machine for the hybrid engine). The algorithm is chosen by comparing `busy` with the
+    /// that runs `busy` such threads in all (`n` on the threads engine; every group's on the
+    /// machine for the driver). The algorithm is chosen by comparing `busy` with the
     /// number of cores (module docs).
     pub(crate) fn sharing(n: usize, busy: usize) -> (Self, Vec<Parker>) {
         let cores = std::thread::available_parallelism().map_or(1, |c| c.get());

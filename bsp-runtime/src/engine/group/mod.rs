@@ -37,7 +37,7 @@ struct Slot {
 }
 
 /// The shared state of the processes of one SPMD run that are threads of this OS process: all of
-/// them on the threads engine, those of one rank on the hybrid engine. A group of `local`
+/// them on the threads engine, those of one group of the driver otherwise. A group of `local`
 /// processes whose outboxes address `global` processes.
 pub(crate) struct Group {
     barrier: Barrier,
@@ -61,16 +61,11 @@ const VISIT_ALL_UP_TO: usize = 64;
 unsafe impl Sync for Group {}
 
 impl Group {
-    /// A group of `local` processes (local indices `0..local`) in a run of `global`; senders
-    /// note themselves at their destinations (`Senders`) only when the group is the whole run
-    /// and larger than [`VISIT_ALL_UP_TO`].
-    pub(crate) fn new(local: usize, global: usize) -> (Self, Vec<Parker>) {
-        Self::sharing(local, global, local)
-    }
-
-    /// [`new`](Group::new) for a group whose machine runs `busy` processes in all (other ranks'
-    /// threads too): the barrier's strategy follows `busy`.
-    pub(crate) fn sharing(local: usize, global: usize, busy: usize) -> (Self, Vec<Parker>) {
+    /// A group of `local` processes (local indices `0..local`) in a run of `global`, on a
+    /// machine that runs `busy` processes in all (other ranks' threads too: the barrier's
+    /// strategy follows it); senders note themselves at their destinations (`Senders`) only when
+    /// the group is the whole run and larger than [`VISIT_ALL_UP_TO`].
+    pub(crate) fn new(local: usize, global: usize, busy: usize) -> (Self, Vec<Parker>) {
         let (barrier, parkers) = Barrier::sharing(local, busy);
         let senders = (local == global && local > VISIT_ALL_UP_TO).then(|| Arc::new(Senders::new(local)));
         let outbox = |pid: usize, parity: usize| match &senders {
@@ -86,9 +81,17 @@ impl Group {
     }
 
     /// The group's combining barrier.
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code, reason = "for the hybrid engine"))]
     pub(crate) fn barrier(&self) -> &Barrier {
         &self.barrier
+    }
+
+    /// The group of a threads run of `p` processes (the whole run), the parkers of its
+    /// processes, and the run's failure record, which poisons the group.
+    pub(crate) fn whole_run(p: usize) -> (Arc<Group>, Vec<Parker>, Arc<Fate>) {
+        let (group, parkers) = Group::new(p, p, p);
+        let group = Arc::new(group);
+        let poison = group.clone();
+        (group, parkers, Arc::new(Fate::new(Box::new(move || poison.poison()))))
     }
 
     /// Wakes every process of the group that waits (a failure).
@@ -207,22 +210,10 @@ impl Engine for Threads {
         }
     }
 
-    fn end_reads(&mut self) -> Result<(), Poisoned> {
+    fn end_phase(&mut self) -> Result<(), Poisoned> {
+        // A barrier: every process has left the phase (receivers copy every put themselves, in
+        // `sync/`: no `land_puts`).
         self.combine(0).map(drop)
-    }
-
-    fn land_puts(&mut self, _table: &Table) -> Result<(), Poisoned> {
-        // Receivers copy every put themselves, in `sync/`.
-        Ok(())
-    }
-
-    fn end_puts(&mut self) -> Result<(), Poisoned> {
-        self.combine(0).map(drop)
-    }
-
-    fn end_outbox_reads(&mut self) -> Result<bool, Poisoned> {
-        // A barrier: every process has left the sync's last phase, the last to read outboxes.
-        self.combine(0).map(|_| true)
     }
 }
 
@@ -299,12 +290,7 @@ where
     B: Fn(Endpoint) -> Option<R> + Sync,
 {
     let p = nprocs(want)?;
-    let (group, parkers) = Group::new(p, p);
-    let group = Arc::new(group);
-    let fate = {
-        let group = group.clone();
-        Arc::new(Fate::new(Box::new(move || group.poison())))
-    };
+    let (group, parkers, fate) = Group::whole_run(p);
     let start = |pid: usize, parker: Parker| {
         let placed = placement::pin(pid, p);
         let result = body(endpoint(&group, pid, parker, &fate));

@@ -9,11 +9,9 @@
 //! the layout).
 //!
 //! The groups' leaders meet at a combining barrier of their own (the threads engine's, which
-//! also ORs their flags); an exchange is: every leader writes its part for each group into the
-//! mailbox of that pair, a barrier, every leader reads the mailboxes addressed to it, a barrier
-//! (after which the mailboxes may be written again). Each mailbox is behind a mutex, so the
-//! hand-over needs no `unsafe`. One failure record serves the whole run: a failure poisons every
-//! group's barrier and the leaders', so every waiting process wakes.
+//! also ORs their flags), and exchange through a mailbox per pair of groups (`InProcess::swap`),
+//! each behind a mutex, so the hand-over needs no `unsafe`. One failure record serves the whole
+//! run: a failure poisons every group's barrier and the leaders', so every waiting process wakes.
 
 use std::sync::Arc;
 
@@ -65,6 +63,22 @@ impl InProcess {
     pub(crate) fn new(board: Arc<Board>, rank: usize, parker: Parker) -> Self {
         InProcess { board, parker, rank }
     }
+
+    /// One exchange through the board: this group's leader writes `part(dst)` into its mailbox
+    /// for each group, meets the other leaders, hands `read` the mailbox of each group for this
+    /// one (by source), and meets them again (after which the mailboxes may be written again).
+    fn swap<'a>(&self, part: impl Fn(usize) -> &'a [u64], mut read: impl FnMut(usize, &[u64])) -> Result<(), Poisoned> {
+        for dst in 0..self.board.ranks {
+            let mut mailbox = self.board.mailbox(self.rank, dst);
+            mailbox.clear();
+            mailbox.extend_from_slice(part(dst));
+        }
+        self.board.barrier.wait(self.rank, &self.parker, 0)?;
+        for src in 0..self.board.ranks {
+            read(src, &self.board.mailbox(src, self.rank));
+        }
+        self.board.barrier.wait(self.rank, &self.parker, 0).map(drop)
+    }
 }
 
 impl Transport for InProcess {
@@ -81,46 +95,25 @@ impl Transport for InProcess {
     }
 
     fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>, _: usize) -> Result<(), Poisoned> {
-        let mut at = 0;
-        for (dst, &words) in counts.iter().enumerate() {
-            let mut mailbox = self.board.mailbox(self.rank, dst);
-            mailbox.clear();
-            mailbox.extend_from_slice(&send[at..at + words]);
-            at += words;
-        }
-        self.board.barrier.wait(self.rank, &self.parker, 0)?;
         recv.clear();
-        for src in 0..self.board.ranks {
-            recv.extend_from_slice(&self.board.mailbox(src, self.rank));
-        }
-        self.board.barrier.wait(self.rank, &self.parker, 0).map(drop)
+        let part = |dst: usize| &send[counts[..dst].iter().sum::<usize>()..][..counts[dst]];
+        self.swap(part, |_, mailbox| recv.extend_from_slice(mailbox))
     }
 
-    fn exchange_sparse(&mut self, out: Out<'_>, into: Landing<'_>) -> Result<(), Poisoned> {
-        // This group's row of mailboxes: its blocks, and nothing for the other groups.
-        for dst in 0..self.board.ranks {
-            self.board.mailbox(self.rank, dst).clear();
-        }
-        for b in out.blocks {
-            self.board.mailbox(self.rank, b.rank).extend_from_slice(&out.words[b.at..b.at + b.words]);
-        }
-        self.board.barrier.wait(self.rank, &self.parker, 0)?;
+    fn exchange_sparse(&mut self, out: Out<'_>, owners: Option<&[usize]>, into: Landing<'_>) -> Result<(), Poisoned> {
         into.recv.clear();
         into.got.clear();
-        for src in (0..self.board.ranks).filter(|&src| src != self.rank) {
-            let mailbox = self.board.mailbox(src, self.rank);
-            if !mailbox.is_empty() {
+        // This group's row of mailboxes: its blocks, and nothing for the other groups.
+        let block =
+            |dst: usize| out.blocks.iter().find(|b| b.rank == dst).map_or(&[][..], |b| &out.words[b.at..][..b.words]);
+        self.swap(block, |src, mailbox| {
+            if src != self.rank && !mailbox.is_empty() {
                 into.got.push(Block { rank: src, at: into.recv.len(), words: mailbox.len() });
-                into.recv.extend_from_slice(&mailbox);
+                into.recv.extend_from_slice(mailbox);
             }
-        }
-        self.board.barrier.wait(self.rank, &self.parker, 0).map(drop)
-    }
-
-    fn replies(&mut self, out: Out<'_>, owners: &[usize], into: Landing<'_>) -> Result<(), Poisoned> {
-        let Landing { recv, got } = into;
-        self.exchange_sparse(out, Landing { recv, got: &mut *got })?;
-        debug_assert!(got.iter().map(|b| b.rank).eq(owners.iter().copied()), "a reply from every owner asked");
+        })?;
+        let from_owners = |o: &[usize]| into.got.iter().map(|b| b.rank).eq(o.iter().copied());
+        debug_assert!(owners.is_none_or(from_owners), "a reply from every owner asked");
         Ok(())
     }
 
@@ -130,16 +123,8 @@ impl Transport for InProcess {
     }
 
     fn all_gather(&mut self, mine: &[u64], all: &mut Vec<u64>) -> Result<(), Poisoned> {
-        let mut mailbox = self.board.mailbox(self.rank, self.rank);
-        mailbox.clear();
-        mailbox.extend_from_slice(mine);
-        drop(mailbox);
-        self.board.barrier.wait(self.rank, &self.parker, 0)?;
         all.clear();
-        for src in 0..self.board.ranks {
-            all.extend_from_slice(&self.board.mailbox(src, src));
-        }
-        self.board.barrier.wait(self.rank, &self.parker, 0).map(drop)
+        self.swap(|_| mine, |_, mailbox| all.extend_from_slice(mailbox))
     }
 
     fn messages(&self) -> u64 {

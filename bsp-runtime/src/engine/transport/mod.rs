@@ -1,25 +1,14 @@
-//! Transports: what joins groups of processes that do not share an address space.
-//!
-//! A run is a set of *groups*, each a set of processes that are threads of one address space
-//! (the threads engine's [`Group`](super::group::Group): they read each other's outboxes and
-//! memory in place), numbered `0..ranks`, with the same number of processes each, laid out
-//! group-major (group `r` holds pids `r·t .. r·t + t`). What moves between groups goes through a
-//! [`Transport`], driven by one process of each group (its *leader*, `driver.rs`): the OR of
-//! every group's flags, the exchange of blocks (the serialised outboxes, and the replies to
-//! get requests, in the format of [`wire`]), and every group's status on an error path.
-//!
-//! A transport is one file here (it may import nothing of the driver) and its layout: where the
-//! driver's groups are started with it (a function of `driver.rs`) and the arm of
-//! [`launch`](super::launch) that chooses it:
+//! Transports: what joins groups of processes that do not share an address space (module docs
+//! of `engine/`: the driver, the group and the transport). Groups are numbered `0..ranks`, with
+//! the same number of processes each, laid out group-major (group `r` holds pids
+//! `r·t .. r·t + t`); the [`Transport`] trait and the wire format ([`wire`]) need no feature, and
+//! a transport is one file here written against them alone:
 //! - [`in_process`]: groups in this OS process, joined by shared mailboxes (for testing the
 //!   driver, the wire format and the protocol without MPI: `Launch::in_process_groups`);
 //! - `mpi/` (cargo feature `mpi`): groups are MPI ranks (`mpirun`), joined by MPI; its
-//!   dense exchange ([`mpi::Dense`]: point to point among a few ranks, `MPI_Alltoallv` beyond),
-//!   its large point-to-point transfers (`mpi/direct.rs`) and its sparse exchange
-//!   (`mpi/sparse.rs`, non-blocking consensus), and MPI's set-up for every layout
-//!   (`mpi/launch.rs`).
-//!
-//! The trait and the wire format need no feature: a transport is written against them alone.
+//!   dense exchange (point to point among a few ranks, `MPI_Alltoallv` beyond), its large
+//!   point-to-point transfers (`mpi/direct.rs`), its sparse exchange (`mpi/sparse.rs`,
+//!   non-blocking consensus), and MPI's set-up for every layout (`mpi/launch.rs`).
 
 pub(crate) mod in_process;
 #[cfg(feature = "mpi")]
@@ -138,14 +127,10 @@ pub(crate) trait Transport {
 
     /// The sparse exchange: sends the blocks of `out` (at most one per group; none to this
     /// one) and receives into `into` (emptied first) the blocks that other groups send this one,
-    /// whoever they are, in any order. Collective: every group calls it, with or without
-    /// blocks; nobody knows beforehand who sends it what.
-    fn exchange_sparse(&mut self, out: Out<'_>, into: Landing<'_>) -> Result<(), Poisoned>;
-
-    /// The replies after a sparse exchange: sends the blocks of `out` to the groups that asked
-    /// this one, and receives one block from each group of `owners` (ascending; not this one)
-    /// into `into`, as [`exchange_sparse`](Transport::exchange_sparse) does.
-    fn replies(&mut self, out: Out<'_>, owners: &[usize], into: Landing<'_>) -> Result<(), Poisoned>;
+    /// in any order. Collective: every group calls it, with or without blocks; nobody knows
+    /// beforehand who sends it what, except for the replies to a sparse exchange, which
+    /// `owners` announces: one block from each of those groups (ascending; not this one).
+    fn exchange_sparse(&mut self, out: Out<'_>, owners: Option<&[usize]>, into: Landing<'_>) -> Result<(), Poisoned>;
 
     /// Moves large puts' or gets' bytes point to point and completes them before it returns:
     /// each of `sends` (group, address, length) to its group, each of `receives` (group,

@@ -186,8 +186,7 @@ pub(crate) struct Received {
     pub reqs: Vec<Vec<GetReq>>,
     pub xreqs: Vec<Vec<XReq>>,
     pub xreq_data: Vec<Vec<u8>>,
-    /// The ranks whose blocks are in the view, ascending (`Peers::senders`): every rank after a
-    /// dense exchange, those heard from after a sparse one.
+    /// The processes whose blocks were read since the last `forget_senders`.
     pub senders: Vec<u32>,
 }
 
@@ -204,30 +203,15 @@ impl Received {
         }
     }
 
-    /// Empties what the senders of the last exchange queued for this rank (before an exchange
-    /// in which some of them may not send).
+    /// Empties what the senders of the last exchange queued for this rank, and forgets them
+    /// (before an exchange in which some of them may not send).
     pub(crate) fn forget_senders(&mut self) {
-        for &src in &self.senders {
-            let src = src as usize;
+        for src in self.senders.drain(..).map(|s| s as usize) {
             self.queues[src].clear();
             self.reqs[src].clear();
             self.xreqs[src].clear();
             self.xreq_data[src].clear();
         }
-    }
-}
-
-impl Peers for Received {
-    fn senders(&self) -> &[u32] {
-        &self.senders
-    }
-
-    fn meta(&self, q: usize) -> &Meta {
-        &self.metas[q]
-    }
-
-    fn queue(&self, src: usize) -> Option<&DestQueue> {
-        Some(&self.queues[src])
     }
 }
 

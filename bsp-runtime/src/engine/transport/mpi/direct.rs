@@ -1,24 +1,14 @@
-//! Large transfers of the MPI transport, point to point between user memory (cargo feature `mpi`).
+//! Point-to-point messages of the MPI transport (cargo feature `mpi`): the requests of every
+//! non-blocking phase, kept in [`Transfers`] and posted through a [`Posted`] guard that completes
+//! them before their memory can go, the two-rank arrival's `MPI_Sendrecv` ([`swap_words`]), and
+//! the tags.
 //!
-//! Small puts, messages and get replies travel packed in the sync's `MPI_Alltoallv`, which costs
-//! a copy into the send buffer and one out of the receive buffer: nothing, for a few words, and
-//! most of the time for megabytes. So a transfer of at least [`LARGE`](super::super::LARGE) bytes is left out of the
-//! packed exchange (its record still travels there, without its bytes) and moves as its own
-//! non-blocking message, straight from where the data is to where it goes:
-//!
-//! - a put's bytes leave from the hpput source (borrowed until the end of the sync) or from the
-//!   sender's outbox (a buffered put's copy, kept until the next superstep), and land straight in
-//!   the receiver's registered memory when no other put of the superstep touches those bytes
-//!   (then the order of D2 cannot matter), or in a bounce buffer that the put phase applies in
-//!   order;
-//! - a get's bytes leave from the owner's registered memory, while nobody writes it (the read
-//!   phase), and land in the requester's destination (or its staging area, for a destination in
-//!   registered memory).
-//!
-//! Both sides decide "large" by the same rule on the same length, and messages between two ranks
-//! with one tag are matched in the order they were posted (MPI's non-overtaking rule), so no
-//! extra metadata is needed. A transfer longer than [`CHUNK`] goes as several messages (MPI
-//! counts are `int`).
+//! Large puts' and gets' bytes (at least [`LARGE`](super::super::LARGE) bytes, which the driver
+//! leaves out of the blocks: `driver.rs`, steps 3 and 4 of a sync) move as messages of their
+//! own, straight from where the data is to where it goes. Both sides decide "large" by the same
+//! rule on the same length, and messages between two ranks with one tag are matched in the
+//! order they were posted (MPI's non-overtaking rule), so no extra metadata is needed. A
+//! transfer longer than [`CHUNK`] goes as several messages (MPI counts are `int`).
 
 use std::ffi::c_void;
 
@@ -74,12 +64,6 @@ pub(crate) struct Transfers {
     receives: Vec<bool>,
 }
 
-impl std::fmt::Debug for Transfers {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Transfers").field("pending", &self.requests.len()).finish()
-    }
-}
-
 impl Transfers {
     /// Starts a phase: the guard through which its transfers are posted, and which completes
     /// them (as MPI's and rsmpi's scoped requests: no request outlives the scope that posted
@@ -100,33 +84,14 @@ pub(crate) struct Posted<'a> {
 }
 
 impl Posted<'_> {
-    /// Starts sending `len` bytes at `addr` to `rank` with `tag`.
+    /// Starts sending (or, with `receive`, receiving) the `len` bytes at `addr` with `rank` and
+    /// `tag`, as messages of at most [`CHUNK`] bytes.
     ///
     /// # Safety
-    /// `addr..addr + len` must stay readable and unchanged until this guard is dropped (or
-    /// [`wait`](Posted::wait) returns).
-    pub(crate) unsafe fn send(&mut self, comm: &SimpleCommunicator, rank: usize, tag: i32, addr: usize, len: usize) {
-        // SAFETY: the caller's contract, which is `post`'s for a send.
-        unsafe { self.post(comm, rank, tag, (addr, len), false) }
-    }
-
-    /// Starts receiving `len` bytes from `rank` with `tag` into `addr`.
-    ///
-    /// # Safety
-    /// `addr..addr + len` must stay writable, and nobody may read or write it, until this guard
-    /// is dropped (or [`wait`](Posted::wait) returns).
-    pub(crate) unsafe fn receive(&mut self, comm: &SimpleCommunicator, rank: usize, tag: i32, addr: usize, len: usize) {
-        // SAFETY: the caller's contract, which is `post`'s for a receive.
-        unsafe { self.post(comm, rank, tag, (addr, len), true) }
-    }
-
-    /// Starts sending (or, with `receive`, receiving) the `len` bytes at `addr` with `rank`, as
-    /// messages of at most [`CHUNK`] bytes.
-    ///
-    /// # Safety
-    /// The bytes must stay valid until this guard is dropped: readable and unchanged for a
-    /// send; writable, and neither read nor written by anybody else, for a receive.
-    unsafe fn post(
+    /// The bytes must stay valid until this guard is dropped (or [`wait`](Posted::wait)
+    /// returns): readable and unchanged for a send; writable, and neither read nor written by
+    /// anybody else, for a receive.
+    pub(crate) unsafe fn post(
         &mut self,
         comm: &SimpleCommunicator,
         rank: usize,
@@ -166,12 +131,7 @@ impl Posted<'_> {
         words: &[u64],
         synchronous: bool,
     ) {
-        let n = i32::try_from(words.len()).unwrap_or_else(|_| {
-            panic!(
-                "the MPI engine moves at most 2^31 - 1 words (16 GiB) to or from one rank per superstep; a block needs {}",
-                words.len()
-            )
-        });
+        let n = super::count(words.len(), "a block");
         let (buf, mut request) = (words.as_ptr() as *const c_void, null_request());
         // SAFETY: `buf` holds `n` words, unchanged while the guard lives (the caller's contract),
         // and the guard completes the request before it goes; `comm` is a valid communicator

@@ -11,7 +11,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use crate::Error;
-use crate::engine::{Fate, SetUp, Want};
+use crate::engine::{Fate, SetUp};
 
 /// Whether this OS process was started by `mpirun` (read before MPI is initialised, which
 /// sets some of these variables itself).
@@ -46,23 +46,6 @@ pub(crate) fn ranks_from_env() -> Option<usize> {
     ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"]
         .iter()
         .find_map(|v| std::env::var(v).ok()?.trim().parse::<usize>().ok())
-}
-
-/// The number of processes a launch runs on MPI: the one asked for, else the number of ranks.
-pub(crate) fn procs(want: Want, size: usize) -> Result<usize, Error> {
-    // `default_procs` gives way to the number of ranks; an explicit count (`Launch::procs`,
-    // `run(p, ..)`, `#[bsp::program(procs = N)]`) or `BSP_NPROCS` does not (D28).
-    let p = want.requested.unwrap_or(size);
-    if p == 0 {
-        return Err(Error::launch("cannot run an SPMD program on 0 processes".to_string()));
-    }
-    if p > size {
-        return Err(Error::launch(format!(
-            "{p} processes were requested but mpirun started only {size} MPI {}: start more ranks (`mpirun -n {p}`) or ask for fewer",
-            if size == 1 { "rank" } else { "ranks" }
-        )));
-    }
-    Ok(p)
 }
 
 /// Runs `setup` on rank 0 and hands its result to every rank: one broadcast of a header (ok,

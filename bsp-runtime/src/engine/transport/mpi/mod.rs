@@ -71,39 +71,29 @@ pub(crate) fn count(words: usize, what: &str) -> Count {
     })
 }
 
-/// The dense exchange of blocks: one block to and from every rank, whose sizes both sides know.
-pub(crate) struct Dense {
+/// The dense exchange of blocks ([`Transport::exchange`]): one block to and from every rank,
+/// whose sizes both sides know.
+#[derive(Default)]
+struct Dense {
     /// The sizes of the blocks out, by destination rank (words).
-    pub send_counts: Vec<Count>,
+    send_counts: Vec<Count>,
     send_displs: Vec<Count>,
     /// The sizes of the blocks in (from the arrival or an `MPI_Alltoall`), and where each lands.
-    pub recv_counts: Vec<Count>,
-    pub recv_displs: Vec<Count>,
-    /// The messages of an exchange among a few ranks.
-    transfers: Transfers,
+    recv_counts: Vec<Count>,
+    recv_displs: Vec<Count>,
 }
 
 impl Dense {
-    pub(crate) fn new(ranks: usize) -> Self {
-        Dense {
-            send_counts: Vec::with_capacity(ranks),
-            send_displs: Vec::with_capacity(ranks),
-            recv_counts: vec![0; ranks],
-            recv_displs: Vec::with_capacity(ranks),
-            transfers: Transfers::default(),
-        }
-    }
-
     /// The blocks of `send` (by `send_counts`) to every rank, into `recv` (by `recv_counts`, at
-    /// `recv_displs`): a message to and from each other rank up to [`POINT_TO_POINT_RANKS`]
-    /// ranks, one `MPI_Alltoallv` beyond. `inline_sent`: the block for the other of two ranks
-    /// went with the arrival; `inline_got`: the other's block, which came with it. `recv` is
-    /// grown, never shrunk (readers go by the displacements). Returns the messages this rank
-    /// sent.
+    /// `recv_displs`), this rank being `me`: a message to and from each other rank, posted
+    /// through `transfers`, up to [`POINT_TO_POINT_RANKS`] ranks, one `MPI_Alltoallv` beyond.
+    /// `inline_sent`: the block for the other of two ranks went with the arrival; `inline_got`:
+    /// the other's block, which came with it. `recv` is grown, never shrunk (readers go by the
+    /// displacements). Returns the messages this rank sent.
     #[inline(never)]
-    pub(crate) fn all_to_all_v(
+    fn all_to_all_v(
         &mut self,
-        comm: &SimpleCommunicator,
+        (comm, me, transfers): (&SimpleCommunicator, usize, &mut Transfers),
         send: &[u64],
         recv: &mut Vec<u64>,
         inline_sent: bool,
@@ -126,11 +116,10 @@ impl Dense {
         // A few ranks: what `MPI_Alltoallv` does for them (a message to and from each other
         // rank, a copy of the own block), without the collective's overhead.
         let mut messages = 0;
-        let me = comm.rank() as usize;
         let (sd, rd, n) = (self.send_displs[me] as usize, self.recv_displs[me] as usize, self.send_counts[me] as usize);
         recv[rd..rd + n].copy_from_slice(&send[sd..sd + n]);
         let (out, into) = (send.as_ptr() as usize, recv.as_mut_ptr() as usize);
-        let mut transfers = self.transfers.post();
+        let mut transfers = transfers.post();
         for q in (0..p).filter(|&q| q != me) {
             let (at, words) = (self.recv_displs[q] as usize, self.recv_counts[q] as usize);
             if let Some(block) = inline_got {
@@ -142,7 +131,7 @@ impl Dense {
                 // SAFETY: a piece of rank q's block of `recv` (inside `total` words), written by
                 // nothing else and read only after the transfers complete below (`recv` is not
                 // touched, nor reallocated, until then).
-                unsafe { transfers.receive(comm, q, BLOCK_TAG, into + 8 * (at + from), 8 * n) };
+                unsafe { transfers.post(comm, q, BLOCK_TAG, (into + 8 * (at + from), 8 * n), true) };
             }
         }
         for q in (0..p).filter(|&q| q != me && !inline_sent) {
@@ -150,7 +139,7 @@ impl Dense {
             for (from, n) in pieces(words) {
                 // SAFETY: a piece of the block for rank q of `send`, unchanged until the transfers
                 // complete below.
-                unsafe { transfers.send(comm, q, BLOCK_TAG, out + 8 * (at + from), 8 * n) };
+                unsafe { transfers.post(comm, q, BLOCK_TAG, (out + 8 * (at + from), 8 * n), false) };
                 messages += 1;
             }
         }
@@ -184,9 +173,9 @@ pub(crate) struct MpiTransport {
     /// This rank (asked of MPI once).
     me: usize,
     dense: Dense,
-    /// The sparse exchange's sends, and the large transfers.
+    /// The requests of each phase that posts some (the dense exchange among a few ranks, the
+    /// sparse one, the large transfers), which completes them before it returns.
     requests: Transfers,
-    large: Transfers,
     /// The arrival's words: (flags, words for that rank) to each rank, and (only the words of
     /// each rank used) from each; on two ranks the message to the other and from it (`[flags,
     /// words, block]`, the block inline when it is small: [`INLINE`]).
@@ -216,9 +205,8 @@ impl MpiTransport {
         MpiTransport {
             me: comm.rank() as usize,
             comm,
-            dense: Dense::new(ranks),
+            dense: Dense { recv_counts: vec![0; ranks], ..Dense::default() },
             requests: Transfers::default(),
-            large: Transfers::default(),
             arrive_out: Vec::with_capacity(INLINE_WORDS.max(2 * ranks)),
             arrive_in: vec![0; 2 * ranks],
             arrive_got: vec![0; INLINE_WORDS],
@@ -315,33 +303,33 @@ impl Transport for MpiTransport {
             recv.extend_from_slice(second);
             return Ok(());
         }
-        self.messages += self.dense.all_to_all_v(&self.comm, send, recv, inline_sent, inline_got);
+        self.messages +=
+            self.dense.all_to_all_v((&self.comm, me, &mut self.requests), send, recv, inline_sent, inline_got);
         let total = self.dense.recv_counts.iter().map(|&c| c as usize).sum();
         recv.truncate(total);
         Ok(())
     }
 
-    fn exchange_sparse(&mut self, out: Out<'_>, into: Landing<'_>) -> Result<(), Poisoned> {
-        self.messages += sparse::consensus(&self.comm, self.rank(), out, into, &mut self.requests);
-        Ok(())
-    }
-
-    fn replies(&mut self, out: Out<'_>, owners: &[usize], into: Landing<'_>) -> Result<(), Poisoned> {
-        self.messages += sparse::replies(&self.comm, self.rank(), out, owners, into, &mut self.requests);
+    fn exchange_sparse(&mut self, out: Out<'_>, owners: Option<&[usize]>, into: Landing<'_>) -> Result<(), Poisoned> {
+        let (comm, me, requests) = (&self.comm, self.me, &mut self.requests);
+        self.messages += match owners {
+            None => sparse::consensus(comm, me, out, into, requests),
+            Some(owners) => sparse::replies(comm, me, out, owners, into, requests),
+        };
         Ok(())
     }
 
     unsafe fn transfer(&mut self, sends: &[Transfer], receives: &[Transfer]) -> Result<(), Poisoned> {
-        let mut posted = self.large.post();
+        let mut posted = self.requests.post();
         for &(rank, addr, len) in receives {
             // SAFETY: the caller keeps the bytes writable and untouched until this returns, and
             // `posted` completes the receive before.
-            unsafe { posted.receive(&self.comm, rank, LARGE_TAG, addr, len) };
+            unsafe { posted.post(&self.comm, rank, LARGE_TAG, (addr, len), true) };
         }
         for &(rank, addr, len) in sends {
             // SAFETY: the caller keeps the bytes readable and unchanged until this returns, and
             // `posted` completes the send before.
-            unsafe { posted.send(&self.comm, rank, LARGE_TAG, addr, len) };
+            unsafe { posted.post(&self.comm, rank, LARGE_TAG, (addr, len), false) };
             self.messages += 1;
         }
         posted.wait();
