@@ -239,7 +239,7 @@ impl Launch {
             #[cfg(feature = "mpi")]
             Err(e) if under_mpi() => {
                 use crate::engine::mpi::{report_once, with_world};
-                return with_world(::mpi::Threading::Single, |world| Err(report_once(&world, e)));
+                return with_world((::mpi::Threading::Single, 1), |world| Err(report_once(&world, e)));
             }
             Err(e) => return Err(e),
         };
@@ -299,7 +299,7 @@ impl Launch {
             #[cfg(feature = "mpi")]
             Err(e) if under_mpi() => {
                 use crate::engine::mpi::{report_once, with_world};
-                return with_world(::mpi::Threading::Single, |world| Err(report_once(&world, e)));
+                return with_world((::mpi::Threading::Single, 1), |world| Err(report_once(&world, e)));
             }
             Err(e) => return Err(e),
         };

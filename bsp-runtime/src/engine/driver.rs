@@ -928,7 +928,7 @@ mod on_mpi {
     {
         let t = want.threads.unwrap_or(1);
         match ranks_from_env() {
-            Some(1) if t > 1 => with_world(mpi::Threading::Single, |world| {
+            Some(1) if t > 1 => with_world((mpi::Threading::Single, t), |world| {
                 procs(want, 1).map_err(|e| report_once(&world, e))?;
                 match crate::engine::group::launch(Want { requested: Some(t), ..Want::default() }, body) {
                     // The only rank failed: end it with `MPI_Abort`, as a rank of a larger layout
@@ -941,7 +941,7 @@ mod on_mpi {
                     r => r,
                 }
             }),
-            _ => with_world(threading(want), |world| run_on(world, want, body)),
+            _ => with_world((threading(want), t), |world| run_on(world, want, body)),
         }
     }
 
@@ -953,7 +953,7 @@ mod on_mpi {
         R: Send,
         B: Fn(Endpoint, &[u8]) -> Option<R> + Sync,
     {
-        with_world(threading(want), |world| {
+        with_world((threading(want), want.threads.unwrap_or(1)), |world| {
             let (p, bytes) = share_set_up(&world, setup).map_err(|e| report_once(&world, e))?;
             run_on(world, Want { requested: Some(p), ..want }, |endpoint| body(endpoint, &bytes))
         })

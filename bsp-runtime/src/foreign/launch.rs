@@ -188,7 +188,7 @@ fn begin_mpi(p: i64, spmd: Spmd) -> Result<Session, Error> {
     let threads = crate::env::threads()?.filter(|&t| t != 1);
     // The hybrid engine's first thread of each rank alone calls MPI.
     let level = if threads.is_some() { mpi::Threading::Funneled } else { mpi::Threading::Single };
-    let world = World::open(level)?;
+    let world = World::open(level, threads.unwrap_or(1))?;
     let comm = world.comm();
     let mut asked = p;
     comm.process_at_rank(0).broadcast_into(&mut asked);

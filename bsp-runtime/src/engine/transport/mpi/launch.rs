@@ -79,14 +79,15 @@ pub(crate) fn share_set_up(world: &SimpleCommunicator, setup: impl FnOnce() -> S
     }
 }
 
-/// Initialises MPI at `threading` (once per program), runs `run` with the world communicator
-/// on this thread, and finalises MPI. As with BSPlib's `bsp_begin`/`bsp_end`, the code after the
-/// run continues on rank 0 only: every other rank exits here (status 0, or 1 if the run failed).
+/// Initialises MPI at `threading` for ranks of `threads` threads each (once per program), runs
+/// `run` with the world communicator on this thread, and finalises MPI. As with BSPlib's
+/// `bsp_begin`/`bsp_end`, the code after the run continues on rank 0 only: every other rank
+/// exits here (status 0, or 1 if the run failed).
 pub(crate) fn with_world<R>(
-    threading: mpi::Threading,
+    (threading, threads): (mpi::Threading, usize),
     run: impl FnOnce(SimpleCommunicator) -> Result<R, Error>,
 ) -> Result<R, Error> {
-    let world = World::open(threading)?;
+    let world = World::open(threading, threads)?;
     let result = run(world.comm());
     world.close(result.is_err());
     result
@@ -100,14 +101,15 @@ pub(crate) struct World {
 }
 
 impl World {
-    /// Initialises MPI at `threading` (once per program).
-    pub(crate) fn open(threading: mpi::Threading) -> Result<World, Error> {
+    /// Initialises MPI at `threading` (once per program), for ranks of `threads` threads each.
+    pub(crate) fn open(threading: mpi::Threading, threads: usize) -> Result<World, Error> {
         // Relaxed: only the launching thread reads or writes these (see `wanted`).
         if USED.swap(true, Ordering::Relaxed) {
             return Err(Error::launch(
                 "MPI can be started only once per program, and an earlier SPMD run already used it".to_string(),
             ));
         }
+        yield_when_crowded(threads);
         let Some((universe, _)) = mpi::initialize_with_threading(threading) else {
             return Err(Error::launch("MPI was already initialised by someone else".to_string()));
         };
@@ -130,6 +132,31 @@ impl World {
         if rank != 0 {
             std::process::exit(i32::from(failed));
         }
+    }
+}
+
+/// Open MPI's variable that makes a rank waiting for messages yield its core between polls.
+const YIELD_WHEN_IDLE: &str = "OMPI_MCA_mpi_yield_when_idle";
+
+/// Asks Open MPI to yield when idle if the job's threads on this machine (its ranks here, as
+/// `mpirun` tells each rank, times `threads`) outnumber the cores, unless the user set the
+/// variable. Open MPI's ranks poll without yielding by default, and where threads outnumber
+/// cores a waiting rank then keeps its core for the scheduler's whole time slice (some ms)
+/// while the rank it waits for cannot run: an empty sync of `mpirun -n 4`, or of 2 ranks of 2
+/// threads, on 2 busy cores took 1.3–2.8 ms instead of 7–10 µs (PERFORMANCE.md, "The three
+/// engines"). Where every thread has a core, polling is the faster wait, and is left alone.
+fn yield_when_crowded(threads: usize) {
+    if std::env::var_os(YIELD_WHEN_IDLE).is_some() {
+        return;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    if super::local_ranks().0.saturating_mul(threads) > cores {
+        // SAFETY: MPI reads the environment at `MPI_Init`, which comes after this; the
+        // runtime's own threads (the watchdog) and every Rust reader read it through the
+        // standard library, whose lock this write takes too. Only a program that reads it
+        // through C on another thread while it starts an MPI run could race with it (README
+        // says that the launch sets this variable).
+        unsafe { std::env::set_var(YIELD_WHEN_IDLE, "1") };
     }
 }
 
