@@ -149,8 +149,7 @@ fn yield_when_crowded(threads: usize) {
     if std::env::var_os(YIELD_WHEN_IDLE).is_some() {
         return;
     }
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    if super::local_ranks().0.saturating_mul(threads) > cores {
+    if super::local_ranks().0.saturating_mul(threads) > machine_cores() {
         // SAFETY: MPI reads the environment at `MPI_Init`, which comes after this; the
         // runtime's own threads (the watchdog) and every Rust reader read it through the
         // standard library, whose lock this write takes too. Only a program that reads it
@@ -158,6 +157,21 @@ fn yield_when_crowded(threads: usize) {
         // says that the launch sets this variable).
         unsafe { std::env::set_var(YIELD_WHEN_IDLE, "1") };
     }
+}
+
+/// The cores of this machine: the CPUs Linux has online, not only those this rank may use
+/// (`mpirun` binds each rank to one core when it starts at most two, and the job is no more
+/// crowded for that); elsewhere, or if that list cannot be read, the cores this thread may use.
+fn machine_cores() -> usize {
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").ok().and_then(|list| {
+        // A list of ranges: "0-1", "0-3,8-11", "0".
+        list.trim().split(',').try_fold(0usize, |n, range| {
+            let (lo, hi) = range.split_once('-').unwrap_or((range, range));
+            let (lo, hi) = (lo.parse::<usize>().ok()?, hi.parse::<usize>().ok()?);
+            Some(n + hi.checked_sub(lo)? + 1)
+        })
+    });
+    online.filter(|&n| n > 0).unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |c| c.get()))
 }
 
 /// What a rank of a run needs after its process ends, to report a failure.
