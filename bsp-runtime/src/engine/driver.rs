@@ -573,8 +573,7 @@ impl Engine for Driver {
             for s in 0..rank.t {
                 // SAFETY: inside the sync (or the end), after the arrival's barriers.
                 let m = unsafe { &rank.group.outbox(s, d.parity).meta };
-                let status = Status { arrival: m.arrival, step: m.step, pending: m.pending };
-                words.extend_from_slice(&wire::status_words(&status));
+                words.extend_from_slice(&wire::status_words(&Status::of(m)));
             }
             let mut all = Vec::new();
             d.leader.as_mut().expect("the leader gathers").transport.all_gather(&words, &mut all)?;
@@ -802,6 +801,21 @@ impl Starter {
         let fate = self.fate.clone();
         (Endpoint { engine: AnyEngine::Driver(Box::new(engine)), pid, nprocs: p, outboxes, fate }, placed)
     }
+
+    /// Runs `body` at the endpoint of the rank's process `local` on the calling thread, which
+    /// gets its affinity back after.
+    fn run<R>(
+        &self,
+        local: usize,
+        parker: Parker,
+        leader: Option<Box<Leader>>,
+        body: impl Fn(Endpoint) -> Option<R>,
+    ) -> Option<R> {
+        let (endpoint, placed) = self.endpoint(local, parker, leader);
+        let result = body(endpoint);
+        placement::release(placed);
+        result
+    }
 }
 
 /// The in-process layout: runs `body` at the endpoints of `want` processes split into `groups`
@@ -846,10 +860,7 @@ where
     let start = |pid: usize, (parker, board_parker): (Parker, Option<Parker>)| {
         let (r, local) = (pid / t, pid % t);
         let leader = board_parker.map(|parker| Leader::new(Box::new(InProcess::new(board.clone(), r, parker)), mode));
-        let (endpoint, placed) = starters[r].endpoint(local, parker, leader);
-        let result = body(endpoint);
-        placement::release(placed);
-        result
+        starters[r].run(local, parker, leader, &body)
     };
     let cannot_start = |pid: usize, e: std::io::Error| starters[pid / t].cannot_start(pid % t, &e);
     super::group::run_all(args, &fate, start, cannot_start)
@@ -868,7 +879,7 @@ mod on_mpi {
 
     use super::{Leader, Rank, Starter};
     use crate::Error;
-    use crate::engine::group::{all_results, placement, run_threads};
+    use crate::engine::group::{all_results, run_threads};
     use crate::engine::mpi::{RunEnd, abort_alone, ranks_from_env, report_once, share_set_up, with_world};
     use crate::engine::transport::ExchangeMode;
     use crate::engine::transport::mpi::{MpiTransport, local_ranks};
@@ -968,14 +979,8 @@ mod on_mpi {
             return Ok(Vec::new()); // a surplus rank takes no part
         };
         let (rank, t, fate) = (starter.state.rank, starter.state.t, starter.fate.clone());
-        let start = |local: usize, parker: Parker, leader: Option<Box<Leader>>| {
-            let (endpoint, placed) = starter.endpoint(local, parker, leader);
-            let result = body(endpoint);
-            placement::release(placed);
-            result
-        };
         let first = || {
-            let result = if fate.is_failed() { None } else { start(0, first, Some(leader)) };
+            let result = if fate.is_failed() { None } else { starter.run(0, first, Some(leader), &body) };
             if fate.failed_alone() {
                 // A failure of this rank only: end every rank now, without joining rank-mates that
                 // may compute for a long time before their next runtime call (the leader is the
@@ -985,7 +990,7 @@ mod on_mpi {
             result
         };
         let cannot_start = |local: usize, e: std::io::Error| starter.cannot_start(local, &e);
-        let others = |local: usize, parker: Parker| start(local, parker, None);
+        let others = |local: usize, parker: Parker| starter.run(local, parker, None, &body);
         let results = run_threads(rank * t, &fate, first, others_parkers, &others, cannot_start);
         if fate.is_failed() {
             return Err(RunEnd::new(fence, fate, rank).failed(&world));

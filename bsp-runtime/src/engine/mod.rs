@@ -433,6 +433,13 @@ pub(crate) struct Status {
     pub pending: Pending,
 }
 
+impl Status {
+    /// The status that a process's bookkeeping `m` records.
+    pub(crate) fn of(m: &Meta) -> Status {
+        Status { arrival: m.arrival, step: m.step, pending: m.pending }
+    }
+}
+
 /// What a sync reads from the other processes: their bookkeeping, and what they queued for
 /// this process. An engine whose processes share memory reads their outboxes in place; one
 /// without receives copies.

@@ -33,13 +33,9 @@ use crate::reg::Table;
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 #[repr(C)]
 pub(crate) struct Header {
-    /// 1 if the sender arrived from the end of its SPMD function, 0 from a sync.
-    pub ended: u64,
-    pub step: u64,
+    /// The sender's arrival, superstep and pending counts ([`status_words`]).
+    pub status: [u64; STATUS_WORDS],
     pub tag_request: u64,
-    pub pending_puts: u64,
-    pub pending_gets: u64,
-    pub pending_sends: u64,
     pub pushes: u64,
     pub pops: u64,
     pub puts: u64,
@@ -230,12 +226,8 @@ pub(crate) fn write_block(
     let reqs = out.gets.iter().filter(|g| g.pid == q);
     let parts = out.req_parts.iter().filter(|r| r.pid == q);
     let header = Header {
-        ended: u64::from(meta.arrival == Arrival::End),
-        step: meta.step as u64,
+        status: status_words(&Status::of(meta)),
         tag_request: meta.tag_request as u64,
-        pending_puts: meta.pending.puts as u64,
-        pending_gets: meta.pending.gets as u64,
-        pending_sends: meta.pending.sends as u64,
         pushes: meta.pushes.len() as u64,
         pops: meta.pops.len() as u64,
         puts: dest.puts.len() as u64,
@@ -277,26 +269,21 @@ pub(crate) fn write_block(
             // SAFETY: as for `bytes`, with `len` = 8.
             let word = |p: &PutRec| unsafe { (addr(p) as *const u64).read_unaligned() };
             match stride {
-                Some(step) => {
-                    send.extend_from_slice(&[put_word(STRIDED_RUN, len), head, put.byte_offset as u64, step]);
-                    if len == 8 {
-                        send.extend(run.iter().map(word));
-                    } else {
-                        run.iter().for_each(|p| put_bytes(send, bytes(p)));
-                    }
+                Some(step) => send.extend_from_slice(&[put_word(STRIDED_RUN, len), head, put.byte_offset as u64, step]),
+                None => send.extend_from_slice(&[put_word(RUN, len), head]),
+            }
+            match (stride, len) {
+                (Some(_), 8) => send.extend(run.iter().map(word)),
+                (None, 8) => {
+                    send.reserve(2 * run.len());
+                    run.iter().for_each(|p| send.extend_from_slice(&[p.byte_offset as u64, word(p)]));
                 }
-                None => {
-                    send.extend_from_slice(&[put_word(RUN, len), head]);
-                    if len == 8 {
-                        send.reserve(2 * run.len());
-                        run.iter().for_each(|p| send.extend_from_slice(&[p.byte_offset as u64, word(p)]));
-                    } else {
-                        run.iter().for_each(|p| {
-                            send.push(p.byte_offset as u64);
-                            put_bytes(send, bytes(p));
-                        });
+                _ => run.iter().for_each(|p| {
+                    if stride.is_none() {
+                        send.push(p.byte_offset as u64);
                     }
-                }
+                    put_bytes(send, bytes(p));
+                }),
             }
             i = end;
             continue;
@@ -362,11 +349,8 @@ pub(crate) fn read_block(
     let mut r = Reader { words, at };
     let h = r.header();
     let meta = &mut got.metas[src];
-    meta.arrival = if h.ended == 1 { Arrival::End } else { Arrival::Sync };
-    meta.step = h.step as usize;
-    meta.tag_request = h.tag_request as usize;
-    meta.pending =
-        Pending { puts: h.pending_puts as usize, gets: h.pending_gets as usize, sends: h.pending_sends as usize };
+    let Status { arrival, step, pending } = status(&h.status);
+    (meta.arrival, meta.step, meta.pending, meta.tag_request) = (arrival, step, pending, h.tag_request as usize);
     meta.pushes.clear();
     for _ in 0..h.pushes {
         let (serial, bytes, elem_size, name_len) = (r.word(), r.usize(), r.usize(), r.usize());
@@ -598,13 +582,19 @@ pub(crate) fn status_words(status: &Status) -> [u64; STATUS_WORDS] {
     [u64::from(*arrival == Arrival::End), *step as u64, pending.puts as u64, pending.gets as u64, pending.sends as u64]
 }
 
-/// The statuses in `words` ([`status_words`] of each process, in pid order).
-pub(crate) fn statuses(words: &[u64]) -> impl Iterator<Item = Status> + '_ {
-    words.chunks_exact(STATUS_WORDS).map(|w| Status {
-        arrival: if w[0] == 1 { Arrival::End } else { Arrival::Sync },
+/// The status in the words `w` of [`status_words`].
+fn status(w: &[u64]) -> Status {
+    let arrival = if w[0] == 1 { Arrival::End } else { Arrival::Sync };
+    Status {
+        arrival,
         step: w[1] as usize,
         pending: Pending { puts: w[2] as usize, gets: w[3] as usize, sends: w[4] as usize },
-    })
+    }
+}
+
+/// The statuses in `words` ([`status_words`] of each process, in pid order).
+pub(crate) fn statuses(words: &[u64]) -> impl Iterator<Item = Status> + '_ {
+    words.chunks_exact(STATUS_WORDS).map(status)
 }
 
 #[cfg(test)]

@@ -129,7 +129,7 @@ pub(crate) fn consensus(
         }
         // Once every send of this rank was received, it enters the barrier (the same guard
         // holds its request); once the barrier completes, so has every send of every rank.
-        if sends.test_all() {
+        if sends.complete(false) {
             if barrier {
                 break;
             }
