@@ -76,23 +76,16 @@
 //! read through them; any other engine uses the slot, offset and pid beside them.
 //!
 //! # The driver, the group and the transport
-//! The driver ([`driver`]) runs every layout of processes that do not all share memory: a run
-//! is a set of *groups* of T processes each, the threads of one address space; inside a group
-//! they work as on the threads engine (the [`group::Group`]: its combining barrier, outboxes
-//! read in place, the shared registration rows); between groups one process of each (the
-//! *leader*) moves what crosses them through a [`transport::Transport`]: the OR of the groups'
-//! flags (with the sizes of the blocks that follow, or small blocks themselves, where the
-//! transport can), the dense or the sparse exchange of blocks (the outboxes serialised in
-//! [`transport::wire`]), the get replies, large puts and gets point to point, the statuses of
-//! the error paths.
-//!
-//! A layout is a function of `driver.rs` that starts the groups of a run with their
-//! transport: under `mpirun`, one group per MPI rank and [`transport::mpi`]'s `MpiTransport`
-//! (MPI's set-up, for every layout, is `transport/mpi/launch.rs`); without,
-//! `launch_in_process`, every group in this OS process joined by [`transport::in_process`] (for
-//! tests, Miri and ThreadSanitizer). A new transport is one file in `transport/` (it imports
-//! nothing of the driver: it implements [`transport::Transport`]) plus one arm: its layout in
-//! `driver.rs`, chosen in [`launch`].
+//! The driver ([`driver`]) runs a set of *groups* of T processes each, the threads of one
+//! address space, which work inside their group as on the threads engine (a [`group::Group`]);
+//! one process of each group, its *leader*, moves what crosses groups through a
+//! [`transport::Transport`] (the outboxes serialised in [`transport::wire`]). A layout is a
+//! function of `driver.rs` that starts the groups of a run with their transport: under `mpirun`,
+//! one group per MPI rank and [`transport::mpi`]'s `MpiTransport` (MPI's set-up, for every
+//! layout, is `transport/mpi/launch.rs`); without, `launch_in_process`, every group in this OS
+//! process joined by [`transport::in_process`] (for tests, Miri and ThreadSanitizer). A new
+//! transport is one file in `transport/` (it imports nothing of the driver: it implements
+//! [`transport::Transport`]) plus one arm: its layout in `driver.rs`, chosen in [`launch`].
 //!
 //! # Adding an engine
 //! An engine that is not a set of groups is a module here and one arm of [`AnyEngine`], the

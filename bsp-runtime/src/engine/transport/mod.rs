@@ -98,8 +98,7 @@ pub(crate) fn is_large(len: usize) -> bool {
 /// when the run failed while it waited (a transport that cannot wake a waiter instead ends the
 /// whole run, as MPI's `MPI_Abort` does).
 pub(crate) trait Transport {
-    /// This group's number, and the number of groups.
-    fn rank(&self) -> usize;
+    /// The number of groups.
     fn ranks(&self) -> usize;
 
     /// The OR of every group's `flags`.

@@ -218,10 +218,6 @@ impl MpiTransport {
 }
 
 impl Transport for MpiTransport {
-    fn rank(&self) -> usize {
-        self.me
-    }
-
     fn ranks(&self) -> usize {
         self.dense.recv_counts.len()
     }
@@ -272,7 +268,7 @@ impl Transport for MpiTransport {
     }
 
     fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>, late: usize) -> Result<(), Poisoned> {
-        let (ranks, me) = (self.ranks(), self.rank());
+        let (ranks, me) = (self.ranks(), self.me);
         self.dense.send_counts.clear();
         self.dense.send_counts.extend(counts.iter().map(|&c| count(c, "the blocks for one rank")));
         if std::mem::take(&mut self.announced) {
