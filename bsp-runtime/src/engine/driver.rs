@@ -69,6 +69,7 @@ pub(crate) use on_mpi::{launch, launch_set_up, nprocs, set_up};
 use crate::env::THREADS_VAR;
 
 /// What the leader hands the rank's processes, written only between barriers (module docs).
+#[derive(Default)]
 struct Shared {
     /// The blocks from the other ranks: entries `[src, dst, words, block…]`, by rank.
     recv: UnsafeCell<Vec<u64>>,
@@ -602,17 +603,9 @@ impl Engine for Driver {
         // its `end_reads`, the rank's barrier that this process's is too), remote ones from
         // their replies.
         let point_to_point = !self.rank.one_address_space;
-        let in_place = |g: &crate::outbox::GetRec, b: &mut super::GetBytes| {
-            if local(g.pid) {
-                b.from = g.src_addr;
-                return true;
-            }
-            // A large get from another rank already landed, point to point.
-            let landed = point_to_point && is_large(g.bytes);
-            if landed {
-                b.from = LANDED;
-            }
-            landed
+        // A large get from another rank already landed, point to point.
+        let elsewhere = |g: &crate::outbox::GetRec| {
+            if local(g.pid) { Some(g.src_addr) } else { (point_to_point && is_large(g.bytes)).then_some(LANDED) }
         };
         let served = |part: &crate::outbox::ReqPart, reply: &mut Vec<u8>| {
             if local(part.pid) {
@@ -622,17 +615,7 @@ impl Engine for Driver {
             }
             local(part.pid)
         };
-        let into = (&mut got.reply, &mut got.ranges);
-        wire::read_replies(
-            replies,
-            &mut self.reply_at,
-            &mine.gets,
-            &mut got.gets,
-            &mine.req_parts,
-            into,
-            in_place,
-            served,
-        );
+        wire::read_replies((replies, &mut self.reply_at), mine, got, elsewhere, served);
     }
 
     fn land_puts(&mut self, table: &Table) -> Result<(), Poisoned> {
@@ -729,11 +712,7 @@ impl Rank {
         one_address_space: bool,
     ) -> (Arc<Rank>, Vec<Parker>) {
         let (group, parkers) = Group::new(t, ranks * t, busy);
-        let shared = Shared {
-            recv: UnsafeCell::default(),
-            replies_in: UnsafeCell::default(),
-            noted: (0..t).map(|_| UnsafeCell::default()).collect(),
-        };
+        let shared = Shared { noted: (0..t).map(|_| UnsafeCell::default()).collect(), ..Shared::default() };
         (Arc::new(Rank { group, shared, rank, ranks, t, one_address_space }), parkers)
     }
 }
@@ -760,7 +739,8 @@ impl Starter {
     ) -> (Endpoint, placement::Placed) {
         let (t, p, (here, local_rank)) = (self.state.t, self.state.ranks * self.state.t, self.here);
         // A rank of one process keeps the cores `mpirun` gave it.
-        let placed = if t > 1 { placement::pin(local_rank * t + local, here * t) } else { placement::Placed::none() };
+        let placed =
+            if t > 1 { placement::pin(local_rank * t + local, here * t) } else { placement::Placed::default() };
         let pid = self.pid(local);
         let engine = Driver {
             rank: self.state.clone(),

@@ -35,9 +35,9 @@
 //! every process, with the same `all` flags everywhere (so every process makes the same calls):
 //!
 //! 1. [`arrive`](Engine::arrive)`(parity, flags)` returns the OR of every process's flags, after
-//!    every process has finished writing its outbox of `parity` for the superstep; it is
-//!    [`combine`](Engine::combine) by default, and lets an engine start the exchange in the same
-//!    step (the MPI transport announces the sizes of its blocks). If `all` says nobody queued
+//!    every process has finished writing its outbox of `parity` for the superstep, and lets an
+//!    engine start the exchange in the same step (the MPI transport announces the sizes of its
+//!    blocks). If `all` says nobody queued
 //!    anything, the sync ends here (an empty superstep costs one `combine`). If some process
 //!    ended its SPMD function instead of syncing, [`statuses`](Engine::statuses) follows (a
 //!    collective) and the run fails.
@@ -116,10 +116,7 @@ pub(crate) trait Engine {
     /// The start of a sync or of the end of the SPMD function (the only engine call of an empty
     /// sync): arrives with this process's `flags`, its outbox of `parity` complete, and returns
     /// the OR of every process's flags. An engine may start the exchange here too.
-    fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
-        let _ = parity;
-        self.combine(flags)
-    }
+    fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned>;
 
     /// Arrives with this process's `flags` and returns the OR of every process's flags.
     fn combine(&mut self, flags: u64) -> Result<u64, Poisoned>;

@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use bytemuck::{Pod, Zeroable};
 
 use super::is_large;
-use crate::engine::{GetBytes, Peers, Status};
+use crate::engine::{Peers, ReadResults, Status};
 use crate::outbox::{
     Arrival, DestQueue, ExtRec, GetRec, Meta, MsgRec, Outbox, Pending, PushInfo, PutRec, PutSrc, ReqPart,
 };
@@ -530,28 +530,25 @@ pub(crate) unsafe fn write_reply(
     }
 }
 
-/// The requester's side of [`write_reply`]: finds where the bytes of each of this process's
-/// `gets` are (`landing[i].from`, for `sync/gets.rs` to copy) and collects the replies to its
-/// extension request `parts` (one range of `reply` per part, in part order). `at[owner]` is the
-/// byte position in `words` where `owner`'s reply to this process starts (it is moved past what
-/// is read). A get for which `elsewhere` returns `true` is not in its owner's reply (its owner is
-/// in this address space, or it moves point to point; `elsewhere` sets its `from`), and so is a
-/// part for which `served` returns `true` (it appended the part's reply to `reply` itself).
-#[allow(clippy::too_many_arguments, reason = "the two halves of a reply and their two hooks")]
+/// The requester's side of [`write_reply`]: finds where the bytes of each get of `mine` (this
+/// process's outbox) are (`got.gets[i].from`, for `sync/gets.rs` to copy) and collects the
+/// replies to its extension request parts (one range of `got.reply` per part, in part order).
+/// `at[owner]` is the byte position in `words` where `owner`'s reply to this process starts (it
+/// is moved past what is read). A get for which `elsewhere` returns where its bytes are is not
+/// in its owner's reply (its owner is in this address space, or it moves point to point), and
+/// so is a part for which `served` returns `true` (it appended the part's reply itself).
 pub(crate) fn read_replies(
-    words: &[u64],
-    at: &mut [usize],
-    gets: &[GetRec],
-    landing: &mut [GetBytes],
-    parts: &[ReqPart],
-    (reply, ranges): (&mut Vec<u8>, &mut Vec<std::ops::Range<usize>>),
-    mut elsewhere: impl FnMut(&GetRec, &mut GetBytes) -> bool,
+    (words, at): (&[u64], &mut [usize]),
+    mine: &Outbox,
+    got: &mut ReadResults,
+    elsewhere: impl Fn(&GetRec) -> Option<usize>,
     mut served: impl FnMut(&ReqPart, &mut Vec<u8>) -> bool,
 ) {
     let bytes: &[u8] = bytemuck::cast_slice(words);
     // DRMA bytes first, in issue order, from the front of each owner's reply.
-    for (g, b) in gets.iter().zip(landing) {
-        if elsewhere(g, b) {
+    for (g, b) in mine.gets.iter().zip(&mut got.gets) {
+        if let Some(from) = elsewhere(g) {
+            b.from = from;
             continue;
         }
         let from = at[g.pid];
@@ -559,9 +556,10 @@ pub(crate) fn read_replies(
         at[g.pid] += g.bytes;
     }
     // Extension replies follow each owner's DRMA bytes from the next whole word, in part order.
+    let (reply, ranges) = (&mut got.reply, &mut got.ranges);
     reply.clear();
     ranges.clear();
-    for part in parts {
+    for part in &mine.req_parts {
         let start = reply.len();
         if !served(part, reply) {
             let mut r = Reader { words, at: at[part.pid].div_ceil(8) };
