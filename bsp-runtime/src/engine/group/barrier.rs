@@ -516,6 +516,9 @@ mod tests {
         });
     }
 
+    /// The flags process `q` arrives with in epoch `r`.
+    type Pattern = fn(u64, usize) -> u64;
+
     /// One bit per process and epoch, so a flag from the wrong epoch or a missing process shows.
     fn one_bit(r: u64, q: usize) -> u64 {
         1 << ((r as usize * 7 + q) % FLAG_BITS as usize)
@@ -533,7 +536,7 @@ mod tests {
         // waiters slow the others down (that is why `new` picks `Central` then): fewer epochs
         // keep the test quick. The last rows have far more threads than cores: waiters park and
         // are woken every epoch.
-        let cases: [(&[usize], Strategy, u64, fn(u64, usize) -> u64); 9] = [
+        let cases: [(&[usize], Strategy, u64, Pattern); 9] = [
             (&[1, 2], Dissemination, 1000, one_bit),
             (&[1, 2], Dissemination, 1000, sparse),
             (&[3, 4, 5, 7, 8], Dissemination, 150, one_bit),
