@@ -139,16 +139,17 @@ pub(crate) struct Leader {
 impl Leader {
     /// The leader's part over `transport`, with the exchange `mode`.
     pub(crate) fn new(transport: Box<dyn Transport>, mode: ExchangeMode) -> Box<Leader> {
+        let ranks = transport.ranks();
         // Whether syncs of this run may use the sparse exchange.
         let sparse_capable = match mode {
             ExchangeMode::Dense => false,
-            ExchangeMode::Sparse => transport.ranks() > 1,
+            ExchangeMode::Sparse => ranks > 1,
             ExchangeMode::Auto => transport.sparse_by_default(),
         };
         Box::new(Leader {
             transport,
             send: Vec::new(),
-            send_counts: Vec::new(),
+            send_counts: Vec::with_capacity(ranks),
             mode,
             sparse_capable,
             sparse: false,
@@ -181,20 +182,22 @@ impl Leader {
         let (out, owners) = (Out { words: &self.send, blocks: &self.blocks }, replies.then_some(&self.ranks[..]));
         self.transport.exchange_sparse(out, owners, Landing { recv, got: &mut self.got })
     }
+}
 
-    /// Sets `ranks` to the other ranks that the outboxes of `parity` of `rank` address: their
-    /// queues (puts, messages, records, gets), or with `owners` the owners of their gets and
-    /// requests. Ascending.
+impl Rank {
+    /// The other ranks that this rank's outboxes of `parity` address: their queues (puts,
+    /// messages, records, gets), or with `owners` the owners of their gets and requests.
+    /// Ascending, into `ranks`.
     ///
     /// # Safety
     /// Inside the sync, after the arrival's first barrier: every local outbox is complete and
     /// nobody writes it until the next superstep.
-    unsafe fn ranks_of(&mut self, rank: &Rank, parity: usize, owners: bool) {
-        let (t, ranks) = (rank.t, &mut self.ranks);
+    unsafe fn ranks_of(&self, parity: usize, owners: bool, ranks: &mut Vec<usize>) {
+        let t = self.t;
         ranks.clear();
         for s in 0..t {
             // SAFETY: the caller's contract.
-            let out = unsafe { rank.group.outbox(s, parity) };
+            let out = unsafe { self.group.outbox(s, parity) };
             if owners {
                 ranks.extend(out.gets.iter().map(|g| g.pid / t).chain(out.req_parts.iter().map(|r| r.pid / t)));
             } else {
@@ -202,166 +205,9 @@ impl Leader {
                 ranks.extend(out.req_parts.iter().map(|r| r.pid / t));
             }
         }
-        ranks.retain(|&r| r != rank.rank);
+        ranks.retain(|&r| r != self.rank);
         ranks.sort_unstable();
         ranks.dedup();
-    }
-
-    /// Serialises the outboxes of `parity` of `rank`: for each other rank, a block per pair
-    /// (local sender, process of that rank) that has something to move (every pair when
-    /// `all_pairs`). Entries are `[src, dst, words, block…]`.
-    fn serialize(&mut self, rank: &Rank, parity: usize, all_pairs: bool) {
-        let (t, me) = (rank.t, rank.rank);
-        self.send.clear();
-        self.send_counts.clear();
-        self.large_out.clear();
-        let point_to_point = !rank.one_address_space;
-        for r in 0..rank.ranks {
-            let start = self.send.len();
-            for s in (0..t).filter(|_| r != me) {
-                // SAFETY: inside the sync, after the arrival's first barrier: every local
-                // outbox is complete and nobody writes it until the next superstep.
-                let out = unsafe { rank.group.outbox(s, parity) };
-                for d in r * t..(r + 1) * t {
-                    if !all_pairs && out.queue(d).is_none() && !out.req_parts.iter().any(|x| x.pid == d) {
-                        continue;
-                    }
-                    let (at, large) = (self.send.len(), self.large_out.len());
-                    self.send.extend_from_slice(&[(me * t + s) as u64, d as u64, 0]);
-                    // Large puts' bytes go point to point where the transport can, from where
-                    // they are (`land_puts`); the entry says so.
-                    wire::write_block(out, d, &mut self.send, point_to_point.then_some(&mut self.large_out));
-                    let flag = if self.large_out.len() > large { ENTRY_LARGE } else { 0 };
-                    self.send[at + 2] = (self.send.len() - at - 3) as u64 | flag;
-                }
-            }
-            self.send_counts.push(self.send.len() - start);
-        }
-    }
-
-    /// An arrival of `rank` with the OR of its processes' flags (`local`): the OR of every
-    /// rank's, after the exchange of blocks if anybody queued something (with [`LARGE_PUTS`]
-    /// if the rank moves large puts in this sync).
-    fn arrive(&mut self, rank: &Rank, parity: usize, local: u64) -> Result<u64, Poisoned> {
-        const MOVES: u64 = flags::WORK | flags::GET;
-        const ALL_PAIRS: u64 = flags::COLLECTIVE | flags::END | flags::PENDING;
-        let (mut late, mut serialized) = (0, false);
-        let all = if self.sparse_capable {
-            let mut mine = local;
-            if local & MOVES != 0 && self.mode == ExchangeMode::Auto {
-                // A rank that talks to more than a quarter of the ranks asks for the dense
-                // exchange.
-                // SAFETY: inside the sync, after the arrival's first barrier.
-                unsafe { self.ranks_of(rank, parity, false) };
-                if 4 * self.ranks.len() > rank.ranks {
-                    mine |= DENSE;
-                }
-            }
-            let or = self.transport.all_or(mine)?;
-            // Sparse when somebody queued something and nobody is dense, changes registrations
-            // or the tag size, or ended: the same verdict on every rank, from the same OR.
-            self.sparse = or & MOVES != 0 && or & (DENSE | ALL_PAIRS) == 0;
-            or & !DENSE
-        } else {
-            // The dense exchange: a rank with something queued serialises a block for every
-            // pair before the arrival, whose sizes the transport announces in it (and whose
-            // small blocks it may carry); the others serialise after it, if anybody queued
-            // something: nothing, or a bare header for every pair where the collective
-            // bookkeeping must reach everyone, whose size every rank knows.
-            self.sparse = false;
-            serialized = local & MOVES != 0;
-            if serialized {
-                self.serialize(rank, parity, true);
-            }
-            let all = self.transport.arrive(local, serialized.then_some((&self.send, &self.send_counts)))?;
-            if all & ALL_PAIRS != 0 {
-                late = rank.t * rank.t * (3 + wire::HEADER_WORDS);
-            }
-            all
-        };
-        if all & MOVES == 0 {
-            return Ok(all);
-        }
-        if !serialized {
-            self.serialize(rank, parity, all & ALL_PAIRS != 0);
-            debug_assert!(
-                self.sparse_capable || self.send.len() == late * (rank.ranks - 1),
-                "a rank with nothing queued sends bare headers"
-            );
-        }
-        // SAFETY: written by the leader between the arrival's barriers only (module docs).
-        let recv = unsafe { &mut *rank.shared.recv.get() };
-        self.exchange(recv, late, false)?;
-        // Whether this rank moves large puts point to point in this sync, either way.
-        let large = !self.large_out.is_empty() || entries(recv).any(|(_, _, words, _)| words & ENTRY_LARGE != 0);
-        Ok(if large { all | LARGE_PUTS } else { all })
-    }
-
-    /// The reply exchange: the replies of every process of `rank`, by the requester's rank, to
-    /// the other ranks.
-    fn send_replies(&mut self, rank: &Rank, parity: usize) -> Result<(), Poisoned> {
-        self.send.clear();
-        self.send_counts.clear();
-        for r in 0..rank.ranks {
-            let start = self.send.len();
-            for slot in rank.shared.noted.iter() {
-                // SAFETY: after the barrier that follows every local process's `serve_remote`;
-                // they write their slots again only in the next sync's read phase.
-                let replies = unsafe { &(*slot.get()).replies };
-                for (_, _, _, block) in entries(replies).filter(|&(requester, _, _, _)| requester / rank.t == r) {
-                    self.send.extend_from_slice(&replies[block.start - 3..block.end]);
-                }
-            }
-            self.send_counts.push(self.send.len() - start);
-        }
-        if self.sparse {
-            // Replies go back between the ranks that asked: this rank hears from the owners of
-            // its processes' gets and requests.
-            // SAFETY: inside the sync, after the arrival.
-            unsafe { self.ranks_of(rank, parity, true) };
-        }
-        // SAFETY: written by the leader between the reply exchange's barriers only.
-        self.exchange(unsafe { &mut *rank.shared.replies_in.get() }, 0, true)
-    }
-
-    /// The large transfers of `rank` in `land_puts` (`puts`) or `read`, all point to point, in
-    /// the order both sides agree on (by source pid, then destination pid, then issue order).
-    /// Sends: the rank's large puts to other ranks, from where their bytes are, or the large
-    /// replies its processes noted in their `sends` slots; receives: what its processes noted
-    /// in their `receives` slots, to where each lands.
-    fn move_large(&mut self, rank: &Rank, puts: bool) -> Result<(), Poisoned> {
-        let t = rank.t;
-        self.sends.clear();
-        self.receives.clear();
-        self.incoming.clear();
-        if puts {
-            self.sends.extend(self.large_out.iter().map(|&(d, addr, len)| (d / t, addr, len)));
-        }
-        for (d, slot) in rank.shared.noted.iter().enumerate() {
-            // SAFETY: after the barrier that follows every local process's noting; they write
-            // their slots again only in the next phase that moves large transfers.
-            let noted = unsafe { &*slot.get() };
-            if !puts {
-                // Slots come by owner, each by requester (ascending) and issue order.
-                self.sends.extend(noted.sends.iter().map(|&(q, addr, len)| (q / t, addr, len)));
-            }
-            self.incoming.extend(noted.receives.iter().map(|&(src, addr, len)| (src, d, addr, len)));
-        }
-        if self.sends.is_empty() && self.incoming.is_empty() {
-            return Ok(());
-        }
-        // Stable: each (source, destination) pair keeps its issue order.
-        self.incoming.sort_by_key(|&(src, d, _, _)| (src, d));
-        self.receives.extend(self.incoming.iter().map(|&(src, _, addr, len)| (src / t, addr, len)));
-        // SAFETY: the sends' bytes are the rank's processes' buffered puts in their outboxes
-        // (cleared only after this sync), their hpput sources (borrowed until the end of this
-        // sync) or their registered memory, read for a get (written only after `end_reads`),
-        // unchanged: every process of the rank waits at the barrier after this. The receives
-        // land in the rank's processes' registered memory, which no other put of the superstep
-        // writes there and nobody reads any more in this sync (gets were served), in their
-        // bounce buffers, or where their gets land (destinations borrowed until the end of the
-        // sync, or their stages), untouched until the barrier after this.
-        unsafe { self.transport.transfer(&self.sends, &self.receives) }
     }
 }
 
@@ -449,17 +295,51 @@ impl Driver {
     /// others bring nothing to the second meeting). A failure of either meeting or of `lead` is
     /// the run's, which poisons every group's barrier: every process of the rank returns it.
     #[inline(always)]
-    fn led(
-        &mut self,
-        flags: u64,
-        lead: impl FnOnce(&mut Leader, &Rank, usize, u64) -> Result<u64, Poisoned>,
-    ) -> Result<u64, Poisoned> {
+    fn led(&mut self, flags: u64, lead: impl FnOnce(&mut Self, u64) -> Result<u64, Poisoned>) -> Result<u64, Poisoned> {
         let local = self.local_barrier(flags)?;
         let mut all = 0;
-        if let Some(leader) = &mut self.leader {
-            all = lead(leader, &self.rank, self.parity, local)?;
+        if self.leader.is_some() {
+            all = lead(self, local)?;
         }
         self.local_barrier(all)
+    }
+
+    /// The leader's serialisation of the rank's outboxes: for each other rank, a block per
+    /// pair (local sender, process of that rank) that has something to move (every pair when
+    /// `all_pairs`). Entries are `[src, dst, words, block…]`.
+    fn serialize(&mut self, all_pairs: bool) {
+        let (t, ranks, me) = (self.rank.t, self.rank.ranks, self.rank.rank);
+        let base = self.base();
+        let rank = &*self.rank;
+        let leader = self.leader.as_mut().expect("the leader exchanges");
+        leader.send.clear();
+        leader.send_counts.clear();
+        leader.large_out.clear();
+        let point_to_point = !rank.one_address_space;
+        for r in 0..ranks {
+            let start = leader.send.len();
+            if r != me {
+                for s in 0..t {
+                    // SAFETY: inside the sync, after the arrival's first barrier: every local
+                    // outbox is complete and nobody writes it until the next superstep.
+                    let out = unsafe { rank.group.outbox(s, self.parity) };
+                    for d in r * t..(r + 1) * t {
+                        if !all_pairs && out.queue(d).is_none() && !out.req_parts.iter().any(|x| x.pid == d) {
+                            continue;
+                        }
+                        let (at, large) = (leader.send.len(), leader.large_out.len());
+                        leader.send.extend_from_slice(&[(base + s) as u64, d as u64, 0]);
+                        // Large puts' bytes go point to point where the transport can, from
+                        // where they are (`land_puts`); the entry says so.
+                        let large_out = point_to_point.then_some(&mut leader.large_out);
+                        wire::write_block(out, d, &mut leader.send, large_out);
+                        let flag = if leader.large_out.len() > large { ENTRY_LARGE } else { 0 };
+                        leader.send[at + 2] = (leader.send.len() - at - 3) as u64 | flag;
+                    }
+                }
+            }
+            leader.send_counts.push(leader.send.len() - start);
+        }
     }
 
     /// Reads the blocks addressed to this process from the received buffer into `remote`.
@@ -534,6 +414,139 @@ impl Driver {
             }
         }
     }
+
+    /// The leader's part of the reply exchange: every local process's replies, by the requester's
+    /// rank, to the other ranks.
+    fn send_replies(&mut self) -> Result<(), Poisoned> {
+        let (t, ranks) = (self.rank.t, self.rank.ranks);
+        let rank = self.rank.clone();
+        let leader = self.leader.as_mut().expect("the leader exchanges");
+        leader.send.clear();
+        leader.send_counts.clear();
+        for r in 0..ranks {
+            let start = leader.send.len();
+            for slot in rank.shared.noted.iter() {
+                // SAFETY: after the barrier that follows every local process's `serve_remote`;
+                // they write their slots again only in the next sync's read phase.
+                let replies = unsafe { &(*slot.get()).replies };
+                for (_, _, _, block) in entries(replies).filter(|&(requester, _, _, _)| requester / t == r) {
+                    leader.send.extend_from_slice(&replies[block.start - 3..block.end]);
+                }
+            }
+            leader.send_counts.push(leader.send.len() - start);
+        }
+        if leader.sparse {
+            // Replies go back between the ranks that asked: this rank hears from the owners of
+            // its processes' gets and requests.
+            // SAFETY: inside the sync, after the arrival.
+            unsafe { rank.ranks_of(self.parity, true, &mut leader.ranks) };
+        }
+        // SAFETY: written by the leader between the reply exchange's barriers only.
+        leader.exchange(unsafe { &mut *rank.shared.replies_in.get() }, 0, true)
+    }
+
+    /// The leader's part of `land_puts` (`puts`) and of `read`: the rank's large transfers,
+    /// all point to point, in the order both sides agree on (by source pid, then destination
+    /// pid, then issue order). Sends: the rank's large puts to other ranks, from where their
+    /// bytes are, or the large replies its processes noted in their `sends` slots; receives:
+    /// what its processes noted in their `receives` slots, to where each lands.
+    fn move_large(&mut self, puts: bool) -> Result<(), Poisoned> {
+        let (t, rank) = (self.rank.t, &*self.rank);
+        let leader = self.leader.as_mut().expect("the leader moves the large transfers");
+        leader.sends.clear();
+        leader.receives.clear();
+        leader.incoming.clear();
+        if puts {
+            leader.sends.extend(leader.large_out.iter().map(|&(d, addr, len)| (d / t, addr, len)));
+        }
+        for (d, slot) in rank.shared.noted.iter().enumerate() {
+            // SAFETY: after the barrier that follows every local process's noting; they write
+            // their slots again only in the next phase that moves large transfers.
+            let noted = unsafe { &*slot.get() };
+            if !puts {
+                // Slots come by owner, each by requester (ascending) and issue order.
+                leader.sends.extend(noted.sends.iter().map(|&(q, addr, len)| (q / t, addr, len)));
+            }
+            leader.incoming.extend(noted.receives.iter().map(|&(src, addr, len)| (src, d, addr, len)));
+        }
+        if leader.sends.is_empty() && leader.incoming.is_empty() {
+            return Ok(());
+        }
+        // Stable: each (source, destination) pair keeps its issue order.
+        leader.incoming.sort_by_key(|&(src, d, _, _)| (src, d));
+        leader.receives.extend(leader.incoming.iter().map(|&(src, _, addr, len)| (src / t, addr, len)));
+        // SAFETY: the sends' bytes are the rank's processes' buffered puts in their outboxes
+        // (cleared only after this sync), their hpput sources (borrowed until the end of this
+        // sync) or their registered memory, read for a get (written only after `end_reads`),
+        // unchanged: every process of the rank waits at the barrier after this. The receives
+        // land in the rank's processes' registered memory, which no other put of the superstep
+        // writes there and nobody reads any more in this sync (gets were served), in their
+        // bounce buffers, or where their gets land (destinations borrowed until the end of the
+        // sync, or their stages), untouched until the barrier after this.
+        unsafe { leader.transport.transfer(&leader.sends, &leader.receives) }
+    }
+
+    /// The leader's part of an arrival, with the OR of the rank's flags (`local`): the OR of
+    /// every rank's, after the exchange of blocks if anybody queued something (with
+    /// [`LARGE_PUTS`] if the rank moves large puts in this sync).
+    fn lead_arrival(&mut self, local: u64) -> Result<u64, Poisoned> {
+        const MOVES: u64 = flags::WORK | flags::GET;
+        const ALL_PAIRS: u64 = flags::COLLECTIVE | flags::END | flags::PENDING;
+        let (t, ranks) = (self.rank.t, self.rank.ranks);
+        let leader = self.leader.as_mut().expect("the leader arrives for the rank");
+        let (mut late, mut serialized) = (0, false);
+        let all = if leader.sparse_capable {
+            let mut mine = local;
+            if local & MOVES != 0 && leader.mode == ExchangeMode::Auto {
+                // A rank that talks to more than a quarter of the ranks asks for the dense
+                // exchange.
+                // SAFETY: inside the sync, after the arrival's first barrier.
+                unsafe { self.rank.ranks_of(self.parity, false, &mut leader.ranks) };
+                if 4 * leader.ranks.len() > ranks {
+                    mine |= DENSE;
+                }
+            }
+            let or = leader.transport.all_or(mine)?;
+            // Sparse when somebody queued something and nobody is dense, changes registrations
+            // or the tag size, or ended: the same verdict on every rank, from the same OR.
+            leader.sparse = or & MOVES != 0 && or & (DENSE | ALL_PAIRS) == 0;
+            or & !DENSE
+        } else {
+            // The dense exchange: a rank with something queued serialises a block for every
+            // pair before the arrival, whose sizes the transport announces in it (and whose
+            // small blocks it may carry); the others serialise after it, if anybody queued
+            // something: nothing, or a bare header for every pair where the collective
+            // bookkeeping must reach everyone, whose size every rank knows.
+            leader.sparse = false;
+            serialized = local & MOVES != 0;
+            if serialized {
+                self.serialize(true);
+            }
+            let leader = self.leader.as_mut().expect("the leader arrives for the rank");
+            let all = leader.transport.arrive(local, serialized.then_some((&leader.send, &leader.send_counts)))?;
+            if all & ALL_PAIRS != 0 {
+                late = t * t * (3 + wire::HEADER_WORDS);
+            }
+            all
+        };
+        if all & MOVES == 0 {
+            return Ok(all);
+        }
+        if !serialized {
+            self.serialize(all & ALL_PAIRS != 0);
+            debug_assert!(
+                self.leader.as_ref().is_some_and(|l| l.sparse_capable || l.send.len() == late * (ranks - 1)),
+                "a rank with nothing queued sends bare headers"
+            );
+        }
+        let leader = self.leader.as_mut().expect("the leader exchanges");
+        // SAFETY: written by the leader between the arrival's barriers only (module docs).
+        let recv = unsafe { &mut *self.rank.shared.recv.get() };
+        leader.exchange(recv, late, false)?;
+        // Whether this rank moves large puts point to point in this sync, either way.
+        let large = !leader.large_out.is_empty() || entries(recv).any(|(_, _, words, _)| words & ENTRY_LARGE != 0);
+        Ok(if large { all | LARGE_PUTS } else { all })
+    }
 }
 
 impl Engine for Driver {
@@ -541,28 +554,30 @@ impl Engine for Driver {
         self.parity = parity;
         // The leader hands the OR to the others through the barrier, with whether the rank
         // moves large puts in `land_puts`.
-        let all = self.led(flags, Leader::arrive)?;
+        let all = self.led(flags, Self::lead_arrival)?;
         self.large_puts = all & LARGE_PUTS != 0;
         Ok(all & !LARGE_PUTS)
     }
 
     fn combine(&mut self, flags: u64) -> Result<u64, Poisoned> {
-        self.led(flags, |leader, _, _, local| leader.transport.all_or(local))
+        self.led(flags, |d, local| d.leader.as_mut().expect("the leader combines").transport.all_or(local))
     }
 
     fn statuses(&mut self, _mine: Status) -> Result<Vec<Status>, Poisoned> {
         // Every process wrote its arrival, superstep and pending counts into its outbox's
         // bookkeeping before arriving; the leader gathers the rank's from the outboxes, and
         // every rank's into the reply buffer (no read phase is in progress).
-        self.led(0, |leader, rank, parity, _| {
+        let rank = self.rank.clone();
+        self.led(0, |d, _| {
             // SAFETY: inside the sync (or the end), after the arrival's barriers.
-            let meta = |s: usize| unsafe { &rank.group.outbox(s, parity).meta };
+            let meta = |s: usize| unsafe { &rank.group.outbox(s, d.parity).meta };
             let words: Vec<u64> = (0..rank.t).flat_map(|s| wire::status_words(&Status::of(meta(s)))).collect();
+            let leader = d.leader.as_mut().expect("the leader gathers");
             // SAFETY: written by the leader between two barriers; read after the second.
             leader.transport.all_gather(&words, unsafe { &mut *rank.shared.replies_in.get() }).map(|()| 0)
         })?;
         // SAFETY: read after the barrier that follows the leader's write.
-        Ok(wire::statuses(unsafe { &*self.rank.shared.replies_in.get() }).collect())
+        Ok(wire::statuses(unsafe { &*rank.shared.replies_in.get() }).collect())
     }
 
     fn exchange(&mut self) -> Result<(), Poisoned> {
@@ -579,11 +594,7 @@ impl Engine for Driver {
         self.serve_remote(table, got);
         // A poisoned barrier or transport: the run failed, and the replies may be incomplete:
         // no get is found (`sync/` copies none), and the sync stops at its next engine call.
-        let exchanged = self.led(0, |leader, rank, parity, _| {
-            leader.move_large(rank, false)?;
-            leader.send_replies(rank, parity).map(|()| 0)
-        });
-        if exchanged.is_err() {
+        if self.led(0, |d, _| d.move_large(false).and_then(|()| d.send_replies()).map(|()| 0)).is_err() {
             return;
         }
         // 2. Where each remote owner's reply to this process starts.
@@ -642,7 +653,7 @@ impl Engine for Driver {
             };
             mine.push((l.src, dst, l.len));
         }
-        let moved = self.led(0, |leader, rank, _, _| leader.move_large(rank, true).map(|()| 0));
+        let moved = self.led(0, |d, _| d.move_large(true).map(|()| 0));
         for l in &large {
             let src = if l.in_place { PutSrc::Direct(LANDED) } else { PutSrc::Direct(bounce + l.at) };
             self.remote.queues[l.src].replace_put(l.index, src, l.len);
