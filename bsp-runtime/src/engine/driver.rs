@@ -342,34 +342,6 @@ impl Driver {
         }
     }
 
-    /// Reads the blocks addressed to this process from the received buffer into `remote`.
-    fn read_blocks(&mut self) {
-        self.remote.forget_senders();
-        self.large.clear();
-        // SAFETY: read after the arrival's second barrier; the leader writes it again only after
-        // the next sync's first barrier, which this process has not reached.
-        let recv = unsafe { &*self.rank.shared.recv.get() };
-        for (src, _, _, block) in entries(recv).filter(|&(_, dst, _, _)| dst == self.pid) {
-            // Puts are applied from where they arrived (`in_place`): the buffer stays as it is
-            // until this process's next sync. Large ones are placeholders until `land_puts`.
-            wire::read_block(recv, block.start, src, &mut self.remote, &mut self.large, true);
-            self.remote.senders.push(src as u32);
-        }
-        // The view's senders: remote ones heard from and every local process, ascending (after
-        // a dense exchange the entries come rank by rank, senders ascending within each; after
-        // a sparse one the ranks come in any order).
-        if !self.remote.senders.is_sorted() {
-            self.remote.senders.sort_unstable();
-        }
-        let base = self.base() as u32;
-        let local = base..base + self.rank.t as u32;
-        self.senders.clear();
-        let split = self.remote.senders.partition_point(|&s| s < base);
-        self.senders.extend_from_slice(&self.remote.senders[..split]);
-        self.senders.extend(local);
-        self.senders.extend_from_slice(&self.remote.senders[split..]);
-    }
-
     /// Serves the requests of remote processes addressed to this one into its reply slot:
     /// entries `[requester, owner, words, reply…]`, a reply in the wire format
     /// ([`wire::write_reply`]).
@@ -581,7 +553,31 @@ impl Engine for Driver {
     }
 
     fn exchange(&mut self) -> Result<(), Poisoned> {
-        self.read_blocks();
+        // The blocks addressed to this process, from the received buffer into `remote`.
+        self.remote.forget_senders();
+        self.large.clear();
+        // SAFETY: read after the arrival's second barrier; the leader writes it again only after
+        // the next sync's first barrier, which this process has not reached.
+        let recv = unsafe { &*self.rank.shared.recv.get() };
+        for (src, _, _, block) in entries(recv).filter(|&(_, dst, _, _)| dst == self.pid) {
+            // Puts are applied from where they arrived (`in_place`): the buffer stays as it is
+            // until this process's next sync. Large ones are placeholders until `land_puts`.
+            wire::read_block(recv, block.start, src, &mut self.remote, &mut self.large, true);
+            self.remote.senders.push(src as u32);
+        }
+        // The view's senders: remote ones heard from and every local process, ascending (after
+        // a dense exchange the entries come rank by rank, senders ascending within each; after
+        // a sparse one the ranks come in any order).
+        if !self.remote.senders.is_sorted() {
+            self.remote.senders.sort_unstable();
+        }
+        let base = self.base() as u32;
+        let local = base..base + self.rank.t as u32;
+        self.senders.clear();
+        let split = self.remote.senders.partition_point(|&s| s < base);
+        self.senders.extend_from_slice(&self.remote.senders[..split]);
+        self.senders.extend(local);
+        self.senders.extend_from_slice(&self.remote.senders[split..]);
         Ok(())
     }
 
