@@ -581,7 +581,7 @@ pub(crate) fn status_words(status: &Status) -> [u64; STATUS_WORDS] {
 }
 
 /// The status in the words `w` of [`status_words`].
-fn status(w: &[u64]) -> Status {
+fn status(w: &[u64; STATUS_WORDS]) -> Status {
     let arrival = if w[0] == 1 { Arrival::End } else { Arrival::Sync };
     Status {
         arrival,
@@ -592,7 +592,7 @@ fn status(w: &[u64]) -> Status {
 
 /// The statuses in `words` ([`status_words`] of each process, in pid order).
 pub(crate) fn statuses(words: &[u64]) -> impl Iterator<Item = Status> + '_ {
-    words.chunks_exact(STATUS_WORDS).map(status)
+    words.as_chunks::<STATUS_WORDS>().0.iter().map(status)
 }
 
 #[cfg(test)]

@@ -128,6 +128,7 @@ impl Posted<'_> {
     ///
     /// # Safety
     /// As for [`post`](Posted::post): the elements stay valid while the guard lives.
+    #[inline(always)]
     unsafe fn start(
         &mut self,
         op: Op,

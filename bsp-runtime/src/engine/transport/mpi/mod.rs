@@ -120,25 +120,27 @@ impl Dense {
         recv[rd..rd + n].copy_from_slice(&send[sd..sd + n]);
         let (out, into) = (send.as_ptr() as usize, recv.as_mut_ptr() as usize);
         let mut transfers = transfers.post();
-        // The receives first, then the sends (none where the block went with the arrival).
-        for (receive, buf, counts, displs) in
-            [(true, into, &self.recv_counts, &self.recv_displs), (false, out, &self.send_counts, &self.send_displs)]
-        {
-            for q in (0..p).filter(|&q| q != me && (receive || !inline_sent)) {
-                let (at, words) = (displs[q] as usize, counts[q] as usize);
-                if let (true, Some(block)) = (receive, inline_got) {
-                    // Two ranks, and the other's block came with its arrival.
-                    recv[at..at + words].copy_from_slice(&block[..words]);
-                    continue;
-                }
-                for (from, n) in pieces(words) {
-                    // SAFETY: a piece of rank q's block of `recv` (inside `total` words), written
-                    // by nothing else and read only after the transfers complete below (`recv`
-                    // is not touched, nor reallocated, until then), or of the block for rank q of
-                    // `send`, unchanged until then.
-                    unsafe { transfers.post(comm, q, BLOCK_TAG, (buf + 8 * (at + from), 8 * n), receive) };
-                    messages += u64::from(!receive);
-                }
+        for q in (0..p).filter(|&q| q != me) {
+            let (at, words) = (self.recv_displs[q] as usize, self.recv_counts[q] as usize);
+            if let Some(block) = inline_got {
+                // Two ranks, and the other's block came with its arrival.
+                recv[at..at + words].copy_from_slice(&block[..words]);
+                continue;
+            }
+            for (from, n) in pieces(words) {
+                // SAFETY: a piece of rank q's block of `recv` (inside `total` words), written by
+                // nothing else and read only after the transfers complete below (`recv` is not
+                // touched, nor reallocated, until then).
+                unsafe { transfers.post(comm, q, BLOCK_TAG, (into + 8 * (at + from), 8 * n), true) };
+            }
+        }
+        for q in (0..p).filter(|&q| q != me && !inline_sent) {
+            let (at, words) = (self.send_displs[q] as usize, self.send_counts[q] as usize);
+            for (from, n) in pieces(words) {
+                // SAFETY: a piece of the block for rank q of `send`, unchanged until the transfers
+                // complete below.
+                unsafe { transfers.post(comm, q, BLOCK_TAG, (out + 8 * (at + from), 8 * n), false) };
+                messages += 1;
             }
         }
         transfers.wait();
