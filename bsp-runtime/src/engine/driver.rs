@@ -69,16 +69,16 @@ pub(crate) use on_mpi::{launch, launch_set_up, nprocs, set_up};
 use crate::env::THREADS_VAR;
 
 /// What the leader hands the rank's processes, written only between barriers (module docs).
+#[derive(Default)]
 struct Shared {
     /// The blocks from the other ranks: entries `[src, dst, words, block…]`, by rank.
     recv: UnsafeCell<Vec<u64>>,
-    /// The replies from the other ranks, in the same entry format.
+    /// The replies from the other ranks, in the same entry format (on the error paths, every
+    /// process's status words).
     replies_in: UnsafeCell<Vec<u64>>,
     /// What each local process notes for the leader: written by that process, read by the
     /// leader after a barrier.
     noted: Box<[UnsafeCell<Noted>]>,
-    /// Every process's status (error paths).
-    statuses: UnsafeCell<Vec<Status>>,
 }
 
 /// What one process notes for its leader.
@@ -312,7 +312,6 @@ impl Driver {
         let base = self.base();
         let rank = &*self.rank;
         let leader = self.leader.as_mut().expect("the leader exchanges");
-        debug_assert_eq!(leader.transport.rank(), me);
         leader.send.clear();
         leader.send_counts.clear();
         leader.large_out.clear();
@@ -341,34 +340,6 @@ impl Driver {
             }
             leader.send_counts.push(leader.send.len() - start);
         }
-    }
-
-    /// Reads the blocks addressed to this process from the received buffer into `remote`.
-    fn read_blocks(&mut self) {
-        self.remote.forget_senders();
-        self.large.clear();
-        // SAFETY: read after the arrival's second barrier; the leader writes it again only after
-        // the next sync's first barrier, which this process has not reached.
-        let recv = unsafe { &*self.rank.shared.recv.get() };
-        for (src, _, _, block) in entries(recv).filter(|&(_, dst, _, _)| dst == self.pid) {
-            // Puts are applied from where they arrived (`in_place`): the buffer stays as it is
-            // until this process's next sync. Large ones are placeholders until `land_puts`.
-            wire::read_block(recv, block.start, src, &mut self.remote, &mut self.large, true);
-            self.remote.senders.push(src as u32);
-        }
-        // The view's senders: remote ones heard from and every local process, ascending (after
-        // a dense exchange the entries come rank by rank, senders ascending within each; after
-        // a sparse one the ranks come in any order).
-        if !self.remote.senders.is_sorted() {
-            self.remote.senders.sort_unstable();
-        }
-        let base = self.base() as u32;
-        let local = base..base + self.rank.t as u32;
-        self.senders.clear();
-        let split = self.remote.senders.partition_point(|&s| s < base);
-        self.senders.extend_from_slice(&self.remote.senders[..split]);
-        self.senders.extend(local);
-        self.senders.extend_from_slice(&self.remote.senders[split..]);
     }
 
     /// Serves the requests of remote processes addressed to this one into its reply slot:
@@ -566,30 +537,47 @@ impl Engine for Driver {
 
     fn statuses(&mut self, _mine: Status) -> Result<Vec<Status>, Poisoned> {
         // Every process wrote its arrival, superstep and pending counts into its outbox's
-        // bookkeeping before arriving; the leader gathers the rank's from the outboxes.
+        // bookkeeping before arriving; the leader gathers the rank's from the outboxes, and
+        // every rank's into the reply buffer (no read phase is in progress).
         let rank = self.rank.clone();
         self.led(0, |d, _| {
-            let mut words = Vec::with_capacity(wire::STATUS_WORDS * rank.t);
-            for s in 0..rank.t {
-                // SAFETY: inside the sync (or the end), after the arrival's barriers.
-                let m = unsafe { &rank.group.outbox(s, d.parity).meta };
-                let status = Status { arrival: m.arrival, step: m.step, pending: m.pending };
-                words.extend_from_slice(&wire::status_words(&status));
-            }
-            let mut all = Vec::new();
-            d.leader.as_mut().expect("the leader gathers").transport.all_gather(&words, &mut all)?;
+            // SAFETY: inside the sync (or the end), after the arrival's barriers.
+            let meta = |s: usize| unsafe { &rank.group.outbox(s, d.parity).meta };
+            let words: Vec<u64> = (0..rank.t).flat_map(|s| wire::status_words(&Status::of(meta(s)))).collect();
+            let leader = d.leader.as_mut().expect("the leader gathers");
             // SAFETY: written by the leader between two barriers; read after the second.
-            let statuses = unsafe { &mut *rank.shared.statuses.get() };
-            statuses.clear();
-            statuses.extend(wire::statuses(&all));
-            Ok(0)
+            leader.transport.all_gather(&words, unsafe { &mut *rank.shared.replies_in.get() }).map(|()| 0)
         })?;
         // SAFETY: read after the barrier that follows the leader's write.
-        Ok(unsafe { &*rank.shared.statuses.get() }.clone())
+        Ok(wire::statuses(unsafe { &*rank.shared.replies_in.get() }).collect())
     }
 
     fn exchange(&mut self) -> Result<(), Poisoned> {
-        self.read_blocks();
+        // The blocks addressed to this process, from the received buffer into `remote`.
+        self.remote.forget_senders();
+        self.large.clear();
+        // SAFETY: read after the arrival's second barrier; the leader writes it again only after
+        // the next sync's first barrier, which this process has not reached.
+        let recv = unsafe { &*self.rank.shared.recv.get() };
+        for (src, _, _, block) in entries(recv).filter(|&(_, dst, _, _)| dst == self.pid) {
+            // Puts are applied from where they arrived (`in_place`): the buffer stays as it is
+            // until this process's next sync. Large ones are placeholders until `land_puts`.
+            wire::read_block(recv, block.start, src, &mut self.remote, &mut self.large, true);
+            self.remote.senders.push(src as u32);
+        }
+        // The view's senders: remote ones heard from and every local process, ascending (after
+        // a dense exchange the entries come rank by rank, senders ascending within each; after
+        // a sparse one the ranks come in any order).
+        if !self.remote.senders.is_sorted() {
+            self.remote.senders.sort_unstable();
+        }
+        let base = self.base() as u32;
+        let local = base..base + self.rank.t as u32;
+        self.senders.clear();
+        let split = self.remote.senders.partition_point(|&s| s < base);
+        self.senders.extend_from_slice(&self.remote.senders[..split]);
+        self.senders.extend(local);
+        self.senders.extend_from_slice(&self.remote.senders[split..]);
         Ok(())
     }
 
@@ -622,17 +610,9 @@ impl Engine for Driver {
         // its `end_reads`, the rank's barrier that this process's is too), remote ones from
         // their replies.
         let point_to_point = !self.rank.one_address_space;
-        let in_place = |g: &crate::outbox::GetRec, b: &mut super::GetBytes| {
-            if local(g.pid) {
-                b.from = g.src_addr;
-                return true;
-            }
-            // A large get from another rank already landed, point to point.
-            let landed = point_to_point && is_large(g.bytes);
-            if landed {
-                b.from = LANDED;
-            }
-            landed
+        // A large get from another rank already landed, point to point.
+        let elsewhere = |g: &crate::outbox::GetRec| {
+            if local(g.pid) { Some(g.src_addr) } else { (point_to_point && is_large(g.bytes)).then_some(LANDED) }
         };
         let served = |part: &crate::outbox::ReqPart, reply: &mut Vec<u8>| {
             if local(part.pid) {
@@ -642,17 +622,7 @@ impl Engine for Driver {
             }
             local(part.pid)
         };
-        let into = (&mut got.reply, &mut got.ranges);
-        wire::read_replies(
-            replies,
-            &mut self.reply_at,
-            &mine.gets,
-            &mut got.gets,
-            &mine.req_parts,
-            into,
-            in_place,
-            served,
-        );
+        wire::read_replies((replies, &mut self.reply_at), mine, got, elsewhere, served);
     }
 
     fn land_puts(&mut self, table: &Table) -> Result<(), Poisoned> {
@@ -749,12 +719,7 @@ impl Rank {
         one_address_space: bool,
     ) -> (Arc<Rank>, Vec<Parker>) {
         let (group, parkers) = Group::new(t, ranks * t, busy);
-        let shared = Shared {
-            recv: UnsafeCell::default(),
-            replies_in: UnsafeCell::default(),
-            noted: (0..t).map(|_| UnsafeCell::default()).collect(),
-            statuses: UnsafeCell::default(),
-        };
+        let shared = Shared { noted: (0..t).map(|_| UnsafeCell::default()).collect(), ..Shared::default() };
         (Arc::new(Rank { group, shared, rank, ranks, t, one_address_space }), parkers)
     }
 }
@@ -781,7 +746,8 @@ impl Starter {
     ) -> (Endpoint, placement::Placed) {
         let (t, p, (here, local_rank)) = (self.state.t, self.state.ranks * self.state.t, self.here);
         // A rank of one process keeps the cores `mpirun` gave it.
-        let placed = if t > 1 { placement::pin(local_rank * t + local, here * t) } else { placement::Placed::none() };
+        let placed =
+            if t > 1 { placement::pin(local_rank * t + local, here * t) } else { placement::Placed::default() };
         let pid = self.pid(local);
         let engine = Driver {
             rank: self.state.clone(),
@@ -801,6 +767,21 @@ impl Starter {
         let outboxes = self.state.group.outboxes(local);
         let fate = self.fate.clone();
         (Endpoint { engine: AnyEngine::Driver(Box::new(engine)), pid, nprocs: p, outboxes, fate }, placed)
+    }
+
+    /// Runs `body` at the endpoint of the rank's process `local` on the calling thread, which
+    /// gets its affinity back after.
+    fn run<R>(
+        &self,
+        local: usize,
+        parker: Parker,
+        leader: Option<Box<Leader>>,
+        body: impl Fn(Endpoint) -> Option<R>,
+    ) -> Option<R> {
+        let (endpoint, placed) = self.endpoint(local, parker, leader);
+        let result = body(endpoint);
+        placement::release(placed);
+        result
     }
 }
 
@@ -846,10 +827,7 @@ where
     let start = |pid: usize, (parker, board_parker): (Parker, Option<Parker>)| {
         let (r, local) = (pid / t, pid % t);
         let leader = board_parker.map(|parker| Leader::new(Box::new(InProcess::new(board.clone(), r, parker)), mode));
-        let (endpoint, placed) = starters[r].endpoint(local, parker, leader);
-        let result = body(endpoint);
-        placement::release(placed);
-        result
+        starters[r].run(local, parker, leader, &body)
     };
     let cannot_start = |pid: usize, e: std::io::Error| starters[pid / t].cannot_start(pid % t, &e);
     super::group::run_all(args, &fate, start, cannot_start)
@@ -868,7 +846,7 @@ mod on_mpi {
 
     use super::{Leader, Rank, Starter};
     use crate::Error;
-    use crate::engine::group::{all_results, placement, run_threads};
+    use crate::engine::group::{all_results, run_threads};
     use crate::engine::mpi::{RunEnd, abort_alone, ranks_from_env, report_once, share_set_up, with_world};
     use crate::engine::transport::ExchangeMode;
     use crate::engine::transport::mpi::{MpiTransport, local_ranks};
@@ -968,14 +946,8 @@ mod on_mpi {
             return Ok(Vec::new()); // a surplus rank takes no part
         };
         let (rank, t, fate) = (starter.state.rank, starter.state.t, starter.fate.clone());
-        let start = |local: usize, parker: Parker, leader: Option<Box<Leader>>| {
-            let (endpoint, placed) = starter.endpoint(local, parker, leader);
-            let result = body(endpoint);
-            placement::release(placed);
-            result
-        };
         let first = || {
-            let result = if fate.is_failed() { None } else { start(0, first, Some(leader)) };
+            let result = if fate.is_failed() { None } else { starter.run(0, first, Some(leader), &body) };
             if fate.failed_alone() {
                 // A failure of this rank only: end every rank now, without joining rank-mates that
                 // may compute for a long time before their next runtime call (the leader is the
@@ -985,7 +957,7 @@ mod on_mpi {
             result
         };
         let cannot_start = |local: usize, e: std::io::Error| starter.cannot_start(local, &e);
-        let others = |local: usize, parker: Parker| start(local, parker, None);
+        let others = |local: usize, parker: Parker| starter.run(local, parker, None, &body);
         let results = run_threads(rank * t, &fate, first, others_parkers, &others, cannot_start);
         if fate.is_failed() {
             return Err(RunEnd::new(fence, fate, rank).failed(&world));

@@ -35,9 +35,9 @@
 //! every process, with the same `all` flags everywhere (so every process makes the same calls):
 //!
 //! 1. [`arrive`](Engine::arrive)`(parity, flags)` returns the OR of every process's flags, after
-//!    every process has finished writing its outbox of `parity` for the superstep; it is
-//!    [`combine`](Engine::combine) by default, and lets an engine start the exchange in the same
-//!    step (the MPI transport announces the sizes of its blocks). If `all` says nobody queued
+//!    every process has finished writing its outbox of `parity` for the superstep, and lets an
+//!    engine start the exchange in the same step (the MPI transport announces the sizes of its
+//!    blocks). If `all` says nobody queued
 //!    anything, the sync ends here (an empty superstep costs one `combine`). If some process
 //!    ended its SPMD function instead of syncing, [`statuses`](Engine::statuses) follows (a
 //!    collective) and the run fails.
@@ -76,23 +76,16 @@
 //! read through them; any other engine uses the slot, offset and pid beside them.
 //!
 //! # The driver, the group and the transport
-//! The driver ([`driver`]) runs every layout of processes that do not all share memory: a run
-//! is a set of *groups* of T processes each, the threads of one address space; inside a group
-//! they work as on the threads engine (the [`group::Group`]: its combining barrier, outboxes
-//! read in place, the shared registration rows); between groups one process of each (the
-//! *leader*) moves what crosses them through a [`transport::Transport`]: the OR of the groups'
-//! flags (with the sizes of the blocks that follow, or small blocks themselves, where the
-//! transport can), the dense or the sparse exchange of blocks (the outboxes serialised in
-//! [`transport::wire`]), the get replies, large puts and gets point to point, the statuses of
-//! the error paths.
-//!
-//! A layout is a function of `driver.rs` that starts the groups of a run with their
-//! transport: under `mpirun`, one group per MPI rank and [`transport::mpi`]'s `MpiTransport`
-//! (MPI's set-up, for every layout, is `transport/mpi/launch.rs`); without,
-//! `launch_in_process`, every group in this OS process joined by [`transport::in_process`] (for
-//! tests, Miri and ThreadSanitizer). A new transport is one file in `transport/` (it imports
-//! nothing of the driver: it implements [`transport::Transport`]) plus one arm: its layout in
-//! `driver.rs`, chosen in [`launch`].
+//! The driver ([`driver`]) runs a set of *groups* of T processes each, the threads of one
+//! address space, which work inside their group as on the threads engine (a [`group::Group`]);
+//! one process of each group, its *leader*, moves what crosses groups through a
+//! [`transport::Transport`] (the outboxes serialised in [`transport::wire`]). A layout is a
+//! function of `driver.rs` that starts the groups of a run with their transport: under `mpirun`,
+//! one group per MPI rank and [`transport::mpi`]'s `MpiTransport` (MPI's set-up, for every
+//! layout, is `transport/mpi/launch.rs`); without, `launch_in_process`, every group in this OS
+//! process joined by [`transport::in_process`] (for tests, Miri and ThreadSanitizer). A new
+//! transport is one file in `transport/` (it imports nothing of the driver: it implements
+//! [`transport::Transport`]) plus one arm: its layout in `driver.rs`, chosen in [`launch`].
 //!
 //! # Adding an engine
 //! An engine that is not a set of groups is a module here and one arm of [`AnyEngine`], the
@@ -123,10 +116,7 @@ pub(crate) trait Engine {
     /// The start of a sync or of the end of the SPMD function (the only engine call of an empty
     /// sync): arrives with this process's `flags`, its outbox of `parity` complete, and returns
     /// the OR of every process's flags. An engine may start the exchange here too.
-    fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned> {
-        let _ = parity;
-        self.combine(flags)
-    }
+    fn arrive(&mut self, parity: usize, flags: u64) -> Result<u64, Poisoned>;
 
     /// Arrives with this process's `flags` and returns the OR of every process's flags.
     fn combine(&mut self, flags: u64) -> Result<u64, Poisoned>;
@@ -431,6 +421,13 @@ pub(crate) struct Status {
     pub arrival: Arrival,
     pub step: usize,
     pub pending: Pending,
+}
+
+impl Status {
+    /// The status that a process's bookkeeping `m` records.
+    pub(crate) fn of(m: &Meta) -> Status {
+        Status { arrival: m.arrival, step: m.step, pending: m.pending }
+    }
 }
 
 /// What a sync reads from the other processes: their bookkeeping, and what they queued for

@@ -516,6 +516,9 @@ mod tests {
         });
     }
 
+    /// The flags process `q` arrives with in epoch `r`.
+    type Pattern = fn(u64, usize) -> u64;
+
     /// One bit per process and epoch, so a flag from the wrong epoch or a missing process shows.
     fn one_bit(r: u64, q: usize) -> u64 {
         1 << ((r as usize * 7 + q) % FLAG_BITS as usize)
@@ -527,30 +530,28 @@ mod tests {
     }
 
     #[test]
-    fn dissemination_combines_flags_across_epochs() {
-        // More processes than cores here means spinning waiters slow the others down (that
-        // is why `new` picks `Central` then): fewer epochs keep the test quick.
-        for n in [1, 2, 3, 4, 5, 7, 8] {
-            let epochs = if n <= 2 { 1000 } else { 150 };
-            check_combining(n, Strategy::Dissemination, epochs, one_bit);
-            check_combining(n, Strategy::Dissemination, epochs, sparse);
+    fn combines_flags_across_epochs() {
+        use Strategy::{Central, Dissemination};
+        // (processes, algorithm, epochs, flags). More processes than cores means spinning
+        // waiters slow the others down (that is why `new` picks `Central` then): fewer epochs
+        // keep the test quick. The last rows have far more threads than cores: waiters park and
+        // are woken every epoch.
+        let cases: [(&[usize], Strategy, u64, Pattern); 9] = [
+            (&[1, 2], Dissemination, 1000, one_bit),
+            (&[1, 2], Dissemination, 1000, sparse),
+            (&[3, 4, 5, 7, 8], Dissemination, 150, one_bit),
+            (&[3, 4, 5, 7, 8], Dissemination, 150, sparse),
+            (&[1, 2, 3, 8], Central, 500, one_bit),
+            (&[1, 2, 3, 8], Central, 500, sparse),
+            (&[32], Central, 200, one_bit),
+            (&[32], Dissemination, 100, one_bit),
+            (&[13], Dissemination, 100, sparse),
+        ];
+        for (ns, strategy, epochs, pattern) in cases {
+            for &n in ns {
+                check_combining(n, strategy, epochs, pattern);
+            }
         }
-    }
-
-    #[test]
-    fn central_combines_flags_across_epochs() {
-        for n in [1, 2, 3, 8] {
-            check_combining(n, Strategy::Central, 500, one_bit);
-            check_combining(n, Strategy::Central, 500, sparse);
-        }
-    }
-
-    #[test]
-    fn oversubscribed_combines_flags() {
-        // Far more threads than cores: waiters park and are woken every epoch.
-        check_combining(32, Strategy::Central, 200, one_bit);
-        check_combining(32, Strategy::Dissemination, 100, one_bit);
-        check_combining(13, Strategy::Dissemination, 100, sparse);
     }
 
     #[test]

@@ -169,12 +169,7 @@ impl Engine for Threads {
     }
 
     fn statuses(&mut self, _mine: Status) -> Result<Vec<Status>, Poisoned> {
-        Ok((0..self.group.slots.len())
-            .map(|q| {
-                let m = self.meta(q);
-                Status { arrival: m.arrival, step: m.step, pending: m.pending }
-            })
-            .collect())
+        Ok((0..self.group.slots.len()).map(|q| Status::of(self.meta(q))).collect())
     }
 
     fn exchange(&mut self) -> Result<(), Poisoned> {

@@ -48,18 +48,10 @@ mod linux {
     }
 }
 
-/// The affinity to restore when a process leaves its core (`None`: nothing to restore).
+/// The affinity to restore when a process leaves its core (`None`, the default: nothing to
+/// restore).
+#[derive(Default)]
 pub(crate) struct Placed(#[cfg(target_os = "linux")] Option<linux::CpuSet>);
-
-impl Placed {
-    /// Nothing pinned, nothing to restore.
-    pub(crate) fn none() -> Placed {
-        Placed(
-            #[cfg(target_os = "linux")]
-            None,
-        )
-    }
-}
 
 /// Pins the calling thread (process `pid` of `nprocs`) to a core of its own, if the cores this
 /// thread may use are at least `nprocs`. Returns what `release` needs to undo it.

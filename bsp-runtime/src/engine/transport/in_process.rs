@@ -82,10 +82,6 @@ impl InProcess {
 }
 
 impl Transport for InProcess {
-    fn rank(&self) -> usize {
-        self.rank
-    }
-
     fn ranks(&self) -> usize {
         self.board.ranks
     }

@@ -2,13 +2,8 @@
 //! of `engine/`: the driver, the group and the transport). Groups are numbered `0..ranks`, with
 //! the same number of processes each, laid out group-major (group `r` holds pids
 //! `r·t .. r·t + t`); the [`Transport`] trait and the wire format ([`wire`]) need no feature, and
-//! a transport is one file here written against them alone:
-//! - [`in_process`]: groups in this OS process, joined by shared mailboxes (for testing the
-//!   driver, the wire format and the protocol without MPI: `Launch::in_process_groups`);
-//! - `mpi/` (cargo feature `mpi`): groups are MPI ranks (`mpirun`), joined by MPI; its
-//!   dense exchange (point to point among a few ranks, `MPI_Alltoallv` beyond), its large
-//!   point-to-point transfers (`mpi/direct.rs`), its sparse exchange (`mpi/sparse.rs`,
-//!   non-blocking consensus), and MPI's set-up for every layout (`mpi/launch.rs`).
+//! a transport is one file here written against them alone: [`in_process`] (groups in this OS
+//! process, for tests), `mpi/` (cargo feature `mpi`: groups are MPI ranks).
 
 pub(crate) mod in_process;
 #[cfg(feature = "mpi")]
@@ -98,8 +93,7 @@ pub(crate) fn is_large(len: usize) -> bool {
 /// when the run failed while it waited (a transport that cannot wake a waiter instead ends the
 /// whole run, as MPI's `MPI_Abort` does).
 pub(crate) trait Transport {
-    /// This group's number, and the number of groups.
-    fn rank(&self) -> usize;
+    /// The number of groups.
     fn ranks(&self) -> usize;
 
     /// The OR of every group's `flags`.

@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use bytemuck::{Pod, Zeroable};
 
 use super::is_large;
-use crate::engine::{GetBytes, Peers, Status};
+use crate::engine::{Peers, ReadResults, Status};
 use crate::outbox::{
     Arrival, DestQueue, ExtRec, GetRec, Meta, MsgRec, Outbox, Pending, PushInfo, PutRec, PutSrc, ReqPart,
 };
@@ -33,13 +33,9 @@ use crate::reg::Table;
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 #[repr(C)]
 pub(crate) struct Header {
-    /// 1 if the sender arrived from the end of its SPMD function, 0 from a sync.
-    pub ended: u64,
-    pub step: u64,
+    /// The sender's arrival, superstep and pending counts ([`status_words`]).
+    pub status: [u64; STATUS_WORDS],
     pub tag_request: u64,
-    pub pending_puts: u64,
-    pub pending_gets: u64,
-    pub pending_sends: u64,
     pub pushes: u64,
     pub pops: u64,
     pub puts: u64,
@@ -230,12 +226,8 @@ pub(crate) fn write_block(
     let reqs = out.gets.iter().filter(|g| g.pid == q);
     let parts = out.req_parts.iter().filter(|r| r.pid == q);
     let header = Header {
-        ended: u64::from(meta.arrival == Arrival::End),
-        step: meta.step as u64,
+        status: status_words(&Status::of(meta)),
         tag_request: meta.tag_request as u64,
-        pending_puts: meta.pending.puts as u64,
-        pending_gets: meta.pending.gets as u64,
-        pending_sends: meta.pending.sends as u64,
         pushes: meta.pushes.len() as u64,
         pops: meta.pops.len() as u64,
         puts: dest.puts.len() as u64,
@@ -277,26 +269,21 @@ pub(crate) fn write_block(
             // SAFETY: as for `bytes`, with `len` = 8.
             let word = |p: &PutRec| unsafe { (addr(p) as *const u64).read_unaligned() };
             match stride {
-                Some(step) => {
-                    send.extend_from_slice(&[put_word(STRIDED_RUN, len), head, put.byte_offset as u64, step]);
-                    if len == 8 {
-                        send.extend(run.iter().map(word));
-                    } else {
-                        run.iter().for_each(|p| put_bytes(send, bytes(p)));
-                    }
+                Some(step) => send.extend_from_slice(&[put_word(STRIDED_RUN, len), head, put.byte_offset as u64, step]),
+                None => send.extend_from_slice(&[put_word(RUN, len), head]),
+            }
+            match (stride, len) {
+                (Some(_), 8) => send.extend(run.iter().map(word)),
+                (None, 8) => {
+                    send.reserve(2 * run.len());
+                    run.iter().for_each(|p| send.extend_from_slice(&[p.byte_offset as u64, word(p)]));
                 }
-                None => {
-                    send.extend_from_slice(&[put_word(RUN, len), head]);
-                    if len == 8 {
-                        send.reserve(2 * run.len());
-                        run.iter().for_each(|p| send.extend_from_slice(&[p.byte_offset as u64, word(p)]));
-                    } else {
-                        run.iter().for_each(|p| {
-                            send.push(p.byte_offset as u64);
-                            put_bytes(send, bytes(p));
-                        });
+                _ => run.iter().for_each(|p| {
+                    if stride.is_none() {
+                        send.push(p.byte_offset as u64);
                     }
-                }
+                    put_bytes(send, bytes(p));
+                }),
             }
             i = end;
             continue;
@@ -362,11 +349,8 @@ pub(crate) fn read_block(
     let mut r = Reader { words, at };
     let h = r.header();
     let meta = &mut got.metas[src];
-    meta.arrival = if h.ended == 1 { Arrival::End } else { Arrival::Sync };
-    meta.step = h.step as usize;
-    meta.tag_request = h.tag_request as usize;
-    meta.pending =
-        Pending { puts: h.pending_puts as usize, gets: h.pending_gets as usize, sends: h.pending_sends as usize };
+    let Status { arrival, step, pending } = status(&h.status);
+    (meta.arrival, meta.step, meta.pending, meta.tag_request) = (arrival, step, pending, h.tag_request as usize);
     meta.pushes.clear();
     for _ in 0..h.pushes {
         let (serial, bytes, elem_size, name_len) = (r.word(), r.usize(), r.usize(), r.usize());
@@ -546,28 +530,25 @@ pub(crate) unsafe fn write_reply(
     }
 }
 
-/// The requester's side of [`write_reply`]: finds where the bytes of each of this process's
-/// `gets` are (`landing[i].from`, for `sync/gets.rs` to copy) and collects the replies to its
-/// extension request `parts` (one range of `reply` per part, in part order). `at[owner]` is the
-/// byte position in `words` where `owner`'s reply to this process starts (it is moved past what
-/// is read). A get for which `elsewhere` returns `true` is not in its owner's reply (its owner is
-/// in this address space, or it moves point to point; `elsewhere` sets its `from`), and so is a
-/// part for which `served` returns `true` (it appended the part's reply to `reply` itself).
-#[allow(clippy::too_many_arguments, reason = "the two halves of a reply and their two hooks")]
+/// The requester's side of [`write_reply`]: finds where the bytes of each get of `mine` (this
+/// process's outbox) are (`got.gets[i].from`, for `sync/gets.rs` to copy) and collects the
+/// replies to its extension request parts (one range of `got.reply` per part, in part order).
+/// `at[owner]` is the byte position in `words` where `owner`'s reply to this process starts (it
+/// is moved past what is read). A get for which `elsewhere` returns where its bytes are is not
+/// in its owner's reply (its owner is in this address space, or it moves point to point), and
+/// so is a part for which `served` returns `true` (it appended the part's reply itself).
 pub(crate) fn read_replies(
-    words: &[u64],
-    at: &mut [usize],
-    gets: &[GetRec],
-    landing: &mut [GetBytes],
-    parts: &[ReqPart],
-    (reply, ranges): (&mut Vec<u8>, &mut Vec<std::ops::Range<usize>>),
-    mut elsewhere: impl FnMut(&GetRec, &mut GetBytes) -> bool,
+    (words, at): (&[u64], &mut [usize]),
+    mine: &Outbox,
+    got: &mut ReadResults,
+    elsewhere: impl Fn(&GetRec) -> Option<usize>,
     mut served: impl FnMut(&ReqPart, &mut Vec<u8>) -> bool,
 ) {
     let bytes: &[u8] = bytemuck::cast_slice(words);
     // DRMA bytes first, in issue order, from the front of each owner's reply.
-    for (g, b) in gets.iter().zip(landing) {
-        if elsewhere(g, b) {
+    for (g, b) in mine.gets.iter().zip(&mut got.gets) {
+        if let Some(from) = elsewhere(g) {
+            b.from = from;
             continue;
         }
         let from = at[g.pid];
@@ -575,9 +556,10 @@ pub(crate) fn read_replies(
         at[g.pid] += g.bytes;
     }
     // Extension replies follow each owner's DRMA bytes from the next whole word, in part order.
+    let (reply, ranges) = (&mut got.reply, &mut got.ranges);
     reply.clear();
     ranges.clear();
-    for part in parts {
+    for part in &mine.req_parts {
         let start = reply.len();
         if !served(part, reply) {
             let mut r = Reader { words, at: at[part.pid].div_ceil(8) };
@@ -598,13 +580,19 @@ pub(crate) fn status_words(status: &Status) -> [u64; STATUS_WORDS] {
     [u64::from(*arrival == Arrival::End), *step as u64, pending.puts as u64, pending.gets as u64, pending.sends as u64]
 }
 
-/// The statuses in `words` ([`status_words`] of each process, in pid order).
-pub(crate) fn statuses(words: &[u64]) -> impl Iterator<Item = Status> + '_ {
-    words.chunks_exact(STATUS_WORDS).map(|w| Status {
-        arrival: if w[0] == 1 { Arrival::End } else { Arrival::Sync },
+/// The status in the words `w` of [`status_words`].
+fn status(w: &[u64; STATUS_WORDS]) -> Status {
+    let arrival = if w[0] == 1 { Arrival::End } else { Arrival::Sync };
+    Status {
+        arrival,
         step: w[1] as usize,
         pending: Pending { puts: w[2] as usize, gets: w[3] as usize, sends: w[4] as usize },
-    })
+    }
+}
+
+/// The statuses in `words` ([`status_words`] of each process, in pid order).
+pub(crate) fn statuses(words: &[u64]) -> impl Iterator<Item = Status> + '_ {
+    words.as_chunks::<STATUS_WORDS>().0.iter().map(status)
 }
 
 #[cfg(test)]

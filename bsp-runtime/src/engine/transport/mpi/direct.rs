@@ -75,7 +75,7 @@ impl Transfers {
 }
 
 /// The transfers of one phase, in flight: every request posted through it is completed before
-/// it is dropped, by [`wait`](Posted::wait) or [`test_all`](Posted::test_all), or else by its
+/// it is dropped, by [`wait`](Posted::wait) or [`complete`](Posted::complete), or else by its
 /// `Drop`, which first cancels the receives if the phase unwinds. So memory named by a request
 /// is never freed, nor reused, while MPI may still read or write it: the posting functions'
 /// contracts only ask that it stay valid for the guard's life.
@@ -99,22 +99,10 @@ impl Posted<'_> {
         (addr, len): (usize, usize),
         receive: bool,
     ) {
+        let op = if receive { Op::Irecv } else { Op::Isend };
         for (at, n) in chunks(len) {
-            let (buf, mut request) = ((addr + at) as *mut c_void, null_request());
-            let (count, peer, comm) = (n as i32, rank as i32, comm.as_raw());
-            // SAFETY: the caller keeps the bytes valid while the guard lives, and the guard
-            // completes (or, on unwind, cancels and completes) the request before it goes; `n`
-            // fits in an `int`; `comm` is a valid communicator and `rank` one of its ranks.
-            let rc = unsafe {
-                if receive {
-                    ffi::MPI_Irecv(buf, count, ffi::RSMPI_UINT8_T, peer, tag, comm, &mut request)
-                } else {
-                    ffi::MPI_Isend(buf, count, ffi::RSMPI_UINT8_T, peer, tag, comm, &mut request)
-                }
-            };
-            let what = if receive { "MPI_Irecv" } else { "MPI_Isend" };
-            assert_eq!(rc, 0, "{what} of {n} bytes with rank {rank} failed");
-            self.push(request, receive);
+            // SAFETY: the caller's contract; `n` fits in an `int`.
+            unsafe { self.start(op, comm, (rank, tag), ((addr + at) as *mut c_void, n as i32, ffi::RSMPI_UINT8_T)) };
         }
     }
 
@@ -131,20 +119,36 @@ impl Posted<'_> {
         words: &[u64],
         synchronous: bool,
     ) {
-        let n = super::count(words.len(), "a block");
-        let (buf, mut request) = (words.as_ptr() as *const c_void, null_request());
-        // SAFETY: `buf` holds `n` words, unchanged while the guard lives (the caller's contract),
-        // and the guard completes the request before it goes; `comm` is a valid communicator
-        // and `rank` one of its ranks.
+        let (op, n) = (if synchronous { Op::Issend } else { Op::Isend }, super::count(words.len(), "a block"));
+        // SAFETY: the caller's contract.
+        unsafe { self.start(op, comm, (rank, tag), (words.as_ptr() as *mut c_void, n, ffi::RSMPI_UINT64_T)) };
+    }
+
+    /// Starts `op` on `count` elements of `datatype` at `buf` with `rank` and `tag`.
+    ///
+    /// # Safety
+    /// As for [`post`](Posted::post): the elements stay valid while the guard lives.
+    #[inline(always)]
+    unsafe fn start(
+        &mut self,
+        op: Op,
+        comm: &SimpleCommunicator,
+        (rank, tag): (usize, i32),
+        (buf, count, datatype): (*mut c_void, i32, ffi::MPI_Datatype),
+    ) {
+        let (peer, comm, mut request) = (rank as i32, comm.as_raw(), null_request());
+        // SAFETY: the caller keeps the elements valid while the guard lives, and the guard
+        // completes (or, on unwind, cancels and completes) the request before it goes; `comm` is
+        // a valid communicator and `rank` one of its ranks.
         let rc = unsafe {
-            if synchronous {
-                ffi::MPI_Issend(buf, n, ffi::RSMPI_UINT64_T, rank as i32, tag, comm.as_raw(), &mut request)
-            } else {
-                ffi::MPI_Isend(buf, n, ffi::RSMPI_UINT64_T, rank as i32, tag, comm.as_raw(), &mut request)
+            match op {
+                Op::Irecv => ffi::MPI_Irecv(buf, count, datatype, peer, tag, comm, &mut request),
+                Op::Isend => ffi::MPI_Isend(buf, count, datatype, peer, tag, comm, &mut request),
+                Op::Issend => ffi::MPI_Issend(buf, count, datatype, peer, tag, comm, &mut request),
             }
         };
-        assert_eq!(rc, 0, "MPI_Isend of {n} words to rank {rank} failed");
-        self.push(request, false);
+        assert_eq!(rc, 0, "MPI_{op:?} of {count} elements with rank {rank} failed");
+        self.push(request, op == Op::Irecv);
     }
 
     /// Starts a non-blocking barrier on `comm` (no buffer), completed with the others.
@@ -167,19 +171,24 @@ impl Posted<'_> {
         self.t.requests.len()
     }
 
-    /// Whether every request has completed (then the guard holds none any more).
-    pub(crate) fn test_all(&mut self) -> bool {
-        let requests = &mut self.t.requests;
-        if requests.is_empty() {
+    /// Whether every request has completed (then the guard holds none any more): tested, or
+    /// with `wait` waited for.
+    pub(crate) fn complete(&mut self, wait: bool) -> bool {
+        let (requests, mut flag) = (&mut self.t.requests, 1);
+        let n = requests.len() as i32;
+        if n == 0 {
             return true;
         }
-        let mut flag = 0;
         // SAFETY: valid request handles (or `MPI_REQUEST_NULL`, which MPI sets for completed
         // ones); statuses are ignored.
         let rc = unsafe {
-            ffi::MPI_Testall(requests.len() as i32, requests.as_mut_ptr(), &mut flag, ffi::RSMPI_STATUSES_IGNORE)
+            if wait {
+                ffi::MPI_Waitall(n, requests.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE)
+            } else {
+                ffi::MPI_Testall(n, requests.as_mut_ptr(), &mut flag, ffi::RSMPI_STATUSES_IGNORE)
+            }
         };
-        assert_eq!(rc, 0, "MPI_Testall failed");
+        assert_eq!(rc, 0, "completing {n} transfers (wait: {wait}) failed");
         if flag != 0 {
             requests.clear();
             self.t.receives.clear();
@@ -189,20 +198,7 @@ impl Posted<'_> {
 
     /// Completes every transfer posted through this guard.
     pub(crate) fn wait(mut self) {
-        self.complete();
-    }
-
-    fn complete(&mut self) {
-        let requests = &mut self.t.requests;
-        if requests.is_empty() {
-            return;
-        }
-        // SAFETY: `requests` holds valid request handles (or `MPI_REQUEST_NULL`); MPI sets each
-        // to `MPI_REQUEST_NULL` when it completes; statuses are ignored.
-        let rc = unsafe { ffi::MPI_Waitall(requests.len() as i32, requests.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE) };
-        assert_eq!(rc, 0, "MPI_Waitall of {} transfers failed", requests.len());
-        requests.clear();
-        self.t.receives.clear();
+        self.complete(true);
     }
 }
 
@@ -220,8 +216,16 @@ impl Drop for Posted<'_> {
                 }
             }
         }
-        self.complete();
+        self.complete(true);
     }
+}
+
+/// What a request does: the MPI call that starts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Irecv,
+    Isend,
+    Issend,
 }
 
 fn null_request() -> ffi::MPI_Request {

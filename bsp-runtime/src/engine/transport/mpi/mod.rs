@@ -1,11 +1,11 @@
 //! The MPI transport: groups are MPI ranks (cargo feature `mpi`).
 //!
-//! What the driver's leaders (`engine/driver.rs`: a group of one process, or of T threads,
-//! per rank) use to move blocks between ranks: [`MpiTransport`], their [`Transport`], with the
-//! arrival that carries the blocks' sizes (on two ranks one `MPI_Sendrecv`, with a small block
-//! inline), the dense exchange ([`Dense`]: point to point among a few ranks, in eager pieces up
-//! to 16 KiB, `MPI_Alltoallv` beyond), the large point-to-point transfers ([`direct`]) and the
-//! sparse exchange ([`sparse`]); and MPI's set-up for every layout ([`launch`]).
+//! [`MpiTransport`], the [`Transport`] of the driver's leaders (one per rank), with the arrival
+//! that carries the blocks' sizes (on two ranks one `MPI_Sendrecv`, with a small block inline),
+//! the dense exchange ([`Dense`]: point to point among a few ranks, in eager pieces up to
+//! 16 KiB, `MPI_Alltoallv` beyond), the large point-to-point transfers ([`direct`]) and the
+//! sparse exchange ([`sparse`], non-blocking consensus); and MPI's set-up for every layout
+//! ([`launch`]).
 
 pub(crate) mod direct;
 pub(crate) mod launch;
@@ -220,10 +220,6 @@ impl MpiTransport {
 }
 
 impl Transport for MpiTransport {
-    fn rank(&self) -> usize {
-        self.me
-    }
-
     fn ranks(&self) -> usize {
         self.dense.recv_counts.len()
     }
@@ -274,7 +270,7 @@ impl Transport for MpiTransport {
     }
 
     fn exchange(&mut self, send: &[u64], counts: &[usize], recv: &mut Vec<u64>, late: usize) -> Result<(), Poisoned> {
-        let (ranks, me) = (self.ranks(), self.rank());
+        let (ranks, me) = (self.ranks(), self.me);
         self.dense.send_counts.clear();
         self.dense.send_counts.extend(counts.iter().map(|&c| count(c, "the blocks for one rank")));
         if std::mem::take(&mut self.announced) {

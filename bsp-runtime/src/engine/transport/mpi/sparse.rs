@@ -8,8 +8,8 @@
 //!
 //! 1. every rank starts a *synchronous* send of each block to its destination (`MPI_Issend`: it
 //!    completes only once the destination has started receiving it);
-//! 2. it receives whatever blocks arrive (`MPI_Iprobe` for any source, then `MPI_Recv`), and once
-//!    all of its own sends have completed, enters a non-blocking barrier (`MPI_Ibarrier`);
+//! 2. it receives whatever blocks arrive (`MPI_Improbe` for any source, then `MPI_Mrecv`), and
+//!    once all of its own sends have completed, enters a non-blocking barrier (`MPI_Ibarrier`);
 //! 3. it keeps receiving until that barrier completes.
 //!
 //! When the barrier completes every rank has entered it, so every send of every rank has been
@@ -17,11 +17,9 @@
 //! many blocks it would receive. Get replies then go back point to point, between pairs that
 //! both sides know (the requester asked the owner; the owner received the request).
 
-use std::ffi::c_void;
-
-use mpi::ffi;
-use mpi::raw::AsRaw;
-use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::point_to_point::{Message, Status};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 use super::super::{Block, Landing, Out};
 use super::direct::{Posted, Transfers};
@@ -63,42 +61,13 @@ unsafe fn start<'t>(
     posted
 }
 
-/// An MPI status to be written by a probe.
-fn no_status() -> ffi::MPI_Status {
-    // SAFETY: an MPI status is plain data; MPI writes it before it is read.
-    unsafe { std::mem::zeroed() }
-}
-
-fn any_source() -> i32 {
-    // SAFETY: reading an MPI constant that the `mpi-sys` shim defines.
-    unsafe { ffi::RSMPI_ANY_SOURCE }
-}
-
-/// Receives the message that `status` describes (probed with `tag`) at the end of `recv`, and
-/// returns its block.
-fn receive_probed(comm: &SimpleCommunicator, status: &ffi::MPI_Status, tag: i32, recv: &mut Vec<u64>) -> Block {
-    let mut n = 0;
-    // SAFETY: `status` comes from a successful probe.
-    let rc = unsafe { ffi::MPI_Get_count(status, ffi::RSMPI_UINT64_T, &mut n) };
-    assert_eq!(rc, 0, "MPI_Get_count failed");
-    let (rank, words) = (status.MPI_SOURCE as usize, n as usize);
-    let at = recv.len();
-    recv.resize(at + words, 0);
-    // SAFETY: `recv[at..]` has room for the `n` words of the probed message, which this receive
-    // matches (same source and tag; messages between two ranks are not overtaken).
-    let rc = unsafe {
-        ffi::MPI_Recv(
-            recv[at..].as_mut_ptr() as *mut c_void,
-            n,
-            ffi::RSMPI_UINT64_T,
-            rank as i32,
-            tag,
-            comm.as_raw(),
-            ffi::RSMPI_STATUS_IGNORE,
-        )
-    };
-    assert_eq!(rc, 0, "MPI_Recv of {n} words from rank {rank} failed");
-    Block { rank, at, words }
+/// Receives the message that a matched probe found (`probed`) at the end of `recv`, and returns
+/// its block.
+fn receive((message, status): (Message, Status), recv: &mut Vec<u64>) -> Block {
+    let (rank, words, at) = (status.source_rank() as usize, status.count(u64::equivalent_datatype()), recv.len());
+    recv.resize(at + words as usize, 0);
+    message.matched_receive_into(&mut recv[at..]);
+    Block { rank, at, words: words as usize }
 }
 
 /// The non-blocking consensus (module docs): sends the blocks of `out` to their ranks (a block
@@ -117,19 +86,14 @@ pub(crate) fn consensus(
     let mut sends = unsafe { start(requests, comm, me, out, &mut into, (SPARSE_TAG, true)) };
     let sent = sends.len() as u64;
     let mut barrier = false;
-    let mut status = no_status();
     loop {
-        let mut flag = 0;
-        // SAFETY: `comm` is valid; `flag` and `status` are written by the call.
-        let rc = unsafe { ffi::MPI_Iprobe(any_source(), SPARSE_TAG, comm.as_raw(), &mut flag, &mut status) };
-        assert_eq!(rc, 0, "MPI_Iprobe failed");
-        if flag != 0 {
-            into.got.push(receive_probed(comm, &status, SPARSE_TAG, into.recv));
+        if let Some(probed) = comm.any_process().immediate_matched_probe_with_tag(SPARSE_TAG) {
+            into.got.push(receive(probed, into.recv));
             continue;
         }
         // Once every send of this rank was received, it enters the barrier (the same guard
         // holds its request); once the barrier completes, so has every send of every rank.
-        if sends.test_all() {
+        if sends.complete(false) {
             if barrier {
                 break;
             }
@@ -153,12 +117,8 @@ pub(crate) fn replies(
 ) -> u64 {
     // SAFETY: as in `consensus`.
     let sends = unsafe { start(requests, comm, me, out, &mut into, (REPLY_TAG, false)) };
-    let mut status = no_status();
     for &owner in owners.iter().filter(|&&o| o != me) {
-        // SAFETY: `comm` is valid, `owner` one of its ranks; `status` is written by the call.
-        let rc = unsafe { ffi::MPI_Probe(owner as i32, REPLY_TAG, comm.as_raw(), &mut status) };
-        assert_eq!(rc, 0, "MPI_Probe for the reply of rank {owner} failed");
-        into.got.push(receive_probed(comm, &status, REPLY_TAG, into.recv));
+        into.got.push(receive(comm.process_at_rank(owner as i32).matched_probe_with_tag(REPLY_TAG), into.recv));
     }
     let sent = sends.len() as u64;
     sends.wait();
