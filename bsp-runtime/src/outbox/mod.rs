@@ -696,21 +696,31 @@ impl Senders {
 /// their buffers between supersteps (no allocation in steady state), and the memory is
 /// proportional to the destinations a process actually sends to.
 ///
-/// `repr(C)`: what a reader looks up (the queues and how to find them), which the owner does not
-/// write in steady state, comes first, away from what the owner writes in every superstep.
+/// `repr(C)`: what a reader looks up (the queues and how to find them) comes first, in the
+/// first cache line, away from what only the owner reads. A receiver finds the queue a sender
+/// keeps for it in that line alone when the sender queued for at most [`FIRSTS`] destinations
+/// (their pids are there, in first-touch order), and only beyond them in the dense table or the
+/// map: at large p every line of another process's outbox is a miss.
 #[derive(Debug, Default)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub(crate) struct Outbox {
     /// `queues[pid]` is `pid`'s queue (at most [`DIRECT`] processes: `direct`). Otherwise
-    /// `queues[..used]` are this superstep's and those after keep buffers for later.
+    /// `queues[..used]` are this superstep's and those after keep buffers for later (emptied when
+    /// taken again, [`Outbox::touch`]).
     queues: Vec<DestQueue>,
     direct: bool,
-    /// `dense[pid]` (pids below [`DENSE`]) is `generation << 32 | (1 + the index of pid's
-    /// queue)` if `pid` has a queue in this superstep; an entry of another generation, or 0,
-    /// means none. Clearing the outbox moves to the next generation instead of writing the
-    /// entries (a cache line each, at large p), which the next touch writes anyway.
-    dense: Vec<u64>,
+    /// How many of `firsts` hold a pid in this superstep: `min(used, FIRSTS)`.
+    nfirsts: u8,
     generation: u32,
+    /// `firsts[i]` (below `nfirsts`) is the pid of `queues[i]` (not with `direct`).
+    firsts: [u32; FIRSTS],
+    /// `dense[pid]` (pids below [`DENSE`]) is `generation << 32 | (1 + the index of pid's
+    /// queue)` if `pid` has a queue at an index of at least [`FIRSTS`] in this superstep; an
+    /// entry of another generation, or 0, means none. Clearing the outbox moves to the next
+    /// generation instead of writing the entries (a cache line each, at large p), which the next
+    /// touch writes anyway.
+    dense: Vec<u64>,
+    /// As `dense`, for pids from [`DENSE`] on.
     sparse: HashMap<usize, u32>,
     pub meta: Meta,
     /// This process's gets of the superstep, in issue order.
@@ -730,6 +740,10 @@ pub(crate) struct Outbox {
     /// ([`Outbox::quick_put`]).
     hit: Option<PutHit>,
 }
+
+/// How many destinations' pids an outbox of more than [`DIRECT`] processes keeps in its first
+/// cache line ([`Outbox::firsts`](Outbox)).
+const FIRSTS: usize = 8;
 
 /// The target of a buffered put that was checked in this superstep: registration `serial` (in
 /// `slot`) on process `pid`, whose extent there is `extent` bytes, as the caller named it
@@ -822,13 +836,15 @@ impl Outbox {
                 self.queues[d].clear_used();
             }
         } else {
-            for q in &mut self.queues[..self.used] {
-                q.clear_used();
-            }
-            self.generation = self.generation.wrapping_add(1);
-            if self.generation == 0 {
-                // After 2^32 generations an entry never written since could match again.
-                self.dense.fill(0);
+            // The queues are emptied when they are taken again (`touch`): each is written then
+            // anyway, and at large p each is a cache line that no process has used since.
+            self.nfirsts = 0;
+            if self.used > FIRSTS {
+                self.generation = self.generation.wrapping_add(1);
+                if self.generation == 0 {
+                    // After 2^32 generations an entry never written since could match again.
+                    self.dense.fill(0);
+                }
             }
         }
         if !self.sparse.is_empty() {
@@ -845,6 +861,14 @@ impl Outbox {
     fn index_of(&self, pid: usize) -> Option<usize> {
         if self.direct {
             return self.queues[pid].touched.then_some(pid);
+        }
+        let n = usize::from(self.nfirsts);
+        if let Some(i) = self.firsts[..n].iter().position(|&f| f as usize == pid) {
+            return Some(i);
+        }
+        if n < FIRSTS {
+            // Every queue of this superstep is among `firsts`.
+            return None;
         }
         if pid < DENSE {
             match self.dense.get(pid) {
@@ -896,6 +920,9 @@ impl Outbox {
                 let i = self.used;
                 if i == self.queues.len() {
                     self.queues.push(DestQueue::default());
+                } else {
+                    // A queue of an earlier superstep (`clear_queues` left it as it was).
+                    self.queues[i].clear_used();
                 }
                 self.used += 1;
                 self.dests.push(pid);
@@ -903,7 +930,10 @@ impl Outbox {
                     senders.note(pid, *me, *parity);
                 }
                 let stored = u32::try_from(i).expect("fewer than 2^32 destinations");
-                if pid < DENSE {
+                if i < FIRSTS {
+                    self.firsts[i] = u32::try_from(pid).expect("fewer than 2^32 processes");
+                    self.nfirsts += 1;
+                } else if pid < DENSE {
                     if self.dense.len() <= pid {
                         self.dense.resize(pid + 1, 0);
                     }

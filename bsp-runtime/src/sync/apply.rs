@@ -37,7 +37,9 @@ impl Ctx {
             let st = self.state.borrow();
             // Consecutive puts mostly go to the same registration: look its address up once.
             let mut cached: (u32, usize) = (u32::MAX, 0);
-            let mut combines = q.combines.iter();
+            // The operators of the combining puts, read only when a record combines (their
+            // vector lies in another cache line of the queue than the records').
+            let mut combined = 0;
             for put in &q.puts {
                 let len = put.len();
                 if counted {
@@ -56,7 +58,8 @@ impl Ctx {
                 }
                 let dst = cached.1 + put.byte_offset;
                 if put.combines() {
-                    let tag = *combines.next().expect("one operator per combining put");
+                    let tag = *q.combines.get(combined).expect("one operator per combining put");
+                    combined += 1;
                     // SAFETY: the put's bytes: in the sender's outbox (`Buffered`), or moved by the
                     // engine (`land_puts`) into memory it keeps until the end of this sync.
                     let from = unsafe { std::slice::from_raw_parts(from, len) };
@@ -146,6 +149,9 @@ impl Ctx {
             let e = st.table.entries[slot as usize].as_mut().expect("just found");
             e.state = RegState::Active;
             let row = peers.registration_row(p, i);
+            // O(p), as the collective check of the pushes before it.
+            let first = row.remote.first().map(|&(_, extent)| extent);
+            e.same_extent = first.filter(|&extent| row.remote.iter().all(|&(_, theirs)| theirs == extent));
             e.remote = row.remote;
             if e.ext.is_some() {
                 e.handlers = row.handlers;

@@ -103,3 +103,61 @@ fn many_short_runs() {
         Ok(())
     });
 }
+
+/// The destinations process `q` puts to in superstep `s` of [`fan_outs`]: up to 19 distinct
+/// processes other than `q`, as many as 0 or more than fit in an outbox's first cache line.
+fn fan_out(q: usize, s: usize, p: usize) -> impl Iterator<Item = usize> {
+    let (width, stride) = ((q * 7 + s * 3) % 20, 1 + (s % 5) * 13);
+    (0..width).map(move |k| (q + 1 + k * stride) % p)
+}
+
+/// Beyond 64 processes (senders note themselves, and outboxes find their queues by pid): every
+/// process puts a word of its own to a varying set of destinations, some supersteps with a
+/// combining put and a message among them, and every receiver finds exactly what was sent to
+/// it, superstep after superstep (queues are reused with different destinations each time).
+fn fan_outs(ctx: &mut bsp_runtime::Ctx, steps: usize) -> Result<(), String> {
+    let (me, p) = (ctx.pid(), ctx.nprocs());
+    let add = ctx.combiner(|a: u64, b: u64| a + b);
+    ctx.set_tagsize(8);
+    let mut x = ctx.register(vec![0u64; p]);
+    let word = |q: usize, s: usize, d: usize| ((q * 1_000_003 + d) as u64) << 16 | s as u64;
+    for s in 0..steps {
+        x.local_mut(ctx).fill(0);
+        for (k, d) in fan_out(me, s, p).enumerate() {
+            if k == 0 && s % 4 == 1 {
+                ctx.put_combine(d, &word(me, s, d), &x, me, add);
+                ctx.send(d, &(s as u64), &[me as u64]);
+            } else {
+                ctx.put(d, &word(me, s, d), &x, me);
+            }
+        }
+        ctx.sync();
+        for (q, &got) in x.local(ctx).iter().enumerate() {
+            let want = if fan_out(q, s, p).any(|d| d == me) { word(q, s, me) } else { 0 };
+            if got != want {
+                return Err(format!("process {me}, superstep {s}: from {q}: {got:#x}, expected {want:#x}"));
+            }
+        }
+        let mut senders = Vec::new();
+        while let Some((tag, from)) = ctx.move_message::<u64, u64>() {
+            senders.push((tag, from[0] as usize));
+        }
+        let want: Vec<(u64, usize)> =
+            (0..p).filter(|&q| s % 4 == 1 && fan_out(q, s, p).next() == Some(me)).map(|q| (s as u64, q)).collect();
+        if senders != want {
+            return Err(format!("process {me}, superstep {s}: messages {senders:?}, expected {want:?}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn fan_outs_beyond_64_processes() {
+    for p in [80, 1030] {
+        let name = format!("p = {p}, fan-outs of 0 to 19 destinations");
+        let results = watched(&name.clone(), move || bsp_runtime::run(p, move |ctx| fan_outs(ctx, 24)));
+        for r in results {
+            r.unwrap_or_else(|why| panic!("{name}: {why}"));
+        }
+    }
+}
