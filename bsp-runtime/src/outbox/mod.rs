@@ -10,6 +10,7 @@
 pub(crate) mod channel;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crossbeam_utils::CachePadded;
@@ -650,27 +651,51 @@ const DIRECT: usize = 64;
 /// process (O(senders) work per process, not O(p)).
 ///
 /// One list per process and superstep parity. A list of parity `s % 2` is written by senders
-/// during superstep `s` (under its lock) and taken by its owner during sync `s`, after the first
-/// barrier; the next writes to it happen in superstep `s + 2` (or `s + 1` after a sync that
-/// kept the outbox parity), after a barrier its owner reaches only after taking it. The lock
-/// only serialises senders that note themselves at the same destination at once.
+/// during superstep `s` and taken by its owner during sync `s`, after the first barrier; the
+/// next writes to it happen in superstep `s + 2` (or `s + 1` after a sync that kept the outbox
+/// parity), after a barrier its owner reaches only after taking it. So the barriers order every
+/// write before every read, and the atomics only serialise senders that note themselves at the
+/// same destination at once.
 #[derive(Debug)]
 pub(crate) struct Senders {
     lists: Box<[CachePadded<ByParity>]>,
 }
 
 /// One process's lists of senders, by superstep parity.
-type ByParity = [Mutex<Vec<u32>>; 2];
+type ByParity = [SenderList; 2];
+
+/// How many senders a list holds in its own cache line; more go to its `overflow`.
+const INLINE_SENDERS: usize = 7;
+
+/// One list of senders: the first [`INLINE_SENDERS`] in one cache line with their count (a
+/// sender writes, and the owner reads, that line alone: at large p every line is a miss), the
+/// rest under a lock.
+#[derive(Debug, Default)]
+#[repr(C, align(64))]
+struct SenderList {
+    /// Senders noted so far (all of them, `overflow`'s included).
+    count: AtomicU32,
+    first: [AtomicU32; INLINE_SENDERS],
+    overflow: Mutex<Vec<u32>>,
+}
 
 impl Senders {
     pub(crate) fn new(nprocs: usize) -> Self {
-        Senders { lists: (0..nprocs).map(|_| CachePadded::new([Mutex::default(), Mutex::default()])).collect() }
+        Senders { lists: (0..nprocs).map(|_| CachePadded::new(ByParity::default())).collect() }
     }
 
     /// Notes that `src` queued something for `dest` in a superstep of `parity`.
     fn note(&self, dest: usize, src: u32, parity: usize) {
-        // A poisoned lock (a process panicked while pushing) still holds a valid list.
-        self.lists[dest][parity].lock().unwrap_or_else(|e| e.into_inner()).push(src);
+        let list = &self.lists[dest][parity];
+        // Relaxed: the count only hands out places among concurrent senders; the owner reads
+        // the list after the barrier that every sender reached after noting itself.
+        let k = list.count.fetch_add(1, Ordering::Relaxed) as usize;
+        match list.first.get(k) {
+            // Relaxed: read by the owner after the barrier (as above).
+            Some(place) => place.store(src, Ordering::Relaxed),
+            // A poisoned lock (a process panicked while pushing) still holds a valid list.
+            None => list.overflow.lock().unwrap_or_else(|e| e.into_inner()).push(src),
+        }
     }
 
     /// Takes the senders noted at `me` for the superstep of `parity` into `into`, in ascending
@@ -681,10 +706,18 @@ impl Senders {
     #[inline(never)]
     pub(crate) fn take(&self, me: usize, parity: usize, into: &mut Vec<u32>) {
         into.clear();
-        let mut list = self.lists[me][parity].lock().unwrap_or_else(|e| e.into_inner());
-        into.extend_from_slice(&list);
-        list.clear();
-        drop(list);
+        let list = &self.lists[me][parity];
+        // Relaxed (every load and store here): the senders noted themselves before the barrier
+        // that this process passed before taking the list, and note again only after a barrier
+        // that it reaches after this (the type's docs).
+        let n = list.count.load(Ordering::Relaxed) as usize;
+        into.extend(list.first.iter().take(n).map(|s| s.load(Ordering::Relaxed)));
+        if n > INLINE_SENDERS {
+            let mut rest = list.overflow.lock().unwrap_or_else(|e| e.into_inner());
+            into.extend_from_slice(&rest);
+            rest.clear();
+        }
+        list.count.store(0, Ordering::Relaxed);
         into.sort_unstable();
         into.dedup();
     }
