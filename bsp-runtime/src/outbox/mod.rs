@@ -145,22 +145,29 @@ pub(crate) enum PutSrc {
 
 /// One put (or hpput) to one destination: 24 bytes (the receiver reads one per put, from
 /// another core's cache).
+///
+/// A buffered put of at most a word may carry its bytes in the record itself, where its queue
+/// says so ([`DestQueue::words_inline`]): its `src` holds them, and [`PutRec::src`] gives their
+/// address as a `PutSrc::Direct`, valid while the record is where it was read.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PutRec {
     pub byte_offset: usize,
-    /// `PutSrc`'s offset or address.
+    /// `PutSrc`'s offset or address, or the bytes of a put carried in the record (`INLINE`).
     src: usize,
     pub slot: u32,
-    /// Length in bytes, with `DIRECT` set for `PutSrc::Direct` and `COMBINE` for a combining put
-    /// (whose operator is the next entry of `DestQueue::combines`).
+    /// Length in bytes, with `DIRECT` set for `PutSrc::Direct`, `INLINE` (and `DIRECT`) for a
+    /// put carried in the record, and `COMBINE` for a combining put (whose operator is the next
+    /// entry of `DestQueue::combines`).
     len_kind: u32,
 }
 
 impl PutRec {
     const DIRECT: u32 = 1 << 31;
     const COMBINE: u32 = 1 << 30;
+    /// With `DIRECT`: the bytes are `src` itself.
+    const INLINE: u32 = 1 << 29;
     /// The longest put one record describes; [`DestQueue::push_put`] splits longer ones.
-    pub(crate) const MAX_LEN: usize = (1 << 30) - 1;
+    pub(crate) const MAX_LEN: usize = (1 << 29) - 1;
 
     #[inline]
     fn new(slot: u32, byte_offset: usize, len: usize, src: PutSrc, combine: bool) -> Self {
@@ -173,15 +180,39 @@ impl PutRec {
         PutRec { byte_offset, src, slot, len_kind: len as u32 | kind }
     }
 
+    /// A plain buffered put of `bytes` (at most a word) carried in the record.
+    #[inline(always)]
+    fn inline(slot: u32, byte_offset: usize, bytes: &[u8]) -> Self {
+        let mut word = [0u8; WORD];
+        word[..bytes.len()].copy_from_slice(bytes);
+        let kind = Self::DIRECT | Self::INLINE;
+        PutRec { byte_offset, src: usize::from_ne_bytes(word), slot, len_kind: bytes.len() as u32 | kind }
+    }
+
+    /// Whether the record carries its bytes.
+    #[inline(always)]
+    fn is_inline(&self) -> bool {
+        self.len_kind & Self::INLINE != 0
+    }
+
     /// Length in bytes.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        (self.len_kind & !(Self::DIRECT | Self::COMBINE)) as usize
+        (self.len_kind & !(Self::DIRECT | Self::COMBINE | Self::INLINE)) as usize
     }
 
+    /// Where the bytes are: for a record that carries them, their address in this record (the
+    /// first `len` bytes of `src`), as a `PutSrc::Direct`, valid while the record stays where it is.
     #[inline]
     pub(crate) fn src(&self) -> PutSrc {
-        if self.len_kind & Self::DIRECT != 0 { PutSrc::Direct(self.src) } else { PutSrc::Buffered(self.src) }
+        if self.len_kind & Self::DIRECT == 0 {
+            PutSrc::Buffered(self.src)
+        } else if self.is_inline() {
+            // (The cast exposes the field's provenance, for the reader's cast back.)
+            PutSrc::Direct(std::ptr::addr_of!(self.src) as usize)
+        } else {
+            PutSrc::Direct(self.src)
+        }
     }
 
     /// Whether the put combines with the destination instead of overwriting it.
@@ -242,6 +273,9 @@ pub(crate) struct MsgRec {
     pub payload_len: usize,
 }
 
+/// The longest put a record can carry itself ([`PutRec`]).
+const WORD: usize = std::mem::size_of::<usize>();
+
 /// Appends `bytes` to `buf`, with the copy of a one-word put done inline (a call to `memcpy`
 /// costs more than the copy).
 #[inline(always)]
@@ -271,6 +305,14 @@ pub(crate) struct DestQueue {
     /// anything but plain puts (whose records and bytes are the fields above): while it is
     /// false, every field below is empty, and clearing the queue touches only this cache line.
     others: bool,
+    /// A buffered put of at most a word that starts a record carries its bytes in the record
+    /// ([`PutRec`]), not in `put_data`: a cache line less for the sender to write and for the
+    /// receiver to read. Set for the queues of an outbox of more than [`DIRECT`] processes,
+    /// where every line is a miss; a loop of puts to consecutive elements moves them to
+    /// `put_data` at its second put.
+    pub words_inline: bool,
+    /// The bytes of the puts carried in their records (`put_data` holds the other buffered ones).
+    pub inline_bytes: u32,
     /// Gets (and their bytes) the owner of this queue asks of its destination: counted by the
     /// requester when it queues them, read by the destination for its statistics (`observe/stats.rs`).
     pub gets: usize,
@@ -287,6 +329,10 @@ pub(crate) struct DestQueue {
     pub sys_data: Vec<u8>,
 }
 
+// What the receiver of a superstep of plain puts reads, and the sender writes, is in the first
+// cache line of a queue.
+const _: () = assert!(std::mem::offset_of!(DestQueue, inline_bytes) + 4 <= 64);
+
 impl DestQueue {
     /// Records a put of `len` bytes, as records of at most [`PutRec::MAX_LEN`] bytes each.
     ///
@@ -297,7 +343,7 @@ impl DestQueue {
     #[inline]
     pub(crate) fn push_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
         self.put_calls += 1;
-        if let Some(last) = self.puts.last_mut() {
+        if let Some(last) = self.puts.last_mut().filter(|last| !last.is_inline()) {
             let continues = match (last.src(), src) {
                 (PutSrc::Buffered(a), PutSrc::Buffered(b)) | (PutSrc::Direct(a), PutSrc::Direct(b)) => {
                     b == a + last.len()
@@ -344,7 +390,19 @@ impl DestQueue {
                 return;
             }
         }
-        // A buffered put continues only a buffered record, which the test above looked at.
+        // A buffered put continues only a buffered record, which the test above looked at, or
+        // one that carries its bytes.
+        if self.words_inline && len <= WORD {
+            if self.puts.last().is_some_and(|last| last.is_inline()) && self.uninline_last(slot, byte_offset, len) {
+                self.put_calls += 1;
+                append(&mut self.put_data, bytes);
+                return;
+            }
+            self.put_calls += 1;
+            self.inline_bytes += len as u32;
+            self.puts.push(PutRec::inline(slot, byte_offset, bytes));
+            return;
+        }
         self.put_calls += 1;
         if len <= PutRec::MAX_LEN {
             self.puts.push(PutRec::new(slot, byte_offset, len, PutSrc::Buffered(at), false));
@@ -352,6 +410,25 @@ impl DestQueue {
             self.push_long_put(slot, byte_offset, len, PutSrc::Buffered(at), None);
         }
         append(&mut self.put_data, bytes);
+    }
+
+    /// If the last record carries its bytes (the caller knows) and a plain put of `len` bytes to
+    /// `byte_offset` in registration `slot` continues it, moves its bytes to the end of
+    /// `put_data` and makes it a buffered record of `len` more bytes, whose bytes the caller
+    /// appends next: a loop of puts to consecutive elements then still makes one record.
+    /// Returns whether it did (if not, nothing changed).
+    #[inline(never)]
+    fn uninline_last(&mut self, slot: u32, byte_offset: usize, len: usize) -> bool {
+        let at = self.put_data.len();
+        let Some(last) = self.puts.last_mut() else { return false };
+        let n = last.len();
+        if last.slot != slot || last.byte_offset + n != byte_offset {
+            return false;
+        }
+        self.put_data.extend_from_slice(&last.src.to_ne_bytes()[..n]);
+        self.inline_bytes -= n as u32;
+        *last = PutRec::new(slot, last.byte_offset, n + len, PutSrc::Buffered(at), false);
+        true
     }
 
     /// The last record, if it is a plain buffered put whose bytes end `put_data`: a buffered put
@@ -420,9 +497,32 @@ impl DestQueue {
             {
                 last.len_kind += N as u32;
             }
+            // A record that carries its bytes, which this put continues (`uninline_last`).
+            Some(last) if last.is_inline() && last.slot == slot && last.byte_offset + last.len() == byte_offset => {
+                if self.put_data.capacity() - at < N + WORD || !self.uninline_last(slot, byte_offset, N) {
+                    return false;
+                }
+                let at = self.put_data.len();
+                // SAFETY: `uninline_last` left at least `N` bytes of spare capacity (checked
+                // above: it appended at most a word), and `bytes` cannot overlap it.
+                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.put_data.as_mut_ptr().add(at), N) };
+                // SAFETY: the `N` bytes after `at` were initialised just above, within the capacity.
+                unsafe { self.put_data.set_len(at + N) };
+                self.put_calls += 1;
+                return true;
+            }
             _ => {
                 let n = self.puts.len();
                 let Some(rec) = self.puts.spare_capacity_mut().first_mut() else { return false };
+                if self.words_inline && N <= WORD {
+                    rec.write(PutRec::inline(slot, byte_offset, bytes));
+                    self.inline_bytes += N as u32;
+                    // SAFETY: the record after the `n` initialised ones was written just above,
+                    // within the capacity.
+                    unsafe { self.puts.set_len(n + 1) };
+                    self.put_calls += 1;
+                    return true;
+                }
                 rec.write(PutRec::new(slot, byte_offset, N, PutSrc::Buffered(at), false));
                 // SAFETY: the record after the `n` initialised ones was written just above,
                 // within the capacity.
@@ -605,7 +705,7 @@ impl DestQueue {
         } else {
             self.puts.clear();
             self.put_data.clear();
-            self.put_calls = 0;
+            (self.put_calls, self.inline_bytes) = (0, 0);
             self.touched = false;
         }
     }
@@ -621,7 +721,7 @@ impl DestQueue {
         self.ext_data.clear();
         self.sys_msgs.clear();
         self.sys_data.clear();
-        (self.gets, self.get_bytes, self.put_calls) = (0, 0, 0);
+        (self.gets, self.get_bytes, self.put_calls, self.inline_bytes) = (0, 0, 0, 0);
         self.touched = false;
     }
 }
@@ -952,7 +1052,7 @@ impl Outbox {
             None => {
                 let i = self.used;
                 if i == self.queues.len() {
-                    self.queues.push(DestQueue::default());
+                    self.queues.push(DestQueue { words_inline: true, ..DestQueue::default() });
                 } else {
                     // A queue of an earlier superstep (`clear_queues` left it as it was).
                     self.queues[i].clear_used();
