@@ -1225,3 +1225,94 @@ impl Outbox {
 #[cold]
 #[inline]
 fn less_likely() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bytes of every record of `q`, read where a receiver reads them (`PutRec::src`), with
+    /// its registration slot and byte offset.
+    fn records(q: &DestQueue) -> Vec<(u32, usize, Vec<u8>)> {
+        q.puts
+            .iter()
+            .map(|r| {
+                let bytes = match r.src() {
+                    PutSrc::Buffered(at) => q.put_data[at..at + r.len()].to_vec(),
+                    // SAFETY: a record that carries its bytes gives their address in itself,
+                    // which `q` keeps in place while it is borrowed here (no hpput is queued).
+                    PutSrc::Direct(addr) => unsafe { std::slice::from_raw_parts(addr as *const u8, r.len()) }.to_vec(),
+                };
+                (r.slot, r.byte_offset, bytes)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_word_travels_in_its_record_and_consecutive_words_share_one() {
+        let mut q = DestQueue { words_inline: true, ..DestQueue::default() };
+        q.push_buffered(1, 16, &7u64.to_ne_bytes());
+        q.push_buffered(2, 0, &[1, 2, 3]);
+        assert!(q.put_data.is_empty(), "both puts are carried in their records");
+        assert_eq!(q.inline_bytes, 11);
+        // A put that continues the last record moves its bytes to the buffer.
+        q.push_buffered(2, 3, &[4, 5]);
+        assert_eq!(records(&q), [(1, 16, 7u64.to_ne_bytes().to_vec()), (2, 0, vec![1, 2, 3, 4, 5])]);
+        assert_eq!((q.put_calls, q.inline_bytes, q.put_data.len()), (3, 8, 5));
+        // So does one through the path without calls, and a put of more than a word is buffered.
+        q.put_data.reserve(64);
+        q.puts.reserve(4);
+        assert!(q.push_buffered_in_place(3, 8, &[9; 4]));
+        assert!(q.push_buffered_in_place(3, 12, &[8; 4]));
+        assert!(q.push_buffered_in_place(3, 40, &[6; 16]));
+        let got = records(&q);
+        assert_eq!(got[2], (3, 8, [[9; 4], [8; 4]].concat()));
+        assert_eq!(got[3], (3, 40, vec![6; 16]));
+        assert_eq!((q.put_calls, q.inline_bytes), (6, 8));
+        q.clear_used();
+        assert!(q.puts.is_empty() && q.put_data.is_empty() && q.inline_bytes == 0);
+    }
+
+    #[test]
+    fn without_words_inline_every_put_is_buffered() {
+        let mut q = DestQueue::default();
+        q.push_buffered(1, 0, &7u64.to_ne_bytes());
+        q.push_buffered(1, 32, &8u64.to_ne_bytes());
+        assert_eq!(q.put_data.len(), 16);
+        assert_eq!(records(&q), [(1, 0, 7u64.to_ne_bytes().to_vec()), (1, 32, 8u64.to_ne_bytes().to_vec())]);
+    }
+
+    #[test]
+    fn senders_are_taken_ascending_once_each_beyond_the_inline_places() {
+        let s = Senders::new(3);
+        let mut got = Vec::new();
+        for src in [9, 4, 12, 4, 1, 30, 2, 8, 7, 5, 11] {
+            s.note(2, src, 1);
+        }
+        s.note(2, 3, 0);
+        s.take(2, 1, &mut got);
+        assert_eq!(got, [1, 2, 4, 5, 7, 8, 9, 11, 12, 30]);
+        // The list is empty for the next superstep of its parity; the other parity kept its own.
+        s.take(2, 1, &mut got);
+        assert!(got.is_empty());
+        s.take(2, 0, &mut got);
+        assert_eq!(got, [3]);
+    }
+
+    #[test]
+    fn an_outbox_of_many_processes_finds_queues_beyond_its_first_line() {
+        let mut out = Outbox::new(2000);
+        for round in 0..3usize {
+            // More destinations than fit the first line, some from the map (pids from 1024 on).
+            let dests: Vec<usize> = (0..12).map(|k| (k * 170 + round * 7) % 2000).collect();
+            for &d in &dests {
+                out.dest_for_puts(d).push_buffered(0, 8 * round, &(d as u64).to_ne_bytes());
+            }
+            for &d in &dests {
+                let q = out.queue(d).expect("a queue for every destination");
+                assert_eq!(records(q), [(0, 8 * round, (d as u64).to_ne_bytes().to_vec())], "round {round}, pid {d}");
+            }
+            assert!(out.queue(1999).is_none());
+            out.clear();
+        }
+    }
+}
