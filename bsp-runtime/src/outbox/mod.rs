@@ -862,7 +862,8 @@ pub(crate) struct Outbox {
     pub req_parts: Vec<ReqPart>,
     pub req_data: Vec<u8>,
     used: usize,
-    /// The pid of `queues[i]`.
+    /// The pid of `queues[i]` (with `direct`, each touched pid); otherwise of `queues[FIRSTS + i]`,
+    /// those before being in `firsts`.
     dests: Vec<usize>,
     /// The last destination looked up and its queue index (consecutive puts mostly go to one).
     last: Option<(usize, usize)>,
@@ -940,7 +941,8 @@ impl Outbox {
                 f(d, &self.queues[d]);
             }
         } else {
-            for (q, &d) in self.queues[..self.used].iter().zip(&self.dests) {
+            let firsts = self.firsts.iter().map(|&d| d as usize);
+            for (q, d) in self.queues[..self.used].iter().zip(firsts.chain(self.dests.iter().copied())) {
                 f(d, q);
             }
         }
@@ -1058,7 +1060,6 @@ impl Outbox {
                     self.queues[i].clear_used();
                 }
                 self.used += 1;
-                self.dests.push(pid);
                 if let Some((senders, me, parity)) = &self.notes {
                     senders.note(pid, *me, *parity);
                 }
@@ -1067,11 +1068,13 @@ impl Outbox {
                     self.firsts[i] = u32::try_from(pid).expect("fewer than 2^32 processes");
                     self.nfirsts += 1;
                 } else if pid < DENSE {
+                    self.dests.push(pid);
                     if self.dense.len() <= pid {
                         self.dense.resize(pid + 1, 0);
                     }
                     self.dense[pid] = u64::from(self.generation) << 32 | u64::from(stored + 1);
                 } else {
+                    self.dests.push(pid);
                     self.sparse.insert(pid, stored);
                 }
                 i
