@@ -146,9 +146,10 @@ pub(crate) enum PutSrc {
 /// One put (or hpput) to one destination: 24 bytes (the receiver reads one per put, from
 /// another core's cache).
 ///
-/// A buffered put of at most a word may carry its bytes in the record itself, where its queue
-/// says so ([`DestQueue::words_inline`]): its `src` holds them, and [`PutRec::src`] gives their
-/// address as a `PutSrc::Direct`, valid while the record is where it was read.
+/// A queue's first buffered put of at most a word may carry its bytes in the record itself,
+/// where its queue says so ([`DestQueue::words_inline`]): its `src` holds them, and
+/// [`PutRec::src`] gives their address as a `PutSrc::Direct`, valid while the record is where
+/// it was read.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PutRec {
     pub byte_offset: usize,
@@ -189,6 +190,33 @@ impl PutRec {
         PutRec { byte_offset, src: usize::from_ne_bytes(word), slot, len_kind: bytes.len() as u32 | kind }
     }
 
+    /// [`src`](PutRec::src) of a record that carries its bytes.
+    #[inline(always)]
+    fn inline_src(&self) -> PutSrc {
+        // (The cast exposes the field's provenance, for the reader's cast back.)
+        PutSrc::Direct(std::ptr::addr_of!(self.src) as usize)
+    }
+
+    /// Where a receiver that reads the sender's queue in place finds the bytes: in the
+    /// queue's `data` (`Ok`, the offset), in this record (`Err(None)`), or at an address
+    /// (`Err(Some)`, which may be [`LANDED`]).
+    #[inline(always)]
+    pub(crate) fn source(&self) -> Result<usize, Option<usize>> {
+        if self.len_kind & Self::DIRECT == 0 {
+            Ok(self.src)
+        } else if self.is_inline() {
+            Err(None)
+        } else {
+            Err(Some(self.src))
+        }
+    }
+
+    /// The bytes of a record that carries them ([`source`](PutRec::source) is `Err(None)`).
+    #[inline(always)]
+    pub(crate) fn carried(&self) -> *const u8 {
+        std::ptr::addr_of!(self.src).cast()
+    }
+
     /// Whether the record carries its bytes.
     #[inline(always)]
     fn is_inline(&self) -> bool {
@@ -208,8 +236,7 @@ impl PutRec {
         if self.len_kind & Self::DIRECT == 0 {
             PutSrc::Buffered(self.src)
         } else if self.is_inline() {
-            // (The cast exposes the field's provenance, for the reader's cast back.)
-            PutSrc::Direct(std::ptr::addr_of!(self.src) as usize)
+            self.inline_src()
         } else {
             PutSrc::Direct(self.src)
         }
@@ -305,11 +332,11 @@ pub(crate) struct DestQueue {
     /// anything but plain puts (whose records and bytes are the fields above): while it is
     /// false, every field below is empty, and clearing the queue touches only this cache line.
     others: bool,
-    /// A buffered put of at most a word that starts a record carries its bytes in the record
-    /// ([`PutRec`]), not in `put_data`: a cache line less for the sender to write and for the
-    /// receiver to read. Set for the queues of an outbox of more than [`DIRECT`] processes,
-    /// where every line is a miss; a loop of puts to consecutive elements moves them to
-    /// `put_data` at its second put.
+    /// The queue's first put of a superstep, if it is a buffered put of at most a word, carries
+    /// its bytes in its record ([`PutRec`]), not in `put_data`: a cache line less for the sender
+    /// to write and for the receiver to read. Set for the queues of an outbox of more than
+    /// [`DIRECT`] processes, where every line is a miss (a queue there mostly holds one put); a
+    /// put that continues that record makes a record of its own.
     pub words_inline: bool,
     /// The bytes of the puts carried in their records (`put_data` holds the other buffered ones).
     pub inline_bytes: u32,
@@ -389,20 +416,16 @@ impl DestQueue {
                 append(&mut self.put_data, bytes);
                 return;
             }
-        }
-        // A buffered put continues only a buffered record, which the test above looked at, or
-        // one that carries its bytes.
-        if self.words_inline && len <= WORD {
-            if self.puts.last().is_some_and(|last| last.is_inline()) && self.uninline_last(slot, byte_offset, len) {
-                self.put_calls += 1;
-                append(&mut self.put_data, bytes);
-                return;
-            }
+        } else if self.words_inline && len <= WORD {
+            // The queue's first put of the superstep (in an outbox of many processes, often its
+            // only one) travels in its record.
             self.put_calls += 1;
             self.inline_bytes += len as u32;
             self.puts.push(PutRec::inline(slot, byte_offset, bytes));
             return;
         }
+        // A buffered put continues only a buffered record, which the test above looked at (one
+        // that carries its bytes is followed by a record of its own).
         self.put_calls += 1;
         if len <= PutRec::MAX_LEN {
             self.puts.push(PutRec::new(slot, byte_offset, len, PutSrc::Buffered(at), false));
@@ -410,25 +433,6 @@ impl DestQueue {
             self.push_long_put(slot, byte_offset, len, PutSrc::Buffered(at), None);
         }
         append(&mut self.put_data, bytes);
-    }
-
-    /// If the last record carries its bytes (the caller knows) and a plain put of `len` bytes to
-    /// `byte_offset` in registration `slot` continues it, moves its bytes to the end of
-    /// `put_data` and makes it a buffered record of `len` more bytes, whose bytes the caller
-    /// appends next: a loop of puts to consecutive elements then still makes one record.
-    /// Returns whether it did (if not, nothing changed).
-    #[inline(never)]
-    fn uninline_last(&mut self, slot: u32, byte_offset: usize, len: usize) -> bool {
-        let at = self.put_data.len();
-        let Some(last) = self.puts.last_mut() else { return false };
-        let n = last.len();
-        if last.slot != slot || last.byte_offset + n != byte_offset {
-            return false;
-        }
-        self.put_data.extend_from_slice(&last.src.to_ne_bytes()[..n]);
-        self.inline_bytes -= n as u32;
-        *last = PutRec::new(slot, last.byte_offset, n + len, PutSrc::Buffered(at), false);
-        true
     }
 
     /// The last record, if it is a plain buffered put whose bytes end `put_data`: a buffered put
@@ -497,32 +501,9 @@ impl DestQueue {
             {
                 last.len_kind += N as u32;
             }
-            // A record that carries its bytes, which this put continues (`uninline_last`).
-            Some(last) if last.is_inline() && last.slot == slot && last.byte_offset + last.len() == byte_offset => {
-                if self.put_data.capacity() - at < N + WORD || !self.uninline_last(slot, byte_offset, N) {
-                    return false;
-                }
-                let at = self.put_data.len();
-                // SAFETY: `uninline_last` left at least `N` bytes of spare capacity (checked
-                // above: it appended at most a word), and `bytes` cannot overlap it.
-                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.put_data.as_mut_ptr().add(at), N) };
-                // SAFETY: the `N` bytes after `at` were initialised just above, within the capacity.
-                unsafe { self.put_data.set_len(at + N) };
-                self.put_calls += 1;
-                return true;
-            }
             _ => {
                 let n = self.puts.len();
                 let Some(rec) = self.puts.spare_capacity_mut().first_mut() else { return false };
-                if self.words_inline && N <= WORD {
-                    rec.write(PutRec::inline(slot, byte_offset, bytes));
-                    self.inline_bytes += N as u32;
-                    // SAFETY: the record after the `n` initialised ones was written just above,
-                    // within the capacity.
-                    unsafe { self.puts.set_len(n + 1) };
-                    self.put_calls += 1;
-                    return true;
-                }
                 rec.write(PutRec::new(slot, byte_offset, N, PutSrc::Buffered(at), false));
                 // SAFETY: the record after the `n` initialised ones was written just above,
                 // within the capacity.
@@ -703,11 +684,21 @@ impl DestQueue {
         if self.others {
             self.clear();
         } else {
+            // (Without `words_inline`, `inline_bytes` stays 0.)
+            debug_assert!(self.words_inline || self.inline_bytes == 0);
             self.puts.clear();
             self.put_data.clear();
-            (self.put_calls, self.inline_bytes) = (0, 0);
+            self.put_calls = 0;
             self.touched = false;
         }
+    }
+
+    /// [`clear_used`](DestQueue::clear_used) for a queue that may carry puts in its records
+    /// (`words_inline`).
+    #[inline]
+    fn clear_used_inline(&mut self) {
+        self.clear_used();
+        self.inline_bytes = 0;
     }
 
     pub(crate) fn clear(&mut self) {
@@ -1057,7 +1048,7 @@ impl Outbox {
                     self.queues.push(DestQueue { words_inline: true, ..DestQueue::default() });
                 } else {
                     // A queue of an earlier superstep (`clear_queues` left it as it was).
-                    self.queues[i].clear_used();
+                    self.queues[i].clear_used_inline();
                 }
                 self.used += 1;
                 if let Some((senders, me, parity)) = &self.notes {
@@ -1251,28 +1242,33 @@ mod tests {
     }
 
     #[test]
-    fn a_word_travels_in_its_record_and_consecutive_words_share_one() {
+    fn the_first_word_of_a_queue_travels_in_its_record() {
         let mut q = DestQueue { words_inline: true, ..DestQueue::default() };
         q.push_buffered(1, 16, &7u64.to_ne_bytes());
-        q.push_buffered(2, 0, &[1, 2, 3]);
-        assert!(q.put_data.is_empty(), "both puts are carried in their records");
-        assert_eq!(q.inline_bytes, 11);
-        // A put that continues the last record moves its bytes to the buffer.
-        q.push_buffered(2, 3, &[4, 5]);
-        assert_eq!(records(&q), [(1, 16, 7u64.to_ne_bytes().to_vec()), (2, 0, vec![1, 2, 3, 4, 5])]);
-        assert_eq!((q.put_calls, q.inline_bytes, q.put_data.len()), (3, 8, 5));
-        // So does one through the path without calls, and a put of more than a word is buffered.
+        assert!(q.put_data.is_empty(), "the first put is carried in its record");
+        assert_eq!(q.inline_bytes, 8);
+        // The next ones are buffered, and those that continue each other share a record.
+        q.push_buffered(1, 24, &[1, 2, 3]);
+        q.push_buffered(1, 27, &[4, 5]);
         q.put_data.reserve(64);
         q.puts.reserve(4);
-        assert!(q.push_buffered_in_place(3, 8, &[9; 4]));
-        assert!(q.push_buffered_in_place(3, 12, &[8; 4]));
-        assert!(q.push_buffered_in_place(3, 40, &[6; 16]));
-        let got = records(&q);
-        assert_eq!(got[2], (3, 8, [[9; 4], [8; 4]].concat()));
-        assert_eq!(got[3], (3, 40, vec![6; 16]));
-        assert_eq!((q.put_calls, q.inline_bytes), (6, 8));
-        q.clear_used();
+        assert!(q.push_buffered_in_place(1, 29, &[9; 4]));
+        assert!(q.push_buffered_in_place(2, 40, &[6; 8]));
+        assert_eq!(
+            records(&q),
+            [
+                (1, 16, 7u64.to_ne_bytes().to_vec()),
+                (1, 24, [&[1, 2, 3, 4, 5][..], &[9; 4]].concat()),
+                (2, 40, vec![6; 8])
+            ]
+        );
+        assert_eq!((q.put_calls, q.inline_bytes, q.put_data.len()), (5, 8, 17));
+        q.clear_used_inline();
         assert!(q.puts.is_empty() && q.put_data.is_empty() && q.inline_bytes == 0);
+        // A put of more than a word is buffered even as the first.
+        q.push_buffered(3, 0, &[5; 9]);
+        assert_eq!(records(&q), [(3, 0, vec![5; 9])]);
+        assert_eq!((q.inline_bytes, q.put_data.len()), (0, 9));
     }
 
     #[test]

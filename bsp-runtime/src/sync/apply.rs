@@ -6,7 +6,7 @@
 use crate::Ctx;
 use crate::engine::Peers;
 use crate::observe::stats::Traffic;
-use crate::outbox::{LANDED, PutSrc, flags};
+use crate::outbox::{LANDED, flags};
 use crate::reg::RegState;
 
 impl Ctx {
@@ -45,10 +45,11 @@ impl Ctx {
                 if counted {
                     got.put_bytes += len;
                 }
-                let from = match put.src() {
-                    PutSrc::Direct(LANDED) => continue,
-                    PutSrc::Buffered(at) => q.put_data[at..at + len].as_ptr(),
-                    PutSrc::Direct(addr) => addr as *const u8,
+                let from = match put.source() {
+                    Ok(at) => q.put_data[at..at + len].as_ptr(),
+                    Err(Some(LANDED)) => continue,
+                    Err(Some(addr)) => addr as *const u8,
+                    Err(None) => put.carried(),
                 };
                 if put.slot != cached.0 {
                     let entry = st.table.entries[put.slot as usize]
