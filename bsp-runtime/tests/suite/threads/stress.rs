@@ -104,8 +104,10 @@ fn many_short_runs() {
     });
 }
 
-/// The destinations process `q` puts to in superstep `s` of [`fan_outs`]: up to 19 distinct
-/// processes other than `q`, as many as 0 or more than fit in an outbox's first cache line.
+/// The destinations process `q` puts to in superstep `s` of [`fan_outs`]: 0 to 19 of them, fewer
+/// or more than fit in an outbox's first cache line; distinct and other than `q` where p is
+/// over 1000, while at smaller p some come twice or are `q` itself (each put of a repeat writes
+/// the same words again).
 fn fan_out(q: usize, s: usize, p: usize) -> impl Iterator<Item = usize> {
     let (width, stride) = ((q * 7 + s * 3) % 20, 1 + (s % 5) * 13);
     (0..width).map(move |k| (q + 1 + k * stride) % p)
