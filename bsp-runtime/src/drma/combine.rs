@@ -215,7 +215,7 @@ impl Ctx {
         offset: usize,
         op: Combiner<T>,
     ) {
-        let r = self.resolve("put_combine", pid, dst, offset, src.len());
+        let r = self.resolve_put("put_combine", pid, dst, offset, src.len());
         if r.bytes == 0 {
             return;
         }

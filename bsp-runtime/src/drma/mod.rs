@@ -131,7 +131,13 @@ impl Ctx {
         let (pid, key) = target;
         let Some((slot, serial)) = out.hit_registration(key) else { return false };
         let Ok(st) = self.state.try_borrow() else { return false };
-        let Some(&(_, extent)) = st.table.get(slot, serial).and_then(|e| e.remote.get(pid)) else { return false };
+        // (A registration whose extent is the same everywhere is checked without its row.)
+        let Some(extent) = st.table.get(slot, serial).and_then(|e| match e.same_extent {
+            Some(extent) if pid < self.nprocs => Some(extent),
+            _ => e.remote.get(pid).map(|&(_, extent)| extent),
+        }) else {
+            return false;
+        };
         drop(st);
         out.note_hit(key, pid, (slot, serial), extent);
         out.quick_put::<false>(target, elems, len, bytes)
@@ -142,7 +148,7 @@ impl Ctx {
     #[track_caller]
     #[inline(never)]
     fn queue_put_checked<T: Value>(&self, pid: usize, src: &[T], dst: Remote<'_, T>, offset: usize) {
-        let r = self.resolve("put", pid, dst, offset, src.len());
+        let r = self.resolve_put("put", pid, dst, offset, src.len());
         if r.bytes == 0 {
             return;
         }

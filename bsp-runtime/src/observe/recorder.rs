@@ -449,9 +449,10 @@ impl Recorder {
     }
 }
 
-/// The bytes of a queue's puts: the buffered ones are exactly its data; hpputs (`hpput` set
-/// when some process has one) are read from the records.
+/// The bytes of a queue's puts: the buffered ones are exactly its data and those carried in
+/// their records (`DestQueue::inline_bytes`, counted without reading the records); hpputs
+/// (`hpput` set when some process has one) are read from the records.
 #[inline]
 fn put_bytes(q: &crate::outbox::DestQueue, hpput: bool) -> usize {
-    if hpput { q.puts.iter().map(|p| p.len()).sum() } else { q.put_data.len() }
+    if hpput { q.puts.iter().map(|p| p.len()).sum() } else { q.put_data.len() + q.inline_bytes as usize }
 }

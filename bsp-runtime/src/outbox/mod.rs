@@ -10,6 +10,7 @@
 pub(crate) mod channel;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crossbeam_utils::CachePadded;
@@ -144,22 +145,30 @@ pub(crate) enum PutSrc {
 
 /// One put (or hpput) to one destination: 24 bytes (the receiver reads one per put, from
 /// another core's cache).
+///
+/// A queue's first buffered put of at most a word may carry its bytes in the record itself,
+/// where its queue says so ([`DestQueue::words_inline`]): its `src` holds them, and
+/// [`PutRec::src`] gives their address as a `PutSrc::Direct`, valid while the record is where
+/// it was read.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PutRec {
     pub byte_offset: usize,
-    /// `PutSrc`'s offset or address.
+    /// `PutSrc`'s offset or address, or the bytes of a put carried in the record (`INLINE`).
     src: usize,
     pub slot: u32,
-    /// Length in bytes, with `DIRECT` set for `PutSrc::Direct` and `COMBINE` for a combining put
-    /// (whose operator is the next entry of `DestQueue::combines`).
+    /// Length in bytes, with `DIRECT` set for `PutSrc::Direct`, `INLINE` (and `DIRECT`) for a
+    /// put carried in the record, and `COMBINE` for a combining put (whose operator is the next
+    /// entry of `DestQueue::combines`).
     len_kind: u32,
 }
 
 impl PutRec {
     const DIRECT: u32 = 1 << 31;
     const COMBINE: u32 = 1 << 30;
+    /// With `DIRECT`: the bytes are `src` itself.
+    const INLINE: u32 = 1 << 29;
     /// The longest put one record describes; [`DestQueue::push_put`] splits longer ones.
-    pub(crate) const MAX_LEN: usize = (1 << 30) - 1;
+    pub(crate) const MAX_LEN: usize = (1 << 29) - 1;
 
     #[inline]
     fn new(slot: u32, byte_offset: usize, len: usize, src: PutSrc, combine: bool) -> Self {
@@ -172,15 +181,65 @@ impl PutRec {
         PutRec { byte_offset, src, slot, len_kind: len as u32 | kind }
     }
 
+    /// A plain buffered put of `bytes` (at most a word) carried in the record.
+    #[inline(always)]
+    fn inline(slot: u32, byte_offset: usize, bytes: &[u8]) -> Self {
+        let mut word = [0u8; WORD];
+        word[..bytes.len()].copy_from_slice(bytes);
+        let kind = Self::DIRECT | Self::INLINE;
+        PutRec { byte_offset, src: usize::from_ne_bytes(word), slot, len_kind: bytes.len() as u32 | kind }
+    }
+
+    /// [`src`](PutRec::src) of a record that carries its bytes.
+    #[inline(always)]
+    fn inline_src(&self) -> PutSrc {
+        // (The cast exposes the field's provenance, for the reader's cast back.)
+        PutSrc::Direct(std::ptr::addr_of!(self.src) as usize)
+    }
+
+    /// Where a receiver that reads the sender's queue in place finds the bytes: in the
+    /// queue's `data` (`Ok`, the offset), in this record (`Err(None)`), or at an address
+    /// (`Err(Some)`, which may be [`LANDED`]).
+    #[inline(always)]
+    pub(crate) fn source(&self) -> Result<usize, Option<usize>> {
+        if self.len_kind & Self::DIRECT == 0 {
+            Ok(self.src)
+        } else if self.is_inline() {
+            Err(None)
+        } else {
+            Err(Some(self.src))
+        }
+    }
+
+    /// The bytes of a record that carries them ([`source`](PutRec::source) is `Err(None)`).
+    #[inline(always)]
+    pub(crate) fn carried(&self) -> *const u8 {
+        std::ptr::addr_of!(self.src).cast()
+    }
+
+    /// Whether the record carries its bytes.
+    #[inline(always)]
+    fn is_inline(&self) -> bool {
+        self.len_kind & Self::INLINE != 0
+    }
+
     /// Length in bytes.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        (self.len_kind & !(Self::DIRECT | Self::COMBINE)) as usize
+        (self.len_kind & !(Self::DIRECT | Self::COMBINE | Self::INLINE)) as usize
     }
 
+    /// Where the bytes are: for a record that carries them, their address in this record (the
+    /// first `len` bytes of `src`), as a `PutSrc::Direct`, valid while the record stays where it is.
     #[inline]
     pub(crate) fn src(&self) -> PutSrc {
-        if self.len_kind & Self::DIRECT != 0 { PutSrc::Direct(self.src) } else { PutSrc::Buffered(self.src) }
+        if self.len_kind & Self::DIRECT == 0 {
+            PutSrc::Buffered(self.src)
+        } else if self.is_inline() {
+            self.inline_src()
+        } else {
+            PutSrc::Direct(self.src)
+        }
     }
 
     /// Whether the put combines with the destination instead of overwriting it.
@@ -241,6 +300,9 @@ pub(crate) struct MsgRec {
     pub payload_len: usize,
 }
 
+/// The longest put a record can carry itself ([`PutRec`]).
+const WORD: usize = std::mem::size_of::<usize>();
+
 /// Appends `bytes` to `buf`, with the copy of a one-word put done inline (a call to `memcpy`
 /// costs more than the copy).
 #[inline(always)]
@@ -270,6 +332,14 @@ pub(crate) struct DestQueue {
     /// anything but plain puts (whose records and bytes are the fields above): while it is
     /// false, every field below is empty, and clearing the queue touches only this cache line.
     others: bool,
+    /// The queue's first put of a superstep, if it is a buffered put of at most a word, carries
+    /// its bytes in its record ([`PutRec`]), not in `put_data`: a cache line less for the sender
+    /// to write and for the receiver to read. Set for the queues of an outbox of more than
+    /// [`DIRECT`] processes, where every line is a miss (a queue there mostly holds one put); a
+    /// put that continues that record makes a record of its own.
+    pub words_inline: bool,
+    /// The bytes of the puts carried in their records (`put_data` holds the other buffered ones).
+    pub inline_bytes: u32,
     /// Gets (and their bytes) the owner of this queue asks of its destination: counted by the
     /// requester when it queues them, read by the destination for its statistics (`observe/stats.rs`).
     pub gets: usize,
@@ -286,6 +356,10 @@ pub(crate) struct DestQueue {
     pub sys_data: Vec<u8>,
 }
 
+// What the receiver of a superstep of plain puts reads, and the sender writes, is in the first
+// cache line of a queue.
+const _: () = assert!(std::mem::offset_of!(DestQueue, inline_bytes) + 4 <= 64);
+
 impl DestQueue {
     /// Records a put of `len` bytes, as records of at most [`PutRec::MAX_LEN`] bytes each.
     ///
@@ -296,7 +370,7 @@ impl DestQueue {
     #[inline]
     pub(crate) fn push_put(&mut self, slot: u32, byte_offset: usize, len: usize, src: PutSrc) {
         self.put_calls += 1;
-        if let Some(last) = self.puts.last_mut() {
+        if let Some(last) = self.puts.last_mut().filter(|last| !last.is_inline()) {
             let continues = match (last.src(), src) {
                 (PutSrc::Buffered(a), PutSrc::Buffered(b)) | (PutSrc::Direct(a), PutSrc::Direct(b)) => {
                     b == a + last.len()
@@ -342,8 +416,16 @@ impl DestQueue {
                 append(&mut self.put_data, bytes);
                 return;
             }
+        } else if self.words_inline && len <= WORD {
+            // The queue's first put of the superstep (in an outbox of many processes, often its
+            // only one) travels in its record.
+            self.put_calls += 1;
+            self.inline_bytes += len as u32;
+            self.puts.push(PutRec::inline(slot, byte_offset, bytes));
+            return;
         }
-        // A buffered put continues only a buffered record, which the test above looked at.
+        // A buffered put continues only a buffered record, which the test above looked at (one
+        // that carries its bytes is followed by a record of its own).
         self.put_calls += 1;
         if len <= PutRec::MAX_LEN {
             self.puts.push(PutRec::new(slot, byte_offset, len, PutSrc::Buffered(at), false));
@@ -602,11 +684,21 @@ impl DestQueue {
         if self.others {
             self.clear();
         } else {
+            // (Without `words_inline`, `inline_bytes` stays 0.)
+            debug_assert!(self.words_inline || self.inline_bytes == 0);
             self.puts.clear();
             self.put_data.clear();
             self.put_calls = 0;
             self.touched = false;
         }
+    }
+
+    /// [`clear_used`](DestQueue::clear_used) for a queue that may carry puts in its records
+    /// (`words_inline`).
+    #[inline]
+    fn clear_used_inline(&mut self) {
+        self.clear_used();
+        self.inline_bytes = 0;
     }
 
     pub(crate) fn clear(&mut self) {
@@ -620,7 +712,7 @@ impl DestQueue {
         self.ext_data.clear();
         self.sys_msgs.clear();
         self.sys_data.clear();
-        (self.gets, self.get_bytes, self.put_calls) = (0, 0, 0);
+        (self.gets, self.get_bytes, self.put_calls, self.inline_bytes) = (0, 0, 0, 0);
         self.touched = false;
     }
 }
@@ -650,27 +742,51 @@ const DIRECT: usize = 64;
 /// process (O(senders) work per process, not O(p)).
 ///
 /// One list per process and superstep parity. A list of parity `s % 2` is written by senders
-/// during superstep `s` (under its lock) and taken by its owner during sync `s`, after the first
-/// barrier; the next writes to it happen in superstep `s + 2` (or `s + 1` after a sync that
-/// kept the outbox parity), after a barrier its owner reaches only after taking it. The lock
-/// only serialises senders that note themselves at the same destination at once.
+/// during superstep `s` and taken by its owner during sync `s`, after the first barrier; the
+/// next writes to it happen in superstep `s + 2` (or `s + 1` after a sync that kept the outbox
+/// parity), after a barrier its owner reaches only after taking it. So the barriers order every
+/// write before every read, and the atomics only serialise senders that note themselves at the
+/// same destination at once.
 #[derive(Debug)]
 pub(crate) struct Senders {
     lists: Box<[CachePadded<ByParity>]>,
 }
 
 /// One process's lists of senders, by superstep parity.
-type ByParity = [Mutex<Vec<u32>>; 2];
+type ByParity = [SenderList; 2];
+
+/// How many senders a list holds in its own cache line; more go to its `overflow`.
+const INLINE_SENDERS: usize = 7;
+
+/// One list of senders: the first [`INLINE_SENDERS`] in one cache line with their count (a
+/// sender writes, and the owner reads, that line alone: at large p every line is a miss), the
+/// rest under a lock.
+#[derive(Debug, Default)]
+#[repr(C, align(64))]
+struct SenderList {
+    /// Senders noted so far (all of them, `overflow`'s included).
+    count: AtomicU32,
+    first: [AtomicU32; INLINE_SENDERS],
+    overflow: Mutex<Vec<u32>>,
+}
 
 impl Senders {
     pub(crate) fn new(nprocs: usize) -> Self {
-        Senders { lists: (0..nprocs).map(|_| CachePadded::new([Mutex::default(), Mutex::default()])).collect() }
+        Senders { lists: (0..nprocs).map(|_| CachePadded::new(ByParity::default())).collect() }
     }
 
     /// Notes that `src` queued something for `dest` in a superstep of `parity`.
     fn note(&self, dest: usize, src: u32, parity: usize) {
-        // A poisoned lock (a process panicked while pushing) still holds a valid list.
-        self.lists[dest][parity].lock().unwrap_or_else(|e| e.into_inner()).push(src);
+        let list = &self.lists[dest][parity];
+        // Relaxed: the count only hands out places among concurrent senders; the owner reads
+        // the list after the barrier that every sender reached after noting itself.
+        let k = list.count.fetch_add(1, Ordering::Relaxed) as usize;
+        match list.first.get(k) {
+            // Relaxed: read by the owner after the barrier (as above).
+            Some(place) => place.store(src, Ordering::Relaxed),
+            // A poisoned lock (a process panicked while pushing) still holds a valid list.
+            None => list.overflow.lock().unwrap_or_else(|e| e.into_inner()).push(src),
+        }
     }
 
     /// Takes the senders noted at `me` for the superstep of `parity` into `into`, in ascending
@@ -681,10 +797,18 @@ impl Senders {
     #[inline(never)]
     pub(crate) fn take(&self, me: usize, parity: usize, into: &mut Vec<u32>) {
         into.clear();
-        let mut list = self.lists[me][parity].lock().unwrap_or_else(|e| e.into_inner());
-        into.extend_from_slice(&list);
-        list.clear();
-        drop(list);
+        let list = &self.lists[me][parity];
+        // Relaxed (every load and store here): the senders noted themselves before the barrier
+        // that this process passed before taking the list, and note again only after a barrier
+        // that it reaches after this (the type's docs).
+        let n = list.count.load(Ordering::Relaxed) as usize;
+        into.extend(list.first.iter().take(n).map(|s| s.load(Ordering::Relaxed)));
+        if n > INLINE_SENDERS {
+            let mut rest = list.overflow.lock().unwrap_or_else(|e| e.into_inner());
+            into.extend_from_slice(&rest);
+            rest.clear();
+        }
+        list.count.store(0, Ordering::Relaxed);
         into.sort_unstable();
         into.dedup();
     }
@@ -696,21 +820,31 @@ impl Senders {
 /// their buffers between supersteps (no allocation in steady state), and the memory is
 /// proportional to the destinations a process actually sends to.
 ///
-/// `repr(C)`: what a reader looks up (the queues and how to find them), which the owner does not
-/// write in steady state, comes first, away from what the owner writes in every superstep.
+/// `repr(C)`: what a reader looks up (the queues and how to find them) comes first, in the
+/// first cache line, away from what only the owner reads. A receiver finds the queue a sender
+/// keeps for it in that line alone when the sender queued for at most [`FIRSTS`] destinations
+/// (their pids are there, in first-touch order), and only beyond them in the dense table or the
+/// map: at large p every line of another process's outbox is a miss.
 #[derive(Debug, Default)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub(crate) struct Outbox {
     /// `queues[pid]` is `pid`'s queue (at most [`DIRECT`] processes: `direct`). Otherwise
-    /// `queues[..used]` are this superstep's and those after keep buffers for later.
+    /// `queues[..used]` are this superstep's and those after keep buffers for later (emptied when
+    /// taken again, [`Outbox::touch`]).
     queues: Vec<DestQueue>,
     direct: bool,
-    /// `dense[pid]` (pids below [`DENSE`]) is `generation << 32 | (1 + the index of pid's
-    /// queue)` if `pid` has a queue in this superstep; an entry of another generation, or 0,
-    /// means none. Clearing the outbox moves to the next generation instead of writing the
-    /// entries (a cache line each, at large p), which the next touch writes anyway.
-    dense: Vec<u64>,
+    /// How many of `firsts` hold a pid in this superstep: `min(used, FIRSTS)`.
+    nfirsts: u8,
     generation: u32,
+    /// `firsts[i]` (below `nfirsts`) is the pid of `queues[i]` (not with `direct`).
+    firsts: [u32; FIRSTS],
+    /// `dense[pid]` (pids below [`DENSE`]) is `generation << 32 | (1 + the index of pid's
+    /// queue)` if `pid` has a queue at an index of at least [`FIRSTS`] in this superstep; an
+    /// entry of another generation, or 0, means none. Clearing the outbox moves to the next
+    /// generation instead of writing the entries (a cache line each, at large p), which the next
+    /// touch writes anyway.
+    dense: Vec<u64>,
+    /// As `dense`, for pids from [`DENSE`] on.
     sparse: HashMap<usize, u32>,
     pub meta: Meta,
     /// This process's gets of the superstep, in issue order.
@@ -719,7 +853,8 @@ pub(crate) struct Outbox {
     pub req_parts: Vec<ReqPart>,
     pub req_data: Vec<u8>,
     used: usize,
-    /// The pid of `queues[i]`.
+    /// The pid of `queues[i]` (with `direct`, each touched pid); otherwise of `queues[FIRSTS + i]`,
+    /// those before being in `firsts`.
     dests: Vec<usize>,
     /// The last destination looked up and its queue index (consecutive puts mostly go to one).
     last: Option<(usize, usize)>,
@@ -730,6 +865,10 @@ pub(crate) struct Outbox {
     /// ([`Outbox::quick_put`]).
     hit: Option<PutHit>,
 }
+
+/// How many destinations' pids an outbox of more than [`DIRECT`] processes keeps in its first
+/// cache line ([`Outbox::firsts`](Outbox)).
+const FIRSTS: usize = 8;
 
 /// The target of a buffered put that was checked in this superstep: registration `serial` (in
 /// `slot`) on process `pid`, whose extent there is `extent` bytes, as the caller named it
@@ -793,7 +932,8 @@ impl Outbox {
                 f(d, &self.queues[d]);
             }
         } else {
-            for (q, &d) in self.queues[..self.used].iter().zip(&self.dests) {
+            let firsts = self.firsts.iter().map(|&d| d as usize);
+            for (q, d) in self.queues[..self.used].iter().zip(firsts.chain(self.dests.iter().copied())) {
                 f(d, q);
             }
         }
@@ -822,13 +962,15 @@ impl Outbox {
                 self.queues[d].clear_used();
             }
         } else {
-            for q in &mut self.queues[..self.used] {
-                q.clear_used();
-            }
-            self.generation = self.generation.wrapping_add(1);
-            if self.generation == 0 {
-                // After 2^32 generations an entry never written since could match again.
-                self.dense.fill(0);
+            // The queues are emptied when they are taken again (`touch`): each is written then
+            // anyway, and at large p each is a cache line that no process has used since.
+            self.nfirsts = 0;
+            if self.used > FIRSTS {
+                self.generation = self.generation.wrapping_add(1);
+                if self.generation == 0 {
+                    // After 2^32 generations an entry never written since could match again.
+                    self.dense.fill(0);
+                }
             }
         }
         if !self.sparse.is_empty() {
@@ -845,6 +987,14 @@ impl Outbox {
     fn index_of(&self, pid: usize) -> Option<usize> {
         if self.direct {
             return self.queues[pid].touched.then_some(pid);
+        }
+        let n = usize::from(self.nfirsts);
+        if let Some(i) = self.firsts[..n].iter().position(|&f| f as usize == pid) {
+            return Some(i);
+        }
+        if n < FIRSTS {
+            // Every queue of this superstep is among `firsts`.
+            return None;
         }
         if pid < DENSE {
             match self.dense.get(pid) {
@@ -895,20 +1045,27 @@ impl Outbox {
             None => {
                 let i = self.used;
                 if i == self.queues.len() {
-                    self.queues.push(DestQueue::default());
+                    self.queues.push(DestQueue { words_inline: true, ..DestQueue::default() });
+                } else {
+                    // A queue of an earlier superstep (`clear_queues` left it as it was).
+                    self.queues[i].clear_used_inline();
                 }
                 self.used += 1;
-                self.dests.push(pid);
                 if let Some((senders, me, parity)) = &self.notes {
                     senders.note(pid, *me, *parity);
                 }
                 let stored = u32::try_from(i).expect("fewer than 2^32 destinations");
-                if pid < DENSE {
+                if i < FIRSTS {
+                    self.firsts[i] = u32::try_from(pid).expect("fewer than 2^32 processes");
+                    self.nfirsts += 1;
+                } else if pid < DENSE {
+                    self.dests.push(pid);
                     if self.dense.len() <= pid {
                         self.dense.resize(pid + 1, 0);
                     }
                     self.dense[pid] = u64::from(self.generation) << 32 | u64::from(stored + 1);
                 } else {
+                    self.dests.push(pid);
                     self.sparse.insert(pid, stored);
                 }
                 i
@@ -1062,3 +1219,99 @@ impl Outbox {
 #[cold]
 #[inline]
 fn less_likely() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bytes of every record of `q`, read where a receiver reads them (`PutRec::src`), with
+    /// its registration slot and byte offset.
+    fn records(q: &DestQueue) -> Vec<(u32, usize, Vec<u8>)> {
+        q.puts
+            .iter()
+            .map(|r| {
+                let bytes = match r.src() {
+                    PutSrc::Buffered(at) => q.put_data[at..at + r.len()].to_vec(),
+                    // SAFETY: a record that carries its bytes gives their address in itself,
+                    // which `q` keeps in place while it is borrowed here (no hpput is queued).
+                    PutSrc::Direct(addr) => unsafe { std::slice::from_raw_parts(addr as *const u8, r.len()) }.to_vec(),
+                };
+                (r.slot, r.byte_offset, bytes)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_first_word_of_a_queue_travels_in_its_record() {
+        let mut q = DestQueue { words_inline: true, ..DestQueue::default() };
+        q.push_buffered(1, 16, &7u64.to_ne_bytes());
+        assert!(q.put_data.is_empty(), "the first put is carried in its record");
+        assert_eq!(q.inline_bytes, 8);
+        // The next ones are buffered, and those that continue each other share a record.
+        q.push_buffered(1, 24, &[1, 2, 3]);
+        q.push_buffered(1, 27, &[4, 5]);
+        q.put_data.reserve(64);
+        q.puts.reserve(4);
+        assert!(q.push_buffered_in_place(1, 29, &[9; 4]));
+        assert!(q.push_buffered_in_place(2, 40, &[6; 8]));
+        assert_eq!(
+            records(&q),
+            [
+                (1, 16, 7u64.to_ne_bytes().to_vec()),
+                (1, 24, [&[1, 2, 3, 4, 5][..], &[9; 4]].concat()),
+                (2, 40, vec![6; 8])
+            ]
+        );
+        assert_eq!((q.put_calls, q.inline_bytes, q.put_data.len()), (5, 8, 17));
+        q.clear_used_inline();
+        assert!(q.puts.is_empty() && q.put_data.is_empty() && q.inline_bytes == 0);
+        // A put of more than a word is buffered even as the first.
+        q.push_buffered(3, 0, &[5; 9]);
+        assert_eq!(records(&q), [(3, 0, vec![5; 9])]);
+        assert_eq!((q.inline_bytes, q.put_data.len()), (0, 9));
+    }
+
+    #[test]
+    fn without_words_inline_every_put_is_buffered() {
+        let mut q = DestQueue::default();
+        q.push_buffered(1, 0, &7u64.to_ne_bytes());
+        q.push_buffered(1, 32, &8u64.to_ne_bytes());
+        assert_eq!(q.put_data.len(), 16);
+        assert_eq!(records(&q), [(1, 0, 7u64.to_ne_bytes().to_vec()), (1, 32, 8u64.to_ne_bytes().to_vec())]);
+    }
+
+    #[test]
+    fn senders_are_taken_ascending_once_each_beyond_the_inline_places() {
+        let s = Senders::new(3);
+        let mut got = Vec::new();
+        for src in [9, 4, 12, 4, 1, 30, 2, 8, 7, 5, 11] {
+            s.note(2, src, 1);
+        }
+        s.note(2, 3, 0);
+        s.take(2, 1, &mut got);
+        assert_eq!(got, [1, 2, 4, 5, 7, 8, 9, 11, 12, 30]);
+        // The list is empty for the next superstep of its parity; the other parity kept its own.
+        s.take(2, 1, &mut got);
+        assert!(got.is_empty());
+        s.take(2, 0, &mut got);
+        assert_eq!(got, [3]);
+    }
+
+    #[test]
+    fn an_outbox_of_many_processes_finds_queues_beyond_its_first_line() {
+        let mut out = Outbox::new(2000);
+        for round in 0..3usize {
+            // More destinations than fit the first line, some from the map (pids from 1024 on).
+            let dests: Vec<usize> = (0..12).map(|k| (k * 170 + round * 7) % 2000).collect();
+            for &d in &dests {
+                out.dest_for_puts(d).push_buffered(0, 8 * round, &(d as u64).to_ne_bytes());
+            }
+            for &d in &dests {
+                let q = out.queue(d).expect("a queue for every destination");
+                assert_eq!(records(q), [(0, 8 * round, (d as u64).to_ne_bytes().to_vec())], "round {round}, pid {d}");
+            }
+            assert!(out.queue(1999).is_none());
+            out.clear();
+        }
+    }
+}

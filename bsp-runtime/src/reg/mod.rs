@@ -100,6 +100,10 @@ pub(crate) struct Entry {
     /// Every process's (address, extent in bytes); filled when the registration takes effect.
     /// Shared by the processes of a run where they share memory (`Peers::registration_row`).
     pub remote: Arc<[(usize, usize)]>,
+    /// The extent in bytes when it is the same on every process (the usual case), filled with
+    /// `remote`: a put checks it without reading the row (a cache line per destination, at
+    /// large p).
+    pub same_extent: Option<usize>,
     /// Keeps the memory alive while registered (never read).
     pub _keep: Arc<dyn Any + Send + Sync>,
     /// For an extension registration: the object that applies records sent to it, in an
@@ -535,6 +539,7 @@ impl Ctx {
             local_addr: if ext.is_some() { 0 } else { addr },
             local_bytes: if ext.is_some() { 0 } else { bytes },
             remote: Arc::from([]),
+            same_extent: None,
             _keep: keep,
             ext,
             handlers: Arc::from([]),
@@ -646,12 +651,45 @@ impl Ctx {
         offset: usize,
         len: usize,
     ) -> Resolved {
+        self.resolve_with::<T, true>(op, pid, reg, offset, len)
+    }
+
+    /// [`resolve`](Ctx::resolve) for a put, which needs no address of the target: its
+    /// `remote_addr` is 0, and a registration whose extent is the same on every process is
+    /// checked without reading the row of extents.
+    #[track_caller]
+    #[inline(always)]
+    pub(crate) fn resolve_put<T: Value>(
+        &self,
+        op: &str,
+        pid: usize,
+        reg: Remote<'_, T>,
+        offset: usize,
+        len: usize,
+    ) -> Resolved {
+        self.resolve_with::<T, false>(op, pid, reg, offset, len)
+    }
+
+    #[track_caller]
+    #[inline(always)]
+    fn resolve_with<T: Value, const ADDR: bool>(
+        &self,
+        op: &str,
+        pid: usize,
+        reg: Remote<'_, T>,
+        offset: usize,
+        len: usize,
+    ) -> Resolved {
         self.check_live(op);
         if pid >= self.nprocs {
             self.transfer_pid_out_of_range(op, pid, reg.serial, offset, len);
         }
         // (`check_live` and the pid are checked above.)
-        let (addr, extent_bytes) = self.lookup_entry(op, pid, reg.run_id, reg.pid, reg.slot, reg.serial);
+        let (addr, extent_bytes) = if ADDR {
+            self.lookup_entry(op, pid, reg.run_id, reg.pid, reg.slot, reg.serial)
+        } else {
+            (0, self.lookup_extent(op, pid, reg.run_id, reg.pid, reg.slot, reg.serial))
+        };
         let size = std::mem::size_of::<T>();
         let extent = extent_bytes.checked_div(size).unwrap_or(0);
         if len > 0 && offset.checked_add(len).is_none_or(|end| end > extent) {
@@ -717,6 +755,35 @@ impl Ctx {
         let st = self.state.borrow();
         match st.table.get(slot, serial) {
             Some(entry) if !matches!(entry.state, RegState::Pushed(_)) => entry.remote[pid],
+            entry => {
+                let pushed = entry.map(|e| e.state);
+                drop(st);
+                self.not_effective_with(op, pid, serial, pushed)
+            }
+        }
+    }
+
+    /// The extent in bytes of registration `(slot, serial)` on `pid`, checked as
+    /// [`lookup_entry`](Ctx::lookup_entry) checks it (`pid` is in range): without reading the
+    /// row of extents when the extent is the same on every process.
+    #[track_caller]
+    #[inline(always)]
+    pub(crate) fn lookup_extent(
+        &self,
+        op: &str,
+        pid: usize,
+        run_id: u64,
+        owner: usize,
+        slot: u32,
+        serial: u64,
+    ) -> usize {
+        self.check_handle(op, run_id, owner, serial);
+        let st = self.state.borrow();
+        match st.table.get(slot, serial) {
+            Some(entry) if !matches!(entry.state, RegState::Pushed(_)) => match entry.same_extent {
+                Some(extent) => extent,
+                None => entry.remote[pid].1,
+            },
             entry => {
                 let pushed = entry.map(|e| e.state);
                 drop(st);

@@ -6,7 +6,7 @@
 use crate::Ctx;
 use crate::engine::Peers;
 use crate::observe::stats::Traffic;
-use crate::outbox::{LANDED, PutSrc, flags};
+use crate::outbox::{LANDED, flags};
 use crate::reg::RegState;
 
 impl Ctx {
@@ -37,16 +37,19 @@ impl Ctx {
             let st = self.state.borrow();
             // Consecutive puts mostly go to the same registration: look its address up once.
             let mut cached: (u32, usize) = (u32::MAX, 0);
-            let mut combines = q.combines.iter();
+            // The operators of the combining puts, read only when a record combines (their
+            // vector lies in another cache line of the queue than the records').
+            let mut combined = 0;
             for put in &q.puts {
                 let len = put.len();
                 if counted {
                     got.put_bytes += len;
                 }
-                let from = match put.src() {
-                    PutSrc::Direct(LANDED) => continue,
-                    PutSrc::Buffered(at) => q.put_data[at..at + len].as_ptr(),
-                    PutSrc::Direct(addr) => addr as *const u8,
+                let from = match put.source() {
+                    Ok(at) => q.put_data[at..at + len].as_ptr(),
+                    Err(Some(LANDED)) => continue,
+                    Err(Some(addr)) => addr as *const u8,
+                    Err(None) => put.carried(),
                 };
                 if put.slot != cached.0 {
                     let entry = st.table.entries[put.slot as usize]
@@ -56,7 +59,8 @@ impl Ctx {
                 }
                 let dst = cached.1 + put.byte_offset;
                 if put.combines() {
-                    let tag = *combines.next().expect("one operator per combining put");
+                    let tag = *q.combines.get(combined).expect("one operator per combining put");
+                    combined += 1;
                     // SAFETY: the put's bytes: in the sender's outbox (`Buffered`), or moved by the
                     // engine (`land_puts`) into memory it keeps until the end of this sync.
                     let from = unsafe { std::slice::from_raw_parts(from, len) };
@@ -146,6 +150,9 @@ impl Ctx {
             let e = st.table.entries[slot as usize].as_mut().expect("just found");
             e.state = RegState::Active;
             let row = peers.registration_row(p, i);
+            // O(p), as the collective check of the pushes before it.
+            let first = row.remote.first().map(|&(_, extent)| extent);
+            e.same_extent = first.filter(|&extent| row.remote.iter().all(|&(_, theirs)| theirs == extent));
             e.remote = row.remote;
             if e.ext.is_some() {
                 e.handlers = row.handlers;

@@ -83,7 +83,9 @@ impl Ctx {
             let (requested, flags) = (st.tag.requested, st.flags);
             // SAFETY: the only outbox reference of this call, dropped before it returns (`Ctx::outbox`).
             let out = unsafe { self.outbox() };
-            out.meta.arrival = Arrival::Sync;
+            // (`arrival` is `Sync` already: `Outbox::clear` set it, and only the end of the SPMD
+            // function sets `End`.)
+            debug_assert_eq!(out.meta.arrival, Arrival::Sync);
             out.meta.step = step;
             out.meta.tag_request = requested;
             flags

@@ -103,3 +103,82 @@ fn many_short_runs() {
         Ok(())
     });
 }
+
+/// The destinations process `q` puts to in superstep `s` of [`fan_outs`]: 0 to 19 of them, fewer
+/// or more than fit in an outbox's first cache line; distinct and other than `q` where p is
+/// over 1000, while at smaller p some come twice or are `q` itself (each put of a repeat writes
+/// the same words again).
+fn fan_out(q: usize, s: usize, p: usize) -> impl Iterator<Item = usize> {
+    let (width, stride) = ((q * 7 + s * 3) % 20, 1 + (s % 5) * 13);
+    (0..width).map(move |k| (q + 1 + k * stride) % p)
+}
+
+/// Beyond 64 processes (senders note themselves, outboxes find their queues by pid, and a put
+/// of a word travels in its record): every process puts words of its own to a varying set of
+/// destinations (one word, two consecutive ones, or one put of two words; some supersteps with
+/// a combining put and a message among them), and every receiver finds exactly what was sent
+/// to it, superstep after superstep (queues are reused with different destinations each time).
+fn fan_outs(ctx: &mut bsp_runtime::Ctx, steps: usize) -> Result<(), String> {
+    let (me, p) = (ctx.pid(), ctx.nprocs());
+    let add = ctx.combiner(|a: u64, b: u64| a + b);
+    ctx.set_tagsize(8);
+    // Words 2q and 2q + 1: what process q sent here.
+    let mut x = ctx.register(vec![0u64; 2 * p]);
+    let word = |q: usize, s: usize, d: usize, i: usize| ((q * 1_000_003 + d) as u64) << 16 | (s as u64) << 1 | i as u64;
+    // How many words q sends to each destination in superstep s, and how.
+    let words = |q: usize, s: usize| if (q + s) % 3 == 0 { 1 } else { 2 };
+    // The first failure; every process goes on to the end, so that all make the same syncs.
+    let mut failure = None;
+    let mut fail = |why: String| {
+        failure.get_or_insert(why);
+    };
+    for s in 0..steps {
+        x.local_mut(ctx).fill(0);
+        for (k, d) in fan_out(me, s, p).enumerate() {
+            if k == 0 && s % 4 == 1 {
+                ctx.put_combine(d, &word(me, s, d, 0), &x, 2 * me, add);
+                ctx.send(d, &(s as u64), &[me as u64]);
+                if words(me, s) == 2 {
+                    ctx.put(d, &word(me, s, d, 1), &x, 2 * me + 1);
+                }
+            } else if words(me, s) == 2 && (me + k) % 2 == 0 {
+                ctx.put(d, &[word(me, s, d, 0), word(me, s, d, 1)][..], &x, 2 * me);
+            } else {
+                ctx.put(d, &word(me, s, d, 0), &x, 2 * me);
+                if words(me, s) == 2 {
+                    ctx.put(d, &word(me, s, d, 1), &x, 2 * me + 1);
+                }
+            }
+        }
+        ctx.sync();
+        for (i, &got) in x.local(ctx).iter().enumerate() {
+            let q = i / 2;
+            let sent = fan_out(q, s, p).any(|d| d == me) && i % 2 < words(q, s);
+            let want = if sent { word(q, s, me, i % 2) } else { 0 };
+            if got != want {
+                fail(format!("process {me}, superstep {s}: word {i} from {q}: {got:#x}, expected {want:#x}"));
+            }
+        }
+        let mut senders = Vec::new();
+        while let Some((tag, from)) = ctx.move_message::<u64, u64>() {
+            senders.push((tag, from[0] as usize));
+        }
+        let want: Vec<(u64, usize)> =
+            (0..p).filter(|&q| s % 4 == 1 && fan_out(q, s, p).next() == Some(me)).map(|q| (s as u64, q)).collect();
+        if senders != want {
+            fail(format!("process {me}, superstep {s}: messages {senders:?}, expected {want:?}"));
+        }
+    }
+    failure.map_or(Ok(()), Err)
+}
+
+#[test]
+fn fan_outs_beyond_64_processes() {
+    for p in [80, 1030] {
+        let name = format!("p = {p}, fan-outs of 0 to 19 destinations");
+        let results = watched(&name.clone(), move || bsp_runtime::run(p, move |ctx| fan_outs(ctx, 24)));
+        for r in results {
+            r.unwrap_or_else(|why| panic!("{name}: {why}"));
+        }
+    }
+}
