@@ -329,8 +329,9 @@ pub(crate) struct DestQueue {
     /// Something was queued in this superstep (an outbox of a few processes keeps every queue).
     touched: bool,
     /// The queue was reached through [`Outbox::dest`] in this superstep, the only way to queue
-    /// anything but plain puts (whose records and bytes are the fields above): while it is
-    /// false, every field below is empty, and clearing the queue touches only this cache line.
+    /// anything but plain puts (whose records and bytes are the fields above and the two after
+    /// this one): while it is false, every field from `gets` on is empty, and clearing the queue
+    /// touches only this cache line.
     others: bool,
     /// The queue's first put of a superstep, if it is a buffered put of at most a word, carries
     /// its bytes in its record ([`PutRec`]), not in `put_data`: a cache line less for the sender
@@ -840,9 +841,10 @@ pub(crate) struct Outbox {
     firsts: [u32; FIRSTS],
     /// `dense[pid]` (pids below [`DENSE`]) is `generation << 32 | (1 + the index of pid's
     /// queue)` if `pid` has a queue at an index of at least [`FIRSTS`] in this superstep; an
-    /// entry of another generation, or 0, means none. Clearing the outbox moves to the next
-    /// generation instead of writing the entries (a cache line each, at large p), which the next
-    /// touch writes anyway.
+    /// entry of another generation, or 0, means none. Entries are written only while more than
+    /// [`FIRSTS`] queues are in use, and clearing such an outbox moves to the next generation
+    /// instead of writing the entries back (a cache line each, at large p); an outbox that used
+    /// at most [`FIRSTS`] queues wrote none, and keeps its generation.
     dense: Vec<u64>,
     /// As `dense`, for pids from [`DENSE`] on.
     sparse: HashMap<usize, u32>,
@@ -1295,14 +1297,28 @@ mod tests {
         assert!(got.is_empty());
         s.take(2, 0, &mut got);
         assert_eq!(got, [3]);
+        // A second superstep of the parity, again more senders than the line holds: only its own
+        // (the overflow of the first was emptied when it was taken).
+        for src in [40, 41, 42, 43, 44, 45, 46, 47, 48] {
+            s.note(2, src, 1);
+        }
+        s.take(2, 1, &mut got);
+        assert_eq!(got, [40, 41, 42, 43, 44, 45, 46, 47, 48]);
     }
 
     #[test]
     fn an_outbox_of_many_processes_finds_queues_beyond_its_first_line() {
         let mut out = Outbox::new(2000);
-        for round in 0..3usize {
-            // More destinations than fit the first line, some from the map (pids from 1024 on).
-            let dests: Vec<usize> = (0..12).map(|k| (k * 170 + round * 7) % 2000).collect();
+        let mut before: Vec<usize> = Vec::new();
+        for round in 0..4usize {
+            // More destinations than fit the first line, past it some from the dense table (pids
+            // below 1024) and some from the map; round 2 uses only the first line, round 3 the
+            // table again (the generation moves only when the table was written).
+            let mut dests: Vec<usize> = (0..12).map(|k| k * 70 + round * 7).collect();
+            dests.extend([1500 + round * 7, 1900 + round * 3]);
+            if round == 2 {
+                dests.truncate(5);
+            }
             for &d in &dests {
                 out.dest_for_puts(d).push_buffered(0, 8 * round, &(d as u64).to_ne_bytes());
             }
@@ -1310,8 +1326,13 @@ mod tests {
                 let q = out.queue(d).expect("a queue for every destination");
                 assert_eq!(records(q), [(0, 8 * round, (d as u64).to_ne_bytes().to_vec())], "round {round}, pid {d}");
             }
+            // Last superstep's destinations that are not this one's have no queue.
+            for &d in before.iter().filter(|d| !dests.contains(d)) {
+                assert!(out.queue(d).is_none(), "round {round}: pid {d} kept a queue of the round before");
+            }
             assert!(out.queue(1999).is_none());
             out.clear();
+            before = dests;
         }
     }
 }

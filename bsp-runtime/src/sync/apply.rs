@@ -150,9 +150,7 @@ impl Ctx {
             let e = st.table.entries[slot as usize].as_mut().expect("just found");
             e.state = RegState::Active;
             let row = peers.registration_row(p, i);
-            // O(p), as the collective check of the pushes before it.
-            let first = row.remote.first().map(|&(_, extent)| extent);
-            e.same_extent = first.filter(|&extent| row.remote.iter().all(|&(_, theirs)| theirs == extent));
+            e.same_extent = row.same_extent;
             e.remote = row.remote;
             if e.ext.is_some() {
                 e.handlers = row.handlers;
