@@ -131,11 +131,7 @@ impl Ctx {
         let (pid, key) = target;
         let Some((slot, serial)) = out.hit_registration(key) else { return false };
         let Ok(st) = self.state.try_borrow() else { return false };
-        // (A registration whose extent is the same everywhere is checked without its row.)
-        let Some(extent) = st.table.get(slot, serial).and_then(|e| match e.same_extent {
-            Some(extent) if pid < self.nprocs => Some(extent),
-            _ => e.remote.get(pid).map(|&(_, extent)| extent),
-        }) else {
+        let Some(extent) = st.table.get(slot, serial).and_then(|e| e.extent_on(pid, self.nprocs)) else {
             return false;
         };
         drop(st);

@@ -116,6 +116,19 @@ pub(crate) struct Entry {
     pub handlers: Arc<[usize]>,
 }
 
+impl Entry {
+    /// The extent in bytes on process `pid`, `None` if `pid` is past the row: read from
+    /// `same_extent` when every process registered the same one (no read of the row, a cache
+    /// line per destination at large p).
+    #[inline(always)]
+    pub(crate) fn extent_on(&self, pid: usize, nprocs: usize) -> Option<usize> {
+        match self.same_extent {
+            Some(extent) if pid < nprocs => Some(extent),
+            _ => self.remote.get(pid).map(|&(_, extent)| extent),
+        }
+    }
+}
+
 /// A process's registration table. Slots are reused LIFO; since pushes and pops are collective
 /// and applied in the same order everywhere, slot numbers agree across processes.
 #[derive(Default)]
@@ -780,10 +793,9 @@ impl Ctx {
         self.check_handle(op, run_id, owner, serial);
         let st = self.state.borrow();
         match st.table.get(slot, serial) {
-            Some(entry) if !matches!(entry.state, RegState::Pushed(_)) => match entry.same_extent {
-                Some(extent) => extent,
-                None => entry.remote[pid].1,
-            },
+            Some(entry) if !matches!(entry.state, RegState::Pushed(_)) => {
+                entry.extent_on(pid, self.nprocs).expect("the caller checked the pid")
+            }
             entry => {
                 let pushed = entry.map(|e| e.state);
                 drop(st);
